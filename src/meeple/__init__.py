@@ -1,0 +1,79 @@
+"""meeple: five modern tabletop games on one engine.
+
+>>> import meeple
+>>> state = meeple.make("trickarus", players=4, seed=7)
+>>> state.apply(state.legal_actions()[0])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import meeple.games as _registry  # noqa: E402  (imported before `games()` shadows the name)
+from meeple.core import (
+    RECORD_FORMAT,
+    BadOption,
+    BadPlayerCount,
+    BadRecord,
+    GameInfo,
+    IllegalAction,
+    MeepleError,
+    Option,
+    State,
+    UnknownGame,
+)
+
+__version__ = "0.1.0"
+
+
+def games() -> list[dict[str, Any]]:
+    """Every game: id, title, description, player counts, options (default, choices, description)."""
+    return [info.to_json() for info in _registry.registry().values()]
+
+
+def game_info(game_id: str) -> GameInfo:
+    """The `GameInfo` of ``game_id``; `UnknownGame` names the games if there is none."""
+    return _registry.get(game_id)
+
+
+def make(game_id: str, players: int, seed: int = 0, **options: Any) -> State:
+    """A new game. Unknown game, player count or option value raise a `ValueError` subclass."""
+    info = game_info(game_id)
+    if type(seed) is not int:
+        raise BadOption(f"seed must be an int, not {seed!r}")
+    resolved = info.resolve_options(players, options)
+    return info.state_factory(players, seed, resolved)
+
+
+def replay(record: dict[str, Any], upto: int | None = None) -> State:
+    """Rebuild the state a record describes (optionally only its first ``upto`` actions)."""
+    try:
+        if record.get("format") != RECORD_FORMAT:
+            raise BadRecord(f"not a meeple record (format {record.get('format')!r})")
+        state = make(record["game"], record["players"], record["seed"], **record["options"])
+        actions = record["actions"]
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise BadRecord(f"malformed record: {exc!r}") from exc
+    for i, action in enumerate(actions[:upto] if upto is not None else actions):
+        try:
+            state.apply(action)
+        except IllegalAction as exc:
+            raise BadRecord(f"action #{i} does not replay: {exc}") from exc
+    return state
+
+
+__all__ = [
+    "BadOption",
+    "BadPlayerCount",
+    "BadRecord",
+    "GameInfo",
+    "IllegalAction",
+    "MeepleError",
+    "Option",
+    "State",
+    "UnknownGame",
+    "game_info",
+    "games",
+    "make",
+    "replay",
+]

@@ -1,0 +1,293 @@
+"""The game contract every meeple game implements.
+
+A game is a `GameInfo` (what it is called, who can play, which options it takes) plus a
+`State` subclass (the rules). A state is fully determined by game, player count, options,
+seed and the list of actions applied, which is what makes records, replays and search work.
+
+Subclasses implement the small set of abstract methods below; the base class gives validation,
+history, records and the event log for free. Hot paths (`legal_actions`, `_apply`) stay in
+the subclass, so a game can keep them lean.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .errors import BadOption, BadPlayerCount, IllegalAction
+
+RECORD_FORMAT = "meeple-record/1"
+
+JSON = Any
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option: its name, default, the values it allows and a one-line description."""
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...]
+    description: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "default": self.default,
+            "choices": list(self.choices),
+            "description": self.description,
+        }
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a game is: id, title, who can play it and with which options.
+
+    ``state_factory(players, seed, options)`` builds the initial state. ``check`` may reject
+    combinations (e.g. co-operative mode needs 3+ players) by raising `BadPlayerCount`/`BadOption`.
+    ``bots`` maps a level name to a factory ``(seed) -> Bot``; the game-independent levels are
+    added by `meeple.bots`.
+    """
+
+    id: str
+    title: str
+    description: str
+    player_counts: tuple[int, ...]
+    options: tuple[Option, ...]
+    num_actions: int
+    state_factory: Callable[[int, int, dict[str, Any]], State]
+    rules_doc: str = ""
+    check: Callable[[int, dict[str, Any]], None] | None = None
+    bots: dict[str, Callable[[int], Any]] = field(default_factory=dict)
+    text_renderer: Callable[[dict[str, Any]], str] | None = None
+    hidden_information: bool = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.state_factory, type):
+            self.state_factory.info = self  # a state knows its game
+
+    def resolve_options(self, players: int, given: dict[str, Any]) -> dict[str, Any]:
+        """Validate ``players`` and ``given`` options; return the full option dict."""
+        if players not in self.player_counts:
+            raise BadPlayerCount(
+                f"{self.id} takes {_fmt_counts(self.player_counts)} players, not {players!r}"
+            )
+        known = {o.name: o for o in self.options}
+        for name in given:
+            if name not in known:
+                raise BadOption(
+                    f"{self.id} has no option {name!r}; options are: "
+                    + (", ".join(known) or "none")
+                )
+        resolved: dict[str, Any] = {}
+        for opt in self.options:
+            value = given.get(opt.name, opt.default)
+            if not any(c == value and type(c) is type(value) for c in opt.choices):
+                raise BadOption(
+                    f"{self.id} option {opt.name}={value!r} is not allowed; "
+                    f"allowed: {_fmt_choices(opt.choices)}"
+                )
+            resolved[opt.name] = value
+        if self.check is not None:
+            self.check(players, resolved)
+        return resolved
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "description": self.description,
+            "players": list(self.player_counts),
+            "options": [o.to_json() for o in self.options],
+            "num_actions": self.num_actions,
+            "rules_doc": self.rules_doc,
+            "bots": sorted(self.bots),
+        }
+
+
+def _fmt_counts(counts: Sequence[int]) -> str:
+    lo, hi = min(counts), max(counts)
+    return f"{lo}–{hi}" if list(counts) == list(range(lo, hi + 1)) else ", ".join(map(str, counts))
+
+
+def _fmt_choices(choices: Sequence[Any]) -> str:
+    ints = [c for c in choices if isinstance(c, int) and not isinstance(c, bool)]
+    if len(ints) > 6 and ints == list(range(ints[0], ints[-1] + 1)):
+        rest = [repr(c) for c in choices if c not in ints]
+        return ", ".join(rest + [f"{ints[0]}..{ints[-1]}"])
+    return ", ".join(repr(c) for c in choices)
+
+
+class State(ABC):
+    """A game in progress. Subclasses implement the rules.
+
+    Attributes every subclass keeps up to date:
+      ``to_move``: the player who must decide now, or ``None`` when the game is over.
+      ``history``: the actions applied so far (ints).
+      ``seed``/``salt``: chance comes from `meeple.core.rng.derive(seed, salt, ...)`. The real game
+      has salt 0; `determinize` sets another salt so that future draws are resampled.
+    """
+
+    info: ClassVar[GameInfo]
+
+    to_move: int | None
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        self.players = players
+        self.seed = seed
+        self.salt = 0
+        self.options = options
+        self.history: list[int] = []
+        # Event log: (visible_to, event). visible_to None = public. None disables logging,
+        # which search copies do to stay fast.
+        self._events: list[tuple[int | None, dict[str, Any]]] | None = []
+
+    # ----- what a subclass implements -------------------------------------------------------
+    @abstractmethod
+    def legal_actions(self) -> list[int]:
+        """The legal actions for `to_move`, ascending. Empty when the game is over."""
+
+    @abstractmethod
+    def _apply(self, action: int) -> None:
+        """Apply a legal action (already validated) and advance `to_move`."""
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """The game's own score per player (final once `is_over`)."""
+
+    @abstractmethod
+    def view(self, player: int | None) -> dict[str, Any]:
+        """Everything ``player`` may know, as JSON. ``None`` is the spectator."""
+
+    @abstractmethod
+    def _copy(self) -> State:
+        """A copy sharing no mutable state with ``self`` (history/log handled by the base)."""
+
+    @abstractmethod
+    def _resample_hidden(self, player: int, rng: random.Random) -> None:
+        """Resample (in place, on a copy) everything ``player`` cannot know."""
+
+    @abstractmethod
+    def action_to_json(self, action: int) -> dict[str, Any]:
+        """The JSON form of an action. It depends on the action alone, not on the state."""
+
+    @abstractmethod
+    def describe(self, action: int) -> str:
+        """A short human label for an action."""
+
+    # ----- provided -------------------------------------------------------------------------
+    @property
+    def game_id(self) -> str:
+        return self.info.id
+
+    def is_over(self) -> bool:
+        return self.to_move is None
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` is legal now. Games may override with a faster test."""
+        return action in self.legal_actions()
+
+    def apply(self, action: int) -> None:
+        """Apply ``action`` for `to_move`. Raises `IllegalAction` and changes nothing if illegal."""
+        if type(action) is not int:
+            raise IllegalAction(f"an action is an int, not {action!r}")
+        if self.to_move is None:
+            raise IllegalAction("the game is over")
+        if not self.is_legal(action):
+            raise IllegalAction(
+                f"action {action} is not legal for player {self.to_move} now; legal: "
+                + ", ".join(f"{a} ({self.describe(a)})" for a in self.legal_actions())
+            )
+        self._apply(action)
+        self.history.append(action)
+
+    def apply_json(self, obj: Any) -> int:
+        """Apply the action named by JSON ``obj``; return its int."""
+        action = self.action_from_json(obj)
+        self.apply(action)
+        return action
+
+    def action_from_json(self, obj: Any) -> int:
+        """The legal action whose JSON form is ``obj``; `IllegalAction` if none."""
+        if isinstance(obj, int) and not isinstance(obj, bool):
+            if self.is_legal(obj):
+                return obj
+            raise IllegalAction(f"action {obj} is not legal now")
+        for a in self.legal_actions():
+            if self.action_to_json(a) == obj:
+                return a
+        raise IllegalAction(f"{obj!r} names no legal action now")
+
+    def ranking(self) -> list[int]:
+        """Places per player: 1 is best, ties share a place (higher score is better)."""
+        s = self.scores()
+        return [1 + sum(1 for other in s if other > mine) for mine in s]
+
+    def returns(self) -> list[float]:
+        """Utility per player in [-1, 1] for search and learning: from `ranking`, 0 mid-game."""
+        if self.to_move is not None:
+            return [0.0] * self.players
+        if self.players == 1:
+            return [1.0]
+        n = self.players
+        return [1.0 - 2.0 * (place - 1) / (n - 1) for place in self.ranking()]
+
+    def clone(self) -> State:
+        """An independent copy (history and log included)."""
+        new = self._copy()
+        new.history = self.history.copy()
+        new._events = None if self._events is None else self._events.copy()
+        return new
+
+    def determinize(self, player: int, rng: random.Random) -> State:
+        """A copy in which everything ``player`` cannot know is resampled, future draws included.
+
+        ``player``'s view of the copy equals their view of ``self``. The copy keeps no event log
+        (search does not need one, and it would hold the real hidden events).
+        """
+        from .rng import new_salt
+
+        new = self._copy()
+        new.history = self.history.copy()
+        new._events = None
+        new.salt = new_salt(rng)
+        new._resample_hidden(player, rng)
+        return new
+
+    def emit(self, event: dict[str, Any], to: int | None = None) -> None:
+        """Log an event: public (``to=None``) or private to player ``to``."""
+        if self._events is not None:
+            self._events.append((to, event))
+
+    def log(self, player: int | None) -> list[dict[str, Any]]:
+        """The event log as ``player`` saw it (``None``: spectator, public events only)."""
+        if self._events is None:
+            raise ValueError("this state keeps no log (it is a search copy)")
+        return [e for to, e in self._events if to is None or to == player]
+
+    def record(self, **meta: Any) -> dict[str, Any]:
+        """A JSON game record; `meeple.replay` rebuilds this exact state from it."""
+        if self.salt != 0:
+            raise ValueError("a determinized state has no record")
+        return {
+            "format": RECORD_FORMAT,
+            "game": self.info.id,
+            "players": self.players,
+            "seed": self.seed,
+            "options": dict(self.options),
+            "actions": list(self.history),
+            "moves": [self.action_to_json(a) for a in self.history],
+            "meta": meta,
+            "result": {"scores": self.scores(), "ranking": self.ranking()}
+            if self.is_over()
+            else None,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"<{self.info.id} players={self.players} seed={self.seed} "
+            f"moves={len(self.history)} to_move={self.to_move}>"
+        )

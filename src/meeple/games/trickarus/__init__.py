@@ -1,0 +1,31 @@
+"""Trickarus: the game's registration. Rules in `rules.py`, components in `components.json`."""
+
+from meeple.core import GameInfo, Option
+
+from .bot import HeuristicBot
+from .render import render_text
+from .rules import NUM_CARDS, TrickarusState, check
+
+GAME = GameInfo(
+    id="trickarus",
+    title="Trickarus",
+    description=(
+        "Bajir Cannon's trick-taking game of flight: win tricks to climb the score track, but "
+        "fly into the sun and you plummet. Every 5 flips day and night, and with them trump."
+    ),
+    player_counts=(2, 3, 4, 5),
+    options=(
+        Option("mode", "competitive", ("competitive", "cooperative"),
+               "competitive (2-5 players) or co-operative (3-5: land everyone within the round limit)"),
+        Option("lightning_variant", False, (False, True),
+               "Lightning Card Variant: Lightning beats non-trump cards (its winner still moves down)"),
+        Option("track", None, (None, *range(2, 31)),
+               "score-track spaces below the sun; null = calibrated default per player count"),
+    ),
+    num_actions=NUM_CARDS,
+    state_factory=TrickarusState,
+    rules_doc="docs/games/trickarus.md",
+    check=check,
+    bots={"heuristic": HeuristicBot},
+    text_renderer=render_text,
+)

@@ -1,0 +1,343 @@
+"""Trickarus (Bajir Cannon, 2024): a must-follow trick-taking game whose cards flip day/night.
+
+Rulebook: shared/rules/004 (BGA rules summary + FAQ). Section names in comments refer to it.
+Rulings and the reconstructed deck: docs/games/trickarus.md. Components: components.json.
+
+Representation (hot path, so ints only): a hand is a 40-bit mask of card ids; the active side
+is 0 (day) or 1 (night); the trick is the list of cards played so far, the leader plays first.
+An action is the id of the card to play (0..39): a Trickarus turn is a single decision.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from importlib import resources
+from typing import Any
+
+from meeple.core import BadOption, BadPlayerCount, State, derive
+
+# ----- components, read from data --------------------------------------------------------------
+_DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
+
+SUITS: list[str] = _DATA["suits"]["order"]
+SUIT_NAMES: dict[str, str] = _DATA["suits"]["names"]
+TRUMP = (SUITS.index(_DATA["suits"]["trump"]["day"]), SUITS.index(_DATA["suits"]["trump"]["night"]))
+CARDS: list[dict[str, Any]] = _DATA["cards"]
+NUM_CARDS = len(CARDS)
+CODE = [c["code"] for c in CARDS]
+CARD_ID = {code: i for i, code in enumerate(CODE)}
+LIGHTNING = next(i for i, c in enumerate(CARDS) if c["day"] is None)
+LIGHTNING_BIT = 1 << LIGHTNING
+# SUIT[side][card], VALUE[side][card]; the Lightning card has suit -1 and no value.
+SUIT = tuple(
+    tuple(-1 if c[side] is None else SUITS.index(c[side][0]) for c in CARDS)
+    for side in ("day", "night")
+)
+VALUE = tuple(tuple(-1 if c[side] is None else c[side][1] for c in CARDS) for side in ("day", "night"))
+SUIT_MASK = tuple(
+    tuple(sum(1 << c for c in range(NUM_CARDS) if SUIT[side][c] == s) for s in range(len(SUITS)))
+    for side in (0, 1)
+)
+FLIPS = tuple(VALUE[0][c] == 5 for c in range(NUM_CARDS))  # "Whenever a number 5 card is played"
+HAND_SIZE = {int(k): v for k, v in _DATA["hand_size"].items() if k.isdigit()}
+REMOVED = {
+    int(k): sum(1 << CARD_ID[code] for code in v) for k, v in _DATA["removed"].items() if k.isdigit()
+}
+COOP_ROUNDS = {int(k): v for k, v in _DATA["coop_rounds"].items() if k.isdigit()}
+TRACK_LENGTH = {int(k): v for k, v in _DATA["track_length"].items() if k.isdigit()}
+ALL_CARDS = (1 << NUM_CARDS) - 1
+SIDE_NAMES = ("day", "night")
+
+
+def mask_to_list(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def card_label(card: int, side: int | None = None) -> str:
+    """'Sun 4/6' (day/night values), or the active side only when ``side`` is given."""
+    if card == LIGHTNING:
+        return "Lightning"
+    if side is not None:
+        return f"{SUITS[SUIT[side][card]].title()} {VALUE[side][card]}"
+    d, n = (SUITS[SUIT[0][card]].title(), VALUE[0][card]), (SUITS[SUIT[1][card]].title(), VALUE[1][card])
+    return f"{d[0]} {d[1]}/{n[1]}" if d[0] == n[0] else f"{d[0]} {d[1]} / {n[0]} {n[1]}"
+
+
+def card_json(card: int, side: int) -> dict[str, Any]:
+    c = CARDS[card]
+    active = None if card == LIGHTNING else [SUITS[SUIT[side][card]], VALUE[side][card]]
+    return {"code": c["code"], "day": c["day"], "night": c["night"], "active": active}
+
+
+def check(players: int, options: dict[str, Any]) -> None:
+    if options["mode"] == "cooperative" and players not in COOP_ROUNDS:
+        raise BadPlayerCount(
+            f"trickarus co-operative mode takes {min(COOP_ROUNDS)}–{max(COOP_ROUNDS)} players, "
+            f"not {players}"
+        )
+    if options["track"] is not None and options["track"] < players:
+        raise BadOption(f"trickarus track must have at least {players} spaces for {players} players")
+
+
+class TrickarusState(State):
+    """A game of Trickarus. See the module docstring for the representation."""
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        super().__init__(players, seed, options)
+        self.coop = options["mode"] == "cooperative"
+        self.lightning_strong = options["lightning_variant"]
+        self.track_length = options["track"] or TRACK_LENGTH[players]
+        self.round_limit = COOP_ROUNDS[players] if self.coop else (1 if players == 2 else 0)
+        self.removed = REMOVED[players]
+        self.pos = [0] * players  # 0 is the ground (room for everyone); 1..track_length one each
+        self.sun_reached = False
+        self.round = 0
+        self.leader = 0
+        self.last_winner: int | None = None
+        self.last_trick: list[int] = []
+        self.to_move = 0
+        self._deal()
+
+    # ----- setup ---------------------------------------------------------------------------
+    def _deal(self) -> None:
+        """Setup > Dealing cards: shuffle the deck less the removed cards and deal the hands."""
+        self.round += 1
+        deck = mask_to_list(ALL_CARDS & ~self.removed)
+        derive(self.seed, self.salt, "deal", self.round).shuffle(deck)
+        size = HAND_SIZE[self.players]
+        self.hands = [sum(1 << c for c in deck[i * size : (i + 1) * size]) for i in range(self.players)]
+        self.undealt = sum(1 << c for c in deck[self.players * size :])  # 2 players: 11 hidden cards
+        self.side = 0  # ruling: every round starts on the Day side (cards are re-arranged)
+        self.played = 0  # cards played this round (public)
+        self.trick: list[int] = []
+        self.lead_card = -1  # first non-Lightning card of the trick (FAQ: Lightning led)
+        self.to_move = self.leader
+        for p in range(self.players):
+            self.emit({"type": "deal", "round": self.round, "hand": [CODE[c] for c in mask_to_list(self.hands[p])]}, to=p)
+        self.emit({"type": "round", "round": self.round, "leader": self.leader})
+
+    # ----- the rules -----------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        if self.to_move is None:
+            return []
+        return mask_to_list(self._legal_mask())
+
+    def _legal_mask(self) -> int:
+        hand = self.hands[self.to_move]
+        if self.lead_card < 0:  # leading, or the Lightning card was led: any card
+            return hand
+        # Gameplay flow: must play the lead colour if able, on the active side. The lead colour is
+        # read from the leader's card *now*, so a flip re-colours a zero card (FAQ).
+        follow = hand & SUIT_MASK[self.side][SUIT[self.side][self.lead_card]]
+        # The Lightning Card: only by the leader or by a player unable to follow.
+        return follow or hand
+
+    def is_legal(self, action: int) -> bool:
+        return self.to_move is not None and 0 <= action < NUM_CARDS and bool(self._legal_mask() >> action & 1)
+
+    def _apply(self, card: int) -> None:
+        p = self.to_move
+        assert p is not None
+        self.hands[p] ^= 1 << card
+        self.played |= 1 << card
+        self.trick.append(card)
+        if self.lead_card < 0 and card != LIGHTNING:
+            self.lead_card = card
+        self.emit({"type": "play", "player": p, "card": CODE[card], "as": card_label(card, self.side)})
+        if FLIPS[card]:  # Changing Between Day and Night: hands and table flip at once
+            self.side ^= 1
+            self.emit({"type": "flip", "side": SIDE_NAMES[self.side]})
+        if len(self.trick) == self.players:
+            self._finish_trick()
+        else:
+            self.to_move = (p + 1) % self.players
+
+    def trick_winner(self) -> int:
+        """The player currently winning the trick (trump, then the lead colour; no ties exist)."""
+        side, trump = self.side, TRUMP[self.side]
+        lead_suit = SUIT[side][self.lead_card] if self.lead_card >= 0 else -2
+        best_key, best_i = -1, 0
+        for i, card in enumerate(self.trick):
+            if card == LIGHTNING:
+                # Lightning Card Variant: beats every non-trump card, loses to trump.
+                key = 150 if self.lightning_strong else -1
+            else:
+                suit = SUIT[side][card]
+                key = VALUE[side][card] + (200 if suit == trump else 100 if suit == lead_suit else 0)
+            if key > best_key:
+                best_key, best_i = key, i
+        return (self.leader + best_i) % self.players
+
+    def _finish_trick(self) -> None:
+        winner = self.trick_winner()
+        lightning = LIGHTNING in self.trick
+        before = self.pos[winner]
+        if lightning or (self.coop and self.sun_reached):
+            self._move_down(winner)
+            into_sun = False
+        else:
+            into_sun = self._move_up(winner)
+        self.emit(
+            {"type": "trick", "winner": winner, "cards": [CODE[c] for c in self.trick],
+             "lightning": lightning, "from": before, "to": self.pos[winner], "sun": into_sun}
+        )
+        self.last_trick = self.trick
+        self.last_winner = winner
+        self.trick = []
+        self.lead_card = -1
+        self.leader = winner  # Playing the Next Trick / Round: the winner leads
+        self.to_move = winner
+        if self.coop and self.sun_reached and not any(self.pos):
+            self._end("everyone landed")
+        elif not self.hands[winner]:
+            self._end_round()
+
+    def _move_up(self, p: int) -> bool:
+        """Advancing Along the Scoring Track: next open space up, leaping occupied ones.
+
+        Returns True when the player flies into the sun (and falls below the bottom-most player).
+        """
+        others = [q for i, q in enumerate(self.pos) if i != p]
+        space = self.pos[p] + 1
+        while space in others:
+            space += 1
+        if space <= self.track_length:
+            self.pos[p] = space
+            return False
+        # Flying Into the Sun: just below the bottom-most player; never below the ground (FAQ).
+        self.pos[p] = max(0, min(others) - 1)
+        self.sun_reached = True
+        return True
+
+    def _move_down(self, p: int) -> None:
+        """The Lightning Card / co-op descent: the next open space below (the ground holds all)."""
+        others = [q for i, q in enumerate(self.pos) if i != p]
+        space = self.pos[p] - 1
+        while space > 0 and space in others:
+            space -= 1
+        self.pos[p] = max(space, 0)
+
+    def _end_round(self) -> None:
+        self.emit({"type": "round_end", "round": self.round, "positions": list(self.pos)})
+        if self.coop:
+            done = self.round >= self.round_limit
+        else:
+            # Rounds / End of Game: after the round in which someone flew into the sun;
+            # a 2-player game is always one round.
+            done = self.sun_reached or self.players == 2
+        if done:
+            self._end("rounds over")
+        else:
+            self._deal()
+
+    def _end(self, why: str) -> None:
+        self.to_move = None
+        self.emit({"type": "game_end", "why": why, "scores": self.scores()})
+
+    # ----- results -------------------------------------------------------------------------
+    def landed(self) -> int:
+        """Co-op: players safely on the ground after the descent began (ruling R5)."""
+        return sum(1 for q in self.pos if q == 0) if self.sun_reached else 0
+
+    def scores(self) -> list[float]:
+        if self.coop:  # Cooperative Mode: 1 million points per player landed, for the team
+            return [1_000_000.0 * self.landed()] * self.players
+        return [float(q) for q in self.pos]
+
+    def ranking(self) -> list[int]:
+        if self.coop:
+            return [1] * self.players
+        return super().ranking()
+
+    def returns(self) -> list[float]:
+        if self.coop:
+            if self.to_move is not None:
+                return [0.0] * self.players
+            return [2.0 * self.landed() / self.players - 1.0] * self.players
+        return super().returns()
+
+    # ----- information ---------------------------------------------------------------------
+    def view(self, player: int | None) -> dict[str, Any]:
+        side = self.side
+        lead_suit = SUITS[SUIT[side][self.lead_card]] if self.lead_card >= 0 else None
+        v: dict[str, Any] = {
+            "game": "trickarus",
+            "player": player,
+            "players": self.players,
+            "mode": self.options["mode"],
+            "lightning_variant": self.lightning_strong,
+            "round": self.round,
+            "round_limit": self.round_limit or None,
+            "side": SIDE_NAMES[side],
+            "trump": SUITS[TRUMP[side]],
+            "track_length": self.track_length,
+            "positions": list(self.pos),
+            "sun_reached": self.sun_reached,
+            "direction": "down" if self.coop and self.sun_reached else "up",
+            "to_move": self.to_move,
+            "leader": self.leader,
+            "trick": [
+                {"player": (self.leader + i) % self.players, "card": card_json(c, side)}
+                for i, c in enumerate(self.trick)
+            ],
+            "lead_suit": lead_suit,
+            "last_trick": {
+                "winner": self.last_winner,
+                "cards": [CODE[c] for c in self.last_trick],
+            },
+            "hand_sizes": [h.bit_count() for h in self.hands],
+            "removed": [CODE[c] for c in mask_to_list(self.removed)],
+            "played_this_round": [CODE[c] for c in mask_to_list(self.played)],
+            "over": self.to_move is None,
+            "scores": self.scores(),
+        }
+        if player is not None:
+            v["hand"] = [card_json(c, side) for c in mask_to_list(self.hands[player])]
+            if player == self.to_move:
+                v["legal"] = self.legal_actions()
+        if self.to_move is None:
+            v["ranking"] = self.ranking()
+        return v
+
+    def _copy(self) -> TrickarusState:
+        new = object.__new__(TrickarusState)
+        new.__dict__.update(self.__dict__)
+        new.pos = self.pos.copy()
+        new.hands = self.hands.copy()
+        new.trick = self.trick.copy()
+        return new
+
+    def _resample_hidden(self, player: int, rng: random.Random) -> None:
+        """Other hands and the undealt cards are shuffled together and re-dealt, sizes kept."""
+        others = [p for p in range(self.players) if p != player]
+        pool = mask_to_list(self.undealt | sum(self.hands[p] for p in others))
+        rng.shuffle(pool)
+        start = 0
+        for p in others:
+            size = self.hands[p].bit_count()
+            self.hands[p] = sum(1 << c for c in pool[start : start + size])
+            start += size
+        self.undealt = sum(1 << c for c in pool[start:])
+
+    # ----- actions -------------------------------------------------------------------------
+    def action_to_json(self, action: int) -> dict[str, Any]:
+        return {"play": CODE[action]}
+
+    def action_from_json(self, obj: Any) -> int:
+        from meeple.core import IllegalAction
+
+        if isinstance(obj, dict) and set(obj) == {"play"} and obj["play"] in CARD_ID:
+            action = CARD_ID[obj["play"]]
+            if self.is_legal(action):
+                return action
+            raise IllegalAction(f"{card_label(action)} cannot be played now")
+        return super().action_from_json(obj)
+
+    def describe(self, action: int) -> str:
+        return f"play {card_label(action)}"

@@ -1,0 +1,146 @@
+"""Generic checks of the engine contract, reused by every game's tests.
+
+`configs()` lists every game × player count × option variant worth fuzzing; the functions below
+check one state or one playthrough and fail with a message that says which game and seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import meeple
+from meeple.core import BadOption, BadPlayerCount, IllegalAction, State
+
+MAX_ACTIONS = 20_000  # a random game longer than this is a bug (a loop with no progress)
+
+
+def option_variants(info: meeple.GameInfo) -> list[dict[str, Any]]:
+    """Defaults, plus each option set to each of its other values (range options: ends only)."""
+    variants: list[dict[str, Any]] = [{}]
+    for opt in info.options:
+        choices = list(opt.choices)
+        if len(choices) > 6:
+            choices = [choices[0], choices[1], choices[-1]]
+        variants += [{opt.name: c} for c in choices if c != opt.default or type(c) is not type(opt.default)]
+    return variants
+
+
+def configs(game_id: str | None = None) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    for info in (meeple.game_info(g["id"]) for g in meeple.games()):
+        if game_id is not None and info.id != game_id:
+            continue
+        for players in info.player_counts:
+            for options in option_variants(info):
+                try:
+                    info.resolve_options(players, options)
+                except (BadOption, BadPlayerCount):
+                    continue
+                yield info.id, players, options
+
+
+def config_id(cfg: tuple[str, int, dict[str, Any]]) -> str:
+    game, players, options = cfg
+    opts = ",".join(f"{k}={v}" for k, v in options.items())
+    return f"{game}-{players}p" + (f"-{opts}" if opts else "")
+
+
+def play_random(
+    state: State, rng: random.Random, each: Callable[[State], None] | None = None
+) -> State:
+    """Play uniformly random legal actions to the end, calling ``each(state)`` after every one."""
+    for _ in range(MAX_ACTIONS):
+        if state.is_over():
+            return state
+        legal = state.legal_actions()
+        assert legal, f"{state!r}: no legal action but the game is not over"
+        assert legal == sorted(set(legal)), "legal_actions must be ascending and unique"
+        state.apply(rng.choice(legal))
+        if each is not None:
+            each(state)
+    raise AssertionError(f"{state!r}: no end after {MAX_ACTIONS} actions")
+
+
+def check_finished(state: State) -> None:
+    assert state.to_move is None and state.legal_actions() == []
+    n = state.players
+    assert len(state.scores()) == n
+    ranking = state.ranking()
+    assert len(ranking) == n and min(ranking) == 1
+    assert all(1 <= r <= n for r in ranking)
+    assert all(-1.0 <= r <= 1.0 for r in state.returns())
+    json.dumps(state.view(None))
+    with _raises(IllegalAction):
+        state.apply(0)
+
+
+def check_replay(state: State) -> None:
+    record = json.loads(json.dumps(state.record()))
+    again = meeple.replay(record)
+    assert again.history == state.history
+    for p in [None, *range(state.players)]:
+        assert again.view(p) == state.view(p), f"replay differs in the view of {p}"
+        assert again.log(p) == state.log(p)
+    assert again.scores() == state.scores()
+
+
+def check_actions_json(state: State) -> None:
+    for a in state.legal_actions():
+        obj = json.loads(json.dumps(state.action_to_json(a)))
+        assert state.action_from_json(obj) == a, f"action {a} does not round-trip via {obj}"
+        assert isinstance(state.describe(a), str) and state.describe(a)
+
+
+def check_illegal_untouched(state: State, num_actions: int) -> None:
+    if state.is_over():
+        return
+    before = (state.view(None), [state.view(p) for p in range(state.players)], list(state.history))
+    legal = set(state.legal_actions())
+    bad = [a for a in (-1, num_actions, *range(num_actions)) if a not in legal][:5]
+    for a in [*bad, "x", 1.5, None, True]:
+        with _raises(IllegalAction):
+            state.apply(a)  # type: ignore[arg-type]
+    with _raises(IllegalAction):
+        state.action_from_json({"no such": "action"})
+    after = (state.view(None), [state.view(p) for p in range(state.players)], list(state.history))
+    assert before == after, "an illegal action changed the state"
+
+
+def check_no_leak(state: State, rng: random.Random, tries: int = 4) -> bool:
+    """view(p) is unchanged by determinize(p). Returns True if some hidden part really differed."""
+    differed = False
+    if state.is_over():
+        return False
+    for p in range(state.players):
+        mine = state.view(p)
+        for _ in range(tries):
+            det = state.determinize(p, rng)
+            assert det.view(p) == mine, f"{state!r}: determinize({p}) changed player {p}'s view"
+            assert det.legal_actions() == state.legal_actions() or det.to_move != p
+            others = [q for q in range(state.players) if q != p]
+            if any(det.view(q) != state.view(q) for q in others):
+                differed = True
+    return differed
+
+
+def check_determinized_plays_out(state: State, rng: random.Random) -> None:
+    if state.is_over():
+        return
+    det = state.determinize(state.to_move, rng)  # type: ignore[arg-type]
+    play_random(det, rng)
+    assert det.is_over()
+
+
+class _raises:
+    def __init__(self, exc: type[BaseException]) -> None:
+        self.exc = exc
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, et, ev, tb) -> bool:  # type: ignore[no-untyped-def]
+        if et is None:
+            raise AssertionError(f"expected {self.exc.__name__}")
+        return issubclass(et, self.exc)

@@ -1,0 +1,107 @@
+"""The engine contract, checked for every game, player count and option variant.
+
+Random-play fuzzing to the end, replay determinism, JSON round-trips of actions and records,
+illegal input leaving the state untouched, and the leak test (a player's view is unchanged when
+what they cannot see is resampled, and the resampling really changes something).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import meeple
+from contract import (
+    check_actions_json,
+    check_determinized_plays_out,
+    check_finished,
+    check_illegal_untouched,
+    check_no_leak,
+    check_replay,
+    config_id,
+    configs,
+    play_random,
+)
+
+CONFIGS = list(configs())
+GAMES_PER_CONFIG = 3
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=config_id)
+def test_random_games_finish_and_replay(cfg):
+    game, players, options = cfg
+    for seed in range(GAMES_PER_CONFIG):
+        state = meeple.make(game, players=players, seed=seed, **options)
+        play_random(state, random.Random(seed))
+        check_finished(state)
+        check_replay(state)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=config_id)
+def test_contract_along_a_game(cfg):
+    """Every few moves: JSON actions round-trip, illegal input is refused, nothing leaks."""
+    game, players, options = cfg
+    info = meeple.game_info(game)
+    rng = random.Random(99)
+    state = meeple.make(game, players=players, seed=42, **options)
+    differed = False
+    step = 0
+    while not state.is_over():
+        if step % 7 == 0:
+            check_actions_json(state)
+            check_illegal_untouched(state, info.num_actions)
+            differed |= check_no_leak(state, rng, tries=2)
+            if step % 21 == 0:
+                check_determinized_plays_out(state, rng)
+                clone = state.clone()
+                assert clone.view(None) == state.view(None) and clone.history == state.history
+        state.apply(rng.choice(state.legal_actions()))
+        step += 1
+    assert differed or not _has_hidden_information(game), "determinize never changed anything hidden"
+
+
+def _has_hidden_information(game: str) -> bool:
+    return getattr(meeple.game_info(game), "hidden_information", True)
+
+
+def test_same_seed_same_game():
+    for game, players, options in configs():
+        a = meeple.make(game, players=players, seed=5, **options)
+        b = meeple.make(game, players=players, seed=5, **options)
+        rng_a, rng_b = random.Random(1), random.Random(1)
+        play_random(a, rng_a)
+        play_random(b, rng_b)
+        assert a.history == b.history and a.scores() == b.scores()
+
+
+def test_unknown_game_player_count_and_option_name_what_is_allowed():
+    with pytest.raises(meeple.UnknownGame, match="trickarus"):
+        meeple.make("chess", players=2)
+    with pytest.raises(meeple.BadPlayerCount, match="2–5"):
+        meeple.make("trickarus", players=9)
+    with pytest.raises(meeple.BadOption, match="mode"):
+        meeple.make("trickarus", players=4, colour="red")
+    with pytest.raises(meeple.BadOption, match="competitive"):
+        meeple.make("trickarus", players=4, mode="solo")
+    for exc in (meeple.UnknownGame, meeple.BadPlayerCount, meeple.BadOption, meeple.IllegalAction):
+        assert issubclass(exc, ValueError)
+
+
+def test_games_lists_options_with_defaults_and_choices():
+    listed = {g["id"]: g for g in meeple.games()}
+    assert "trickarus" in listed
+    for g in listed.values():
+        assert g["title"] and g["description"] and g["players"]
+        for opt in g["options"]:
+            assert opt["default"] in opt["choices"] and opt["description"]
+
+
+def test_bad_record_is_refused():
+    state = meeple.make("trickarus", players=3, seed=1)
+    record = state.record()
+    record["actions"] = [999]
+    with pytest.raises(meeple.BadRecord):
+        meeple.replay(record)
+    with pytest.raises(meeple.BadRecord):
+        meeple.replay({"format": "nope"})
