@@ -1,0 +1,201 @@
+"""The `meeple` command: list games, play in the terminal, replay records, serve, arena."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+import meeple
+from meeple.bots import levels, make_bot
+from meeple.core import IllegalAction, State
+
+app = typer.Typer(
+    help="meeple: five modern tabletop games. Play in the terminal, the browser, or from Python.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console(highlight=False)
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """``["mode=cooperative", "track=12"]`` -> ``{"mode": "cooperative", "track": 12}``."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise typer.BadParameter(f"options are NAME=VALUE, not {pair!r}")
+        name, raw = pair.split("=", 1)
+        try:
+            options[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[name] = raw
+    return options
+
+
+def render(state: State, player: int | None) -> str:
+    view = state.view(player)
+    renderer = state.info.text_renderer
+    return renderer(view) if renderer else json.dumps(view, indent=1)
+
+
+@app.command("list")
+def list_games() -> None:
+    """Show the games, their player counts and options."""
+    table = Table(title="meeple games")
+    table.add_column("id", style="bold")
+    table.add_column("title")
+    table.add_column("players")
+    table.add_column("options (default)")
+    table.add_column("bots")
+    for g in meeple.games():
+        opts = "\n".join(f"{o['name']}={json.dumps(o['default'])}" for o in g["options"])
+        info = meeple.game_info(g["id"])
+        table.add_row(g["id"], g["title"], ", ".join(map(str, g["players"])), opts, ", ".join(levels(info)))
+    console.print(table)
+
+
+@app.command()
+def play(
+    game: str = typer.Argument(..., help="game id, see `meeple list`"),
+    players: int = typer.Option(4, help="number of players"),
+    seat: int = typer.Option(0, help="your seat (0-based); -1 to watch bots only"),
+    bots: str = typer.Option("heuristic", help="bot level(s) for the other seats, comma-separated"),
+    seed: int = typer.Option(0, help="game seed (a game is fully determined by it and the moves)"),
+    option: list[str] = typer.Option([], "--option", "-o", help="game option NAME=VALUE"),
+    save: Path | None = typer.Option(None, help="where to save the record (default records/…)"),
+    delay: float = typer.Option(0.0, help="seconds to pause after each bot move"),
+) -> None:
+    """Play a game in the terminal against bots."""
+    try:
+        state = meeple.make(game, players=players, seed=seed, **parse_options(option))
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
+    info = state.info
+    names = [b.strip() for b in bots.split(",") if b.strip()] or ["heuristic"]
+    seat_bots: dict[int, Any] = {}
+    try:
+        for i, p in enumerate(q for q in range(players) if q != seat):
+            seat_bots[p] = make_bot(names[i % len(names)], info, seed * 101 + p)
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
+    console.print(f"[bold]{info.title}[/bold], {players} players, seed {seed}. You are P{seat}.")
+    while not state.is_over():
+        p = state.to_move
+        assert p is not None
+        if p in seat_bots:
+            action = seat_bots[p].choose(state)
+            console.print(f"[cyan]P{p} ({seat_bots[p].name})[/cyan]: {state.describe(action)}")
+            state.apply(action)
+            if delay:
+                time.sleep(delay)
+            continue
+        console.print(Panel(render(state, seat), title=f"P{seat} · your turn"))
+        legal = state.legal_actions()
+        for i, a in enumerate(legal, 1):
+            console.print(f"  [bold]{i:>2}[/bold]  {state.describe(a)}")
+        while True:
+            try:
+                answer = console.input(f"Your choice [1-{len(legal)}, q to quit]: ").strip()
+            except EOFError:
+                console.print("\n[yellow]Input ended; the game is not finished.[/yellow]")
+                _save(state, save, seat_bots)
+                raise typer.Exit(1) from None
+            if answer.lower() in {"q", "quit"}:
+                _save(state, save, seat_bots)
+                raise typer.Exit(0)
+            if not answer.isdigit() or not 1 <= int(answer) <= len(legal):
+                console.print(f"[red]{answer!r} is not one of 1-{len(legal)}. Try again.[/red]")
+                continue
+            choice = legal[int(answer) - 1]
+            try:
+                state.apply(choice)
+            except IllegalAction as exc:  # cannot happen for a listed choice, but never crash
+                console.print(f"[red]{exc}[/red]")
+                continue
+            break
+    console.print(Panel(render(state, seat), title="Game over"))
+    ranking = state.ranking()
+    scores = state.scores()
+    table = Table(title="Result")
+    for col in ("player", "place", "score"):
+        table.add_column(col)
+    for p in sorted(range(players), key=lambda q: ranking[q]):
+        who = "you" if p == seat else seat_bots[p].name
+        table.add_row(f"P{p} ({who})", str(ranking[p]), f"{scores[p]:g}")
+    console.print(table)
+    _save(state, save, seat_bots)
+
+
+def _save(state: State, path: Path | None, seat_bots: dict[int, Any]) -> None:
+    if path is None:
+        path = Path("records") / f"{state.game_id}-{time.strftime('%Y%m%d-%H%M%S')}-{state.seed}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    seats = {str(p): b.name for p, b in seat_bots.items()}
+    path.write_text(json.dumps(state.record(seats=seats), indent=1))
+    console.print(f"Record saved to {path}")
+
+
+@app.command()
+def replay(
+    file: Path = typer.Argument(..., exists=True, readable=True, help="a record saved by `meeple play`"),
+    as_player: int | None = typer.Option(None, "--as", help="show this player's view (default: spectator)"),
+    step: bool = typer.Option(False, help="wait for Enter after each move"),
+) -> None:
+    """Step through a game record, from a spectator's or any player's view."""
+    try:
+        record = json.loads(file.read_text())
+        final = meeple.replay(record)
+    except (ValueError, json.JSONDecodeError) as exc:
+        console.print(f"[red]Not a valid record: {exc}[/red]")
+        raise typer.Exit(2) from exc
+    if as_player is not None and not 0 <= as_player < final.players:
+        console.print(f"[red]--as must be 0..{final.players - 1}[/red]")
+        raise typer.Exit(2)
+    state = meeple.make(record["game"], record["players"], record["seed"], **record["options"])
+    who = "spectator" if as_player is None else f"P{as_player}"
+    console.print(Panel(render(state, as_player), title=f"start · {who}'s view"))
+    for i, action in enumerate(record["actions"], 1):
+        mover = state.to_move
+        label = state.describe(action)
+        state.apply(action)
+        console.print(f"[cyan]#{i} P{mover}[/cyan]: {label}")
+        if step:
+            console.print(Panel(render(state, as_player), title=f"after move {i} · {who}'s view"))
+            try:
+                if console.input("[Enter] next, q quit: ").strip().lower() == "q":
+                    return
+            except EOFError:
+                step = False
+    console.print(Panel(render(state, as_player), title=f"end · {who}'s view"))
+    if state.is_over():
+        console.print("Places: " + ", ".join(f"P{p}: {r}" for p, r in enumerate(state.ranking())))
+
+
+def _register_optional() -> None:
+    """Commands whose modules need optional extras (web, arena) are added when importable."""
+    try:
+        from meeple.cli_serve import serve
+
+        app.command("serve")(serve)
+    except ImportError:
+        pass
+    try:
+        from meeple.cli_arena import arena
+
+        app.command("arena")(arena)
+    except ImportError:
+        pass
+
+
+_register_optional()
+
+if __name__ == "__main__":  # pragma: no cover
+    app()
