@@ -1,0 +1,34 @@
+"""``meeple serve``: run the web platform (registered by `meeple.cli`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    database_url: Annotated[
+        str | None,
+        typer.Option(help="SQLAlchemy URL (default: $MEEPLE_DATABASE_URL, else SQLite in the user data folder)."),
+    ] = None,
+    redis_url: Annotated[
+        str | None, typer.Option(help="Redis URL for pub/sub between servers (default: $MEEPLE_REDIS_URL).")
+    ] = None,
+    bot_delay: Annotated[
+        float, typer.Option(help="Seconds a bot waits before moving, so people can follow the play.")
+    ] = 0.6,
+    log_level: Annotated[str, typer.Option(help="uvicorn's log level.")] = "warning",
+) -> None:
+    """Start the web platform: lobby, tables with friends and bots, spectators, replays."""
+    import uvicorn
+
+    from meeple.server import Settings, create_app
+
+    settings = Settings.from_env(database_url, redis_url, bot_delay)
+    app = create_app(settings)
+    shown = settings.database_url.rsplit("@", 1)[-1]  # never print a password
+    typer.echo(f"meeple: serving on http://{host}:{port}/  (database: {shown})")
+    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 1024)

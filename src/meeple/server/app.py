@@ -1,0 +1,302 @@
+"""The FastAPI app: lobby API, table WebSocket, replays, and the static web client.
+
+``create_app(settings)`` builds everything; `meeple serve` runs it under uvicorn. Storage is
+migrated and every running table resumed (from its action log) when the app starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
+from starlette.middleware.base import BaseHTTPMiddleware
+
+import meeple
+from meeple.bots import levels
+from meeple.core import MeepleError
+
+from .config import Settings
+from .models import ClientMessage, CreateTable, Hello, HostSeat, Join, Leave, Move, Reclaim, Rematch
+from .pubsub import make_bus
+from .storage import Storage, TableRecord
+from .tables import Connection, LiveTable, TableError, TableManager, secret_ok
+
+log = logging.getLogger("meeple.server")
+
+WEB = Path(str(resources.files("meeple").joinpath("web")))
+MAX_BODY = 16 * 1024
+_SAFE_FILE = re.compile(r"^[A-Za-z0-9_\-]+\.(js|css|svg|png|json)$")
+_MEDIA = {"js": "text/javascript", "css": "text/css", "svg": "image/svg+xml",
+          "png": "image/png", "json": "application/json"}
+_ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 409,
+                 "not_over": 409, "not_running": 409}
+
+
+def renderer_url(game: str) -> str | None:
+    """The game's browser renderer, if its folder has one (``games/<id>/web/renderer.js``)."""
+    path = resources.files(f"meeple.games.{game}").joinpath("web", "renderer.js")
+    return f"/games/{game}/web/renderer.js" if path.is_file() else None
+
+
+def games_json() -> list[dict[str, Any]]:
+    out = []
+    for g in meeple.games():
+        info = meeple.game_info(g["id"])
+        out.append({**g, "bots": levels(info), "renderer": renderer_url(g["id"]),
+                    "hidden_information": info.hidden_information})
+    return out
+
+
+def record_summary(rec: TableRecord) -> dict[str, Any]:
+    return {
+        "id": rec.id, "game": rec.game, "players": rec.players, "options": rec.options,
+        "status": rec.status, "time_limit": rec.time_limit, "rematch": rec.rematch,
+        "seats": [{"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level,
+                   "zombie": s.zombie} for s in rec.seats],
+    }
+
+
+class BodyLimit(BaseHTTPMiddleware):
+    """Refuse request bodies over `MAX_BODY` before anyone parses them."""
+
+    async def dispatch(self, request: Request, call_next: Any) -> Any:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            return JSONResponse({"error": "too_large", "detail": "request too large"}, 413)
+        return await call_next(request)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    storage = Storage(settings.database_url)
+    manager = TableManager(settings, storage, make_bus(settings.redis_url))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        await asyncio.to_thread(storage.migrate)
+        await manager.start()
+        yield
+        await manager.stop()
+        storage.dispose()
+
+    app = FastAPI(title="meeple", lifespan=lifespan)
+    app.state.manager = manager
+    app.state.storage = storage
+    app.add_middleware(BodyLimit)
+
+    @app.exception_handler(TableError)
+    async def _table_error(_: Request, exc: TableError) -> JSONResponse:
+        return JSONResponse({"error": exc.code, "detail": str(exc)}, _ERROR_STATUS.get(exc.code, 400))
+
+    @app.exception_handler(MeepleError)
+    async def _meeple_error(_: Request, exc: MeepleError) -> JSONResponse:
+        return JSONResponse({"error": type(exc).__name__, "detail": str(exc)}, 400)
+
+    # ----- lobby API --------------------------------------------------------------------------
+    @app.get("/api/games")
+    async def api_games() -> list[dict[str, Any]]:
+        return games_json()
+
+    @app.get("/api/tables")
+    async def api_tables() -> dict[str, Any]:
+        live = await asyncio.to_thread(storage.list_tables, ("open", "running"), 200)
+        done = await asyncio.to_thread(storage.list_tables, ("over",), 50)
+        return {"open": [record_summary(r) for r in live if r.status == "open"],
+                "running": [record_summary(r) for r in live if r.status == "running"],
+                "over": [record_summary(r) for r in done]}
+
+    @app.post("/api/tables")
+    async def api_create(body: CreateTable) -> dict[str, Any]:
+        t, host, taken = await manager.create(
+            body.game, body.players, body.options,
+            [(s.kind, s.level) for s in body.seats], body.name, body.time_limit,
+        )
+        out: dict[str, Any] = {"id": t.rec.id, "host": host, "table": manager.summary(t)}
+        if taken:
+            seat, secret = next(iter(taken.items()))
+            out.update(seat=seat, secret=secret)
+        return out
+
+    async def table(table_id: str) -> LiveTable:
+        if not re.fullmatch(r"[0-9a-f]{1,32}", table_id):
+            raise TableError("no_table", "no such table")
+        return await manager.get(table_id)
+
+    @app.get("/api/tables/{table_id}")
+    async def api_table(table_id: str) -> dict[str, Any]:
+        return manager.summary(await table(table_id))
+
+    @app.post("/api/tables/{table_id}/join")
+    async def api_join(table_id: str, body: Join) -> dict[str, Any]:
+        t = await table(table_id)
+        secret = await manager.join(t, body.seat, body.name, body.secret)
+        return {"id": t.rec.id, "seat": body.seat, "secret": secret}
+
+    @app.post("/api/tables/{table_id}/bot")
+    async def api_bot(table_id: str, body: HostSeat) -> dict[str, Any]:
+        t = await table(table_id)
+        await manager.host_seat(t, body.host, body.seat, "bot", body.level)
+        return manager.summary(t)
+
+    @app.post("/api/tables/{table_id}/invite")
+    async def api_invite(table_id: str, body: HostSeat) -> dict[str, Any]:
+        t = await table(table_id)
+        secret = await manager.host_seat(t, body.host, body.seat, "invite", None)
+        return {"id": t.rec.id, "seat": body.seat, "secret": secret,
+                "link": f"/table/{t.rec.id}#seat={body.seat}&invite={secret}"}
+
+    @app.post("/api/tables/{table_id}/rematch")
+    async def api_rematch(table_id: str, body: Rematch) -> dict[str, Any]:
+        return await manager.rematch(await table(table_id), body.seat, body.secret)
+
+    @app.get("/api/tables/{table_id}/replay")
+    async def api_replay(table_id: str, step: int | None = None, seat: int | None = None) -> dict[str, Any]:
+        """Any step of a finished game from any seat's view (nothing is secret any more)."""
+        t = await table(table_id)
+        if t.rec.status != "over":
+            raise TableError("not_over", "replays open when the game is over")
+        st = t.state
+        total = len(st.history)
+        step = total if step is None else step
+        if not 0 <= step <= total or (seat is not None and not 0 <= seat < t.rec.players):
+            raise TableError("bad_request", "no such step or seat")
+        at = meeple.replay(st.record(), upto=step)
+        return {
+            "id": t.rec.id, "game": t.rec.game, "step": step, "steps": total, "seat": seat,
+            "view": at.view(seat), "log": at.log(seat), "to_move": at.to_move,
+            "moves": [{"seat": s, "label": d} for s, d in _move_labels(t)],
+            "seats": manager.seats_json(t), "scores": st.scores(), "ranking": st.ranking(),
+        }
+
+    @app.get("/api/tables/{table_id}/record")
+    async def api_record(table_id: str) -> dict[str, Any]:
+        t = await table(table_id)
+        if t.rec.status != "over":
+            raise TableError("not_over", "the record is published when the game is over")
+        return t.state.record(table=t.rec.id, seats=[s.name for s in t.rec.seats])
+
+    # ----- the table's WebSocket --------------------------------------------------------------
+    @app.websocket("/ws/tables/{table_id}")
+    async def ws_table(ws: WebSocket, table_id: str) -> None:
+        await ws.accept()
+        try:
+            t = await table(table_id)
+            hello = await _receive(ws, settings.max_message_bytes)
+            if not isinstance(hello, Hello):
+                raise TableError("bad_message", "say hello first")
+            if hello.seat is not None:
+                if not 0 <= hello.seat < t.rec.players:
+                    raise TableError("bad_seat", "no such seat")
+                s = t.seat(hello.seat)
+                if s.kind != "human" or not secret_ok(hello.secret, s.secret_hash):
+                    raise TableError("forbidden", "wrong seat secret")
+        except TableError as exc:
+            await ws.send_json({"type": "error", "code": exc.code, "message": str(exc)})
+            await ws.close(code=4000 + _ERROR_STATUS.get(exc.code, 400) % 1000)
+            return
+        except WebSocketDisconnect:
+            return
+        conn = Connection(seat=hello.seat)
+        t.conns.add(conn)
+        manager.broadcast(t)  # the newcomer gets everything; the others see who is here
+        writer = asyncio.create_task(_writer(ws, conn))
+        try:
+            while not conn.closed:
+                try:
+                    msg = await _receive(ws, settings.max_message_bytes)
+                except TableError as exc:
+                    conn.push({"type": "error", "code": exc.code, "message": str(exc)})
+                    continue
+                try:
+                    await _handle(manager, t, conn, msg)
+                except TableError as exc:
+                    conn.push({"type": "error", "code": exc.code, "message": str(exc)})
+        except WebSocketDisconnect:
+            pass
+        finally:
+            conn.closed = True
+            t.conns.discard(conn)
+            writer.cancel()
+            manager.broadcast(t)
+
+    # ----- pages and static files -------------------------------------------------------------
+    @app.get("/")
+    async def page_lobby() -> FileResponse:
+        return FileResponse(WEB / "index.html")
+
+    @app.get("/table/{table_id}")
+    async def page_table(table_id: str) -> FileResponse:
+        return FileResponse(WEB / "table.html")
+
+    @app.get("/replay/{table_id}")
+    async def page_replay(table_id: str) -> FileResponse:
+        return FileResponse(WEB / "replay.html")
+
+    @app.get("/games/{game}/web/{name}")
+    async def game_asset(game: str, name: str) -> FileResponse:
+        if game not in {g["id"] for g in meeple.games()} or not _SAFE_FILE.match(name):
+            raise TableError("no_table", "no such file")
+        path = Path(str(resources.files(f"meeple.games.{game}").joinpath("web", name)))
+        if not path.is_file():
+            raise TableError("no_table", "no such file")
+        return FileResponse(path, media_type=_MEDIA[name.rsplit(".", 1)[1]])
+
+    app.mount("/static", StaticFiles(directory=WEB), name="static")
+    return app
+
+
+def _move_labels(t: LiveTable) -> list[tuple[int, str]]:
+    st = meeple.make(t.rec.game, t.rec.players, t.rec.seed, **t.rec.options)
+    out = []
+    for a in t.state.history:
+        seat = st.to_move
+        out.append((seat, st.describe(a)))
+        st.apply(a)
+    return out
+
+
+async def _receive(ws: WebSocket, limit: int) -> Any:
+    text = await ws.receive_text()
+    if len(text) > limit:
+        raise TableError("too_large", f"messages are at most {limit} bytes")
+    try:
+        return ClientMessage.validate_python(json.loads(text))
+    except (ValueError, ValidationError) as exc:
+        raise TableError("bad_message", f"invalid message: {str(exc)[:200]}") from None
+
+
+async def _handle(manager: TableManager, t: LiveTable, conn: Connection, msg: Any) -> None:
+    if isinstance(msg, Move):
+        if conn.seat is None:
+            raise TableError("forbidden", "spectators do not move")
+        await manager.move(t, conn.seat, msg.action, msg.move)
+    elif isinstance(msg, Leave | Reclaim):
+        if conn.seat is None:
+            raise TableError("forbidden", "spectators have no seat")
+        await manager.set_zombie(t, conn.seat, isinstance(msg, Leave))
+    elif isinstance(msg, Hello):
+        raise TableError("bad_message", "already said hello")
+    else:  # ping
+        conn.push({"type": "pong"})
+
+
+async def _writer(ws: WebSocket, conn: Connection) -> None:
+    try:
+        while True:
+            msg = await conn.queue.get()
+            if msg is None:
+                await ws.close()
+                return
+            await ws.send_text(json.dumps(msg, separators=(",", ":")))
+    except Exception:
+        conn.closed = True

@@ -1,0 +1,47 @@
+"""Server settings: where the database lives, optional Redis, bot pacing.
+
+Defaults suit one person on one machine (SQLite in the per-user data folder); environment
+variables (``MEEPLE_DATABASE_URL``, ``MEEPLE_REDIS_URL``) or CLI flags scale it out.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def default_database_url() -> str:
+    """SQLite in the per-user data folder (XDG on Linux), created if missing."""
+    import platformdirs
+
+    folder = Path(platformdirs.user_data_dir("meeple", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'meeple.db'}"
+
+
+@dataclass
+class Settings:
+    """Everything `create_app` needs. ``bot_delay`` paces bots so people can follow the play."""
+
+    database_url: str
+    redis_url: str | None = None
+    bot_delay: float = 0.0
+    bot_workers: int = 2
+    max_message_bytes: int = 4096
+
+    @classmethod
+    def from_env(
+        cls,
+        database_url: str | None = None,
+        redis_url: str | None = None,
+        bot_delay: float | None = None,
+    ) -> Settings:
+        env_delay = os.environ.get("MEEPLE_BOT_DELAY")
+        return cls(
+            database_url=database_url
+            or os.environ.get("MEEPLE_DATABASE_URL")
+            or default_database_url(),
+            redis_url=redis_url or os.environ.get("MEEPLE_REDIS_URL") or None,
+            bot_delay=bot_delay if bot_delay is not None else float(env_delay or 0.0),
+        )

@@ -1,0 +1,95 @@
+"""Every message the server accepts, validated by pydantic with size limits.
+
+Anything not matching these shapes is rejected before it reaches a table.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, field_validator
+
+Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f<>]+$")]
+Secret = Annotated[str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
+SeatNo = Annotated[StrictInt, Field(ge=0, le=15)]
+Level = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_\-:.]+$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SeatSpec(Strict):
+    """``me``: the creator sits here; ``bot``: a bot of ``level``; ``open``: anyone may join."""
+
+    kind: Literal["open", "bot", "me"] = "open"
+    level: Level | None = None
+
+
+class CreateTable(Strict):
+    game: Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[a-z0-9_]+$")]
+    players: Annotated[StrictInt, Field(ge=1, le=16)]
+    options: dict[Annotated[str, Field(max_length=64)], Any] = Field(default_factory=dict)
+    seats: list[SeatSpec] = Field(default_factory=list, max_length=16)
+    name: Name | None = None
+    time_limit: Annotated[float, Field(gt=0, le=7 * 86400)] | None = None
+
+    @field_validator("options")
+    @classmethod
+    def _scalar_options(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if len(value) > 32:
+            raise ValueError("too many options")
+        for k, v in value.items():
+            if not (v is None or isinstance(v, bool | int | float)
+                    or (isinstance(v, str) and len(v) <= 64)):
+                raise ValueError(f"option {k} must be a short scalar")
+        return value
+
+
+class Join(Strict):
+    seat: SeatNo
+    name: Name
+    secret: Secret | None = None  # the secret of an invite link
+
+
+class HostSeat(Strict):
+    host: Secret
+    seat: SeatNo
+    level: Level | None = None
+
+
+class Rematch(Strict):
+    seat: SeatNo | None = None
+    secret: Secret
+
+
+# ----- WebSocket, client to server -----------------------------------------------------------
+class Hello(Strict):
+    type: Literal["hello"]
+    seat: SeatNo | None = None
+    secret: Secret | None = None
+
+
+class Move(Strict):
+    type: Literal["move"]
+    action: Annotated[StrictInt, Field(ge=0, lt=1 << 31)]
+    move: Annotated[StrictInt, Field(ge=0, lt=1 << 31)]  # the move number it answers (stale check)
+
+
+class Leave(Strict):
+    """Hand my seat to a bot (BGA's zombie mode) until I reclaim it."""
+
+    type: Literal["leave"]
+
+
+class Reclaim(Strict):
+    type: Literal["reclaim"]
+
+
+class Ping(Strict):
+    type: Literal["ping"]
+
+
+ClientMessage = TypeAdapter(
+    Annotated[Hello | Move | Leave | Reclaim | Ping, Field(discriminator="type")]
+)

@@ -1,0 +1,81 @@
+"""Pub/sub between servers side by side: "table X changed, read the log".
+
+One server needs nothing (`LocalBus`). Several servers sharing one database use `RedisBus`:
+a server that logs a move publishes the table id; the others catch up *from the database*, so
+the bus never carries game data and losing a message only delays an update until the next one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+Handler = Callable[[dict[str, Any]], Awaitable[None]]
+log = logging.getLogger("meeple.server")
+
+CHANNEL = "meeple:tables"
+
+
+class LocalBus:
+    """A single server: nothing to tell anyone."""
+
+    async def start(self, handler: Handler) -> None:
+        return None
+
+    async def publish(self, message: dict[str, Any]) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+
+class RedisBus:
+    """Redis pub/sub on one channel; each server ignores its own messages."""
+
+    def __init__(self, url: str) -> None:
+        import redis.asyncio as redis
+
+        self.origin = uuid.uuid4().hex
+        self.client = redis.Redis.from_url(url)
+        self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self, handler: Handler) -> None:
+        await self.pubsub.subscribe(CHANNEL)
+        self.task = asyncio.create_task(self._listen(handler))
+
+    async def _listen(self, handler: Handler) -> None:
+        while True:
+            try:
+                msg = await self.pubsub.get_message(timeout=1.0)
+                if msg is None:
+                    continue
+                data = json.loads(msg["data"])
+                if data.get("origin") != self.origin:
+                    await handler(data)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a bad message or a Redis hiccup must not kill the listener
+                log.exception("pub/sub listener error")
+                await asyncio.sleep(0.5)
+
+    async def publish(self, message: dict[str, Any]) -> None:
+        await self.client.publish(CHANNEL, json.dumps({**message, "origin": self.origin}))
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            try:
+                await self.task
+            except asyncio.CancelledError:
+                pass
+        await self.pubsub.aclose()
+        await self.client.aclose()
+
+
+def make_bus(url: str | None) -> LocalBus | RedisBus:
+    return RedisBus(url) if url else LocalBus()

@@ -1,0 +1,502 @@
+"""Live tables: one game state per table, rebuilt from the action log, one move at a time.
+
+A move is checked (seat, move number, legality), *logged*, and only then applied and announced.
+Each connection is told only its own seat's view and choices; spectators get the public view.
+Bots and zombie seats (a player who left or ran out of time) are played by `meeple.bots` in a
+thread pool, so the event loop keeps serving everyone else while a bot thinks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import secrets
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import meeple
+from meeple.bots import levels, make_bot
+from meeple.core import State
+
+from .config import Settings
+from .pubsub import LocalBus, RedisBus
+from .storage import DuplicateMove, SeatRecord, Storage, TableRecord
+
+log = logging.getLogger("meeple.server")
+
+QUEUE_LIMIT = 256  # messages waiting for one slow client before it is dropped
+
+
+class TableError(Exception):
+    """A request the table refuses; ``code`` is machine-readable, the message human."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def secret_ok(secret: str | None, digest: str | None) -> bool:
+    if not secret or not digest:
+        return False
+    return hmac.compare_digest(hash_secret(secret), digest)
+
+
+def zombie_level(game: str) -> str:
+    """The bot that stands in for a player who left: the best named level of the game."""
+    info = meeple.game_info(game)
+    return "heuristic" if "heuristic" in info.bots else levels(info)[0]
+
+
+@dataclass(eq=False)
+class Connection:
+    """One WebSocket: its seat (None: spectator) and an outgoing queue drained by a writer."""
+
+    seat: int | None
+    queue: asyncio.Queue[dict[str, Any] | None] = field(
+        default_factory=lambda: asyncio.Queue(QUEUE_LIMIT)
+    )
+    log_sent: int = 0
+    closed: bool = False
+
+    def push(self, message: dict[str, Any] | None) -> None:
+        if self.closed:
+            return
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:  # too slow to follow: drop it; a reconnect restores all
+            self.closed = True
+            self.queue = asyncio.Queue(1)
+            self.queue.put_nowait(None)
+
+
+@dataclass(eq=False)
+class LiveTable:
+    rec: TableRecord
+    state: State
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    conns: set[Connection] = field(default_factory=set)
+    bots: dict[int, Any] = field(default_factory=dict)
+    bot_task: asyncio.Task[None] | None = None
+    timer: asyncio.TimerHandle | None = None
+    deadline: float | None = None  # epoch seconds by which the seat to move must act
+
+    def seat(self, n: int) -> SeatRecord:
+        return self.rec.seats[n]
+
+    def bot_plays(self, n: int) -> bool:
+        s = self.rec.seats[n]
+        return s.kind == "bot" or (s.kind == "human" and s.zombie)
+
+
+class TableManager:
+    """Every live table of this server, loaded on demand from storage."""
+
+    def __init__(self, settings: Settings, storage: Storage, bus: LocalBus | RedisBus) -> None:
+        self.settings = settings
+        self.storage = storage
+        self.bus = bus
+        self.tables: dict[str, LiveTable] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        self.pool = ThreadPoolExecutor(max(1, settings.bot_workers), thread_name_prefix="meeple-bot")
+
+    # ----- lifecycle ----------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Resume every running table from its log (bots and timers included)."""
+        await self.bus.start(self.on_bus)
+        for rec in await asyncio.to_thread(self.storage.list_tables, ("running",), 10_000):
+            try:
+                await self.get(rec.id)
+            except Exception:
+                log.exception("could not resume table %s", rec.id)
+
+    async def stop(self) -> None:
+        for t in self.tables.values():
+            if t.bot_task is not None:
+                t.bot_task.cancel()
+            if t.timer is not None:
+                t.timer.cancel()
+            for c in t.conns:
+                c.push(None)
+        await self.bus.stop()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    # ----- loading ------------------------------------------------------------------------------
+    async def get(self, table_id: str) -> LiveTable:
+        t = self.tables.get(table_id)
+        if t is not None:
+            return t
+        lock = self._loading.setdefault(table_id, asyncio.Lock())
+        async with lock:
+            t = self.tables.get(table_id)
+            if t is not None:
+                return t
+            rec = await asyncio.to_thread(self.storage.load_table, table_id)
+            if rec is None:
+                raise TableError("no_table", f"no table {table_id!r}")
+            actions = await asyncio.to_thread(self.storage.actions, table_id)
+            state = meeple.make(rec.game, rec.players, rec.seed, **rec.options)
+            for a in actions:
+                state.apply(a)
+            t = LiveTable(rec=rec, state=state)
+            if state.is_over() and rec.status != "over":  # killed between the log and the status
+                rec.status = "over"
+                await asyncio.to_thread(self.storage.set_status, rec.id, "over")
+            self.tables[table_id] = t
+            await self._arm_timer_from_log(t)
+            self._schedule(t)
+            return t
+
+    async def _arm_timer_from_log(self, t: LiveTable) -> None:
+        if t.rec.time_limit is None or t.rec.status != "running":
+            return
+        last = await asyncio.to_thread(self.storage.last_action_time, t.rec.id)
+        start = last.timestamp() if last is not None else t.rec.updated_at.timestamp()
+        t.deadline = start + t.rec.time_limit
+
+    async def catch_up(self, t: LiveTable) -> bool:
+        """Apply moves other servers logged, and re-read seats and status. True if anything changed."""
+        actions = await asyncio.to_thread(self.storage.actions, t.rec.id, len(t.state.history))
+        rec = await asyncio.to_thread(self.storage.load_table, t.rec.id)
+        for a in actions:
+            t.state.apply(a)
+        changed = bool(actions)
+        if rec is not None and (rec.seats != t.rec.seats or rec.status != t.rec.status
+                                or rec.rematch != t.rec.rematch):
+            t.rec = rec
+            changed = True
+        if t.state.is_over():
+            t.rec.status = "over"
+        return changed
+
+    async def on_bus(self, message: dict[str, Any]) -> None:
+        t = self.tables.get(str(message.get("table")))
+        if t is None:
+            return
+        async with t.lock:
+            if await self.catch_up(t):
+                if message.get("move") is not None:
+                    t.deadline = (time.time() + t.rec.time_limit) if t.rec.time_limit else None
+                self._changed(t, publish=False)
+
+    # ----- creating and seating -----------------------------------------------------------------
+    async def create(
+        self,
+        game: str,
+        players: int,
+        options: dict[str, Any],
+        seats: list[tuple[str, str | None]],
+        name: str | None = None,
+        time_limit: float | None = None,
+        rematch_of: str | None = None,
+        seed: int | None = None,
+    ) -> tuple[LiveTable, str, dict[int, str]]:
+        """A new table; returns it, the host secret and the secrets of the seats taken ("me")."""
+        info = meeple.game_info(game)
+        resolved = info.resolve_options(players, options)
+        if len(seats) > players:
+            raise TableError("bad_seats", f"{players} seats, not {len(seats)}")
+        seats = seats + [("open", None)] * (players - len(seats))
+        if sum(kind == "me" for kind, _ in seats) > 1:
+            raise TableError("bad_seats", "the creator takes at most one seat")
+        host = new_secret()
+        taken: dict[int, str] = {}
+        records: list[SeatRecord] = []
+        for n, (kind, level) in enumerate(seats):
+            if kind == "bot":
+                level = level or levels(info)[0]
+                try:
+                    make_bot(level, info, 0)
+                except ValueError as exc:
+                    raise TableError("bad_level", str(exc)) from exc
+                records.append(SeatRecord(n, "bot", name=f"Bot ({level})", level=level))
+            elif kind == "me":
+                if not name:
+                    raise TableError("bad_seats", "give a display name to take a seat")
+                taken[n] = new_secret()
+                records.append(SeatRecord(n, "human", name=name, secret_hash=hash_secret(taken[n])))
+            else:
+                records.append(SeatRecord(n))
+        seed = secrets.randbits(62) if seed is None else seed
+        state = meeple.make(game, players, seed, **resolved)
+        rec = TableRecord(
+            id=secrets.token_hex(6), game=game, players=players, seed=seed, options=resolved,
+            host_hash=hash_secret(host), time_limit=time_limit, rematch_of=rematch_of,
+            seats=records,
+        )
+        rec.status = "running" if all(s.kind in ("bot", "human") for s in records) else "open"
+        await asyncio.to_thread(self.storage.create_table, rec)
+        t = LiveTable(rec=rec, state=state)
+        self.tables[rec.id] = t
+        if rec.status == "running" and time_limit:
+            t.deadline = time.time() + time_limit
+        self._schedule(t)
+        return t, host, taken
+
+    async def join(self, t: LiveTable, seat: int, name: str, secret: str | None) -> str:
+        """Take an open seat (or an invited one, with its secret); returns the seat secret."""
+        async with t.lock:
+            s = self._seat_no(t, seat)
+            if s.kind == "open":
+                secret = new_secret()
+                expect = "open"
+            elif s.kind == "invited" and secret_ok(secret, s.secret_hash):
+                expect = "invited"
+            else:
+                raise TableError("seat_taken", f"seat {seat} is not free")
+            assert secret is not None
+            new = SeatRecord(seat, "human", name=name, secret_hash=hash_secret(secret))
+            if not await asyncio.to_thread(self.storage.update_seat, t.rec.id, new, expect):
+                await self.catch_up(t)
+                raise TableError("seat_taken", f"seat {seat} was just taken")
+            t.rec.seats[seat] = new
+            await self._maybe_start(t)
+            self._changed(t)
+            return secret
+
+    async def host_seat(self, t: LiveTable, host: str, seat: int, kind: str, level: str | None) -> str | None:
+        """The host fills an open seat with a bot, or reserves it for an invite link."""
+        if not secret_ok(host, t.rec.host_hash):
+            raise TableError("forbidden", "only the table's host may do that")
+        async with t.lock:
+            s = self._seat_no(t, seat)
+            if s.kind not in ("open", "invited"):
+                raise TableError("seat_taken", f"seat {seat} is not free")
+            secret = None
+            if kind == "bot":
+                info = meeple.game_info(t.rec.game)
+                level = level or levels(info)[0]
+                try:
+                    make_bot(level, info, 0)
+                except ValueError as exc:
+                    raise TableError("bad_level", str(exc)) from exc
+                new = SeatRecord(seat, "bot", name=f"Bot ({level})", level=level)
+            else:
+                secret = new_secret()
+                new = SeatRecord(seat, "invited", secret_hash=hash_secret(secret))
+            if not await asyncio.to_thread(self.storage.update_seat, t.rec.id, new, s.kind):
+                await self.catch_up(t)
+                raise TableError("seat_taken", f"seat {seat} was just taken")
+            t.rec.seats[seat] = new
+            await self._maybe_start(t)
+            self._changed(t)
+            return secret
+
+    async def set_zombie(self, t: LiveTable, seat: int, zombie: bool) -> None:
+        """A seat leaves (a bot plays it) or is handed back to its player."""
+        async with t.lock:
+            s = t.seat(seat)
+            if s.kind != "human" or s.zombie == zombie or t.rec.status == "over":
+                return
+            new = SeatRecord(seat, "human", s.name, None, s.secret_hash, zombie)
+            await asyncio.to_thread(self.storage.update_seat, t.rec.id, new)
+            t.rec.seats[seat] = new
+            if not zombie and t.rec.time_limit:
+                t.deadline = time.time() + t.rec.time_limit
+            self._changed(t)
+
+    async def rematch(self, t: LiveTable, seat: int | None, secret: str) -> dict[str, Any]:
+        """A new table with the same game, options and bots; the asker keeps their seat."""
+        if t.rec.status != "over":
+            raise TableError("not_over", "a rematch needs a finished game")
+        is_host = secret_ok(secret, t.rec.host_hash)
+        if seat is not None and not (t.seat(seat).kind == "human"
+                                     and secret_ok(secret, t.seat(seat).secret_hash)):
+            raise TableError("forbidden", "wrong seat secret")
+        if seat is None and not is_host:
+            raise TableError("forbidden", "wrong host secret")
+        if t.rec.rematch is not None:
+            new = await self.get(t.rec.rematch)
+            out: dict[str, Any] = {"id": new.rec.id}
+            if seat is not None and new.seat(seat).kind == "open":
+                out.update(seat=seat, secret=await self.join(new, seat, t.seat(seat).name or "?", None))
+            return out
+        seats: list[tuple[str, str | None]] = [
+            ("bot", s.level) if s.kind == "bot" else ("me" if s.seat == seat else "open", None)
+            for s in t.rec.seats
+        ]
+        name = t.seat(seat).name if seat is not None else None
+        new, host, taken = await self.create(
+            t.rec.game, t.rec.players, t.rec.options, seats, name, t.rec.time_limit, t.rec.id
+        )
+        if not await asyncio.to_thread(self.storage.set_rematch, t.rec.id, new.rec.id):
+            await self.catch_up(t)
+        async with t.lock:
+            t.rec.rematch = t.rec.rematch or new.rec.id
+            self._changed(t)
+        out = {"id": new.rec.id, "host": host}
+        if seat is not None:
+            out.update(seat=seat, secret=taken[seat])
+        return out
+
+    def _seat_no(self, t: LiveTable, seat: int) -> SeatRecord:
+        if not 0 <= seat < t.rec.players:
+            raise TableError("bad_seat", f"no seat {seat}")
+        return t.seat(seat)
+
+    async def _maybe_start(self, t: LiveTable) -> None:
+        if t.rec.status == "open" and all(s.kind in ("bot", "human") for s in t.rec.seats):
+            t.rec.status = "running"
+            await asyncio.to_thread(self.storage.set_status, t.rec.id, "running")
+            if t.rec.time_limit:
+                t.deadline = time.time() + t.rec.time_limit
+
+    # ----- moves ----------------------------------------------------------------------------------
+    async def move(self, t: LiveTable, seat: int, action: int, n: int) -> None:
+        """Play ``action`` for ``seat`` as move number ``n``: checked, logged, applied, announced."""
+        async with t.lock:
+            if t.rec.status != "running":
+                raise TableError("not_running", f"the table is {t.rec.status}")
+            st = t.state
+            if n != len(st.history):
+                raise TableError("stale", f"move {n} is stale; the table is at move {len(st.history)}")
+            if st.to_move != seat:
+                raise TableError("not_your_turn", f"it is seat {st.to_move}'s turn")
+            if not st.is_legal(action):
+                raise TableError("illegal", f"action {action} is not legal now")
+            try:
+                await asyncio.to_thread(self.storage.append_action, t.rec.id, n, seat, action)
+            except DuplicateMove:
+                await self.catch_up(t)  # another server logged this move first
+                self._changed(t, publish=False)
+                raise TableError("stale", f"move {n} was already played") from None
+            st.apply(action)
+            if st.is_over():
+                t.rec.status = "over"
+                await asyncio.to_thread(self.storage.set_status, t.rec.id, "over")
+            t.deadline = (time.time() + t.rec.time_limit) if t.rec.time_limit else None
+            self._changed(t, move=n)
+
+    def _changed(self, t: LiveTable, publish: bool = True, move: int | None = None) -> None:
+        """Tell every connection, the other servers, and (re)schedule the next bot or timer."""
+        self.broadcast(t)
+        if publish and not isinstance(self.bus, LocalBus):
+            asyncio.get_running_loop().create_task(
+                self.bus.publish({"table": t.rec.id, "move": move})
+            )
+        self._schedule(t)
+
+    def _schedule(self, t: LiveTable) -> None:
+        if t.timer is not None:
+            t.timer.cancel()
+            t.timer = None
+        seat = t.state.to_move
+        if t.rec.status != "running" or seat is None:
+            return
+        if t.bot_plays(seat):
+            if t.bot_task is None or t.bot_task.done():
+                t.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(t))
+        elif t.rec.time_limit and t.deadline is not None:
+            delay = max(0.0, t.deadline - time.time())
+            t.timer = asyncio.get_running_loop().call_later(
+                delay, lambda: asyncio.get_running_loop().create_task(self._timeout(t, seat))
+            )
+
+    async def _bot_turn(self, t: LiveTable) -> None:
+        try:
+            while True:
+                seat, n = t.state.to_move, len(t.state.history)
+                if t.rec.status != "running" or seat is None or not t.bot_plays(seat):
+                    return
+                if self.settings.bot_delay:
+                    await asyncio.sleep(self.settings.bot_delay)
+                bot = t.bots.get(seat)
+                if bot is None:
+                    s = t.seat(seat)
+                    level = s.level if s.kind == "bot" and s.level else zombie_level(t.rec.game)
+                    bot = t.bots[seat] = make_bot(
+                        level, meeple.game_info(t.rec.game), (t.rec.seed + 7919 * seat) & 0xFFFFFFFF
+                    )
+                snapshot = t.state.clone()
+                action = await asyncio.get_running_loop().run_in_executor(
+                    self.pool, bot.choose, snapshot
+                )
+                try:
+                    await self.move(t, seat, action, n)
+                except TableError as exc:
+                    if exc.code != "stale":
+                        log.warning("bot move refused on %s: %s", t.rec.id, exc)
+                        return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("bot failed on table %s", t.rec.id)
+
+    async def _timeout(self, t: LiveTable, seat: int) -> None:
+        if t.state.to_move == seat and t.rec.status == "running" and not t.bot_plays(seat):
+            if t.deadline is not None and time.time() >= t.deadline - 0.01:
+                await self.set_zombie(t, seat, True)
+
+    # ----- what each connection sees --------------------------------------------------------------
+    def broadcast(self, t: LiveTable) -> None:
+        views: dict[int | None, dict[str, Any]] = {}
+        logs: dict[int | None, list[dict[str, Any]]] = {}
+        for c in list(t.conns):
+            if c.closed:
+                t.conns.discard(c)
+                continue
+            if c.seat not in views:
+                views[c.seat] = self.message(t, c.seat)
+                logs[c.seat] = t.state.log(c.seat)
+            events = logs[c.seat]
+            c.push({**views[c.seat], "log_start": c.log_sent, "log": events[c.log_sent:]})
+            c.log_sent = len(events)
+
+    def message(self, t: LiveTable, seat: int | None) -> dict[str, Any]:
+        """The state message for ``seat`` (None: spectator), without the log."""
+        st = t.state
+        mine = (
+            seat is not None and st.to_move == seat and t.rec.status == "running"
+            and not t.bot_plays(seat)
+        )
+        connected = {c.seat for c in t.conns if not c.closed}
+        msg: dict[str, Any] = {
+            "type": "state",
+            "table": t.rec.id,
+            "game": t.rec.game,
+            "status": t.rec.status,
+            "move": len(st.history),
+            "seat": seat,
+            "to_move": st.to_move,
+            "view": st.view(seat),
+            "legal": [
+                {"id": a, "label": st.describe(a), "json": st.action_to_json(a)}
+                for a in st.legal_actions()
+            ] if mine else [],
+            "seats": self.seats_json(t, connected),
+            "time_limit": t.rec.time_limit,
+            "deadline": t.deadline if t.rec.status == "running" else None,
+            "rematch": t.rec.rematch,
+        }
+        if st.is_over():
+            msg["scores"] = st.scores()
+            msg["ranking"] = st.ranking()
+        return msg
+
+    def seats_json(self, t: LiveTable, connected: set[int | None] | None = None) -> list[dict[str, Any]]:
+        return [
+            {"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level, "zombie": s.zombie,
+             "connected": None if connected is None else s.seat in connected}
+            for s in t.rec.seats
+        ]
+
+    def summary(self, t: LiveTable) -> dict[str, Any]:
+        """What the lobby shows of a table: nothing hidden (no seed, no hands)."""
+        return {
+            "id": t.rec.id, "game": t.rec.game, "players": t.rec.players,
+            "options": t.rec.options, "status": t.rec.status, "move": len(t.state.history),
+            "to_move": t.state.to_move, "seats": self.seats_json(t),
+            "time_limit": t.rec.time_limit, "rematch": t.rec.rematch,
+            "rematch_of": t.rec.rematch_of,
+        }
