@@ -40,6 +40,9 @@ GENERIC_LEVELS: dict[str, Callable[[GameInfo, int], Bot]] = {
     "random": lambda info, seed: RandomBot(seed),
 }
 
+# Levels that also take a knob, written "level:knob": name -> factory(info, seed, knob).
+KNOB_LEVELS: dict[str, Callable[[GameInfo, int, str], Bot]] = {}
+
 
 def levels(info: GameInfo) -> list[str]:
     """The bot levels available for a game, weakest first by convention."""
@@ -47,9 +50,25 @@ def levels(info: GameInfo) -> list[str]:
 
 
 def make_bot(level: str, info: GameInfo, seed: int = 0) -> Bot:
-    """A bot of ``level`` for the game ``info``. Raises `ValueError` naming the levels."""
+    """A bot of ``level`` for the game ``info``. Raises `ValueError` naming the levels.
+
+    A level with a knob is written ``level:knob`` (e.g. ``ismcts:2000``, ``ismcts:0.5s``).
+    """
     if level in info.bots:
         return info.bots[level](seed)
     if level in GENERIC_LEVELS:
         return GENERIC_LEVELS[level](info, seed)
+    base, sep, knob = level.partition(":")
+    if sep and base in KNOB_LEVELS:
+        return KNOB_LEVELS[base](info, seed, knob)
     raise ValueError(f"no bot level {level!r} for {info.id}; levels: {', '.join(levels(info))}")
+
+
+def _register_search_levels() -> None:
+    from .ismcts import make_ismcts
+
+    GENERIC_LEVELS["ismcts"] = lambda info, seed: make_ismcts(info, seed)
+    KNOB_LEVELS["ismcts"] = make_ismcts
+
+
+_register_search_levels()

@@ -1,0 +1,226 @@
+"""Single-observer Information-Set MCTS (Cowling, Powley and Whitehouse, 2012), for any game.
+
+Why this shape: a meeple state hides other hands and future draws, so the bot never searches the
+real state. Every iteration starts from ``state.determinize(me, rng)``, a world consistent with
+what ``me`` knows, and walks one shared tree whose edges are actions. A child's UCB term uses
+its *availability* (how often it was legal when its parent was visited) instead of the parent's
+visits, because in a given determinization only some actions exist. Rollouts play to the end by
+the game's own fast playout, and the final move is the most visited root action.
+
+The search copies keep no event log (`determinize` drops it) and apply actions without the
+base class' re-validation: every action comes from ``legal_actions`` of that very copy.
+
+A game may lend the rollouts a policy: its package exports
+``ROLLOUT_POLICY: Callable[[State, random.Random], int]`` next to ``GAME`` (optional).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from meeple.core import GameInfo, State
+
+RolloutPolicy = Callable[[State, random.Random], int]
+
+DEFAULT_ITERATIONS = 300
+"""Iterations per move of level ``ismcts``: keeps p95 move time < 1 s here (benchmarks/ismcts.py)."""
+DEFAULT_MAX_SECONDS = 0.9
+"""A safety cap on a move with an iteration budget, for a loaded machine or a slow game."""
+EXPLORATION = 0.7  # UCB constant for rewards in [0, 1], the value Cowling et al. use
+MAX_ROLLOUT = 20_000  # a playout longer than this is a game bug, not a search problem
+
+
+class _Node:
+    """One tree node: the action that led here, who took it, and its statistics."""
+
+    __slots__ = ("action", "player", "children", "visits", "reward", "avail")
+
+    def __init__(self, action: int, player: int) -> None:
+        self.action = action
+        self.player = player  # the player who chose `action` (rewards are theirs)
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.reward = 0.0
+        self.avail = 1
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What the last search did: for benchmarks and the curious."""
+
+    iterations: int
+    seconds: float
+    visits: dict[int, int]
+
+
+def rollout_policy_for(info: GameInfo) -> RolloutPolicy | None:
+    """The optional ``ROLLOUT_POLICY`` exported by the game's package, or ``None``."""
+    module = getattr(info.state_factory, "__module__", "") or ""
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):  # the game package is the module's nearest GAME owner
+        name = ".".join(parts[:end])
+        pkg = sys.modules.get(name) or _try_import(name)
+        if pkg is not None and getattr(pkg, "GAME", None) is info:
+            policy = getattr(pkg, "ROLLOUT_POLICY", None)
+            return policy if callable(policy) else None
+    return None
+
+
+def _try_import(name: str) -> object | None:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+class ISMCTSBot:
+    """SO-ISMCTS with a budget of ``iterations`` or ``seconds`` (whichever is given; both: first hit).
+
+    With an iteration budget the choice is a pure function of the player's information and the
+    bot's seed, which is what makes arenas repeatable; ``max_seconds`` caps it on slow hardware.
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        iterations: int | None = DEFAULT_ITERATIONS,
+        seconds: float | None = None,
+        exploration: float = EXPLORATION,
+        rollout_policy: RolloutPolicy | None = None,
+        max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    ) -> None:
+        if iterations is None and seconds is None:
+            raise ValueError("ISMCTS needs a budget: iterations or seconds")
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.exploration = exploration
+        self.rollout_policy = rollout_policy
+        self.max_seconds = max_seconds
+        self.last: SearchStats | None = None
+
+    def choose(self, state: State) -> int:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            self.last = SearchStats(0, 0.0, {legal[0]: 0})
+            return legal[0]
+        me = state.to_move
+        assert me is not None, "the game is over"
+        root = self.search(state, me)
+        # Final move by visits; ties go to the lower action so the choice is reproducible.
+        best = max(legal, key=lambda a: (root.children[a].visits if a in root.children else -1, -a))
+        return best
+
+    def search(self, state: State, me: int) -> _Node:
+        """Run the budget from ``me``'s information set; return the root of the tree."""
+        rng, c = self.rng, self.exploration
+        policy = self.rollout_policy
+        root = _Node(-1, -1)
+        limit = self.iterations if self.iterations is not None else math.inf
+        cap = min(t for t in (self.seconds, self.max_seconds, math.inf) if t is not None)
+        start = time.perf_counter()
+        done = 0
+        path: list[_Node] = []
+        while done < limit:
+            if cap != math.inf and done and time.perf_counter() - start >= cap:
+                break
+            world = state.determinize(me, rng)
+            node = root
+            path.clear()
+            # Selection: descend while every action legal here has been tried.
+            while world.to_move is not None:
+                legal = world.legal_actions()
+                children = node.children
+                untried = [a for a in legal if a not in children]
+                if untried:  # Expansion: one new child, then roll out.
+                    action = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    child = _Node(action, world.to_move)
+                    children[action] = child
+                    world._apply(action)
+                    world.history.append(action)
+                    path.append(child)
+                    break
+                best, best_score = None, -math.inf
+                for a in legal:
+                    ch = children[a]
+                    ch.avail += 1
+                    score = ch.reward / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                    if score > best_score:
+                        best, best_score = ch, score
+                assert best is not None
+                world._apply(best.action)
+                world.history.append(best.action)
+                path.append(best)
+                node = best
+            # Simulation: the game's fast playout to the end.
+            _playout(world, rng, policy)
+            # Backpropagation: each node is credited with the reward of the player who moved.
+            rewards = [(r + 1.0) * 0.5 for r in world.returns()]
+            root.visits += 1
+            for n in path:
+                n.visits += 1
+                n.reward += rewards[n.player]
+            done += 1
+        self.last = SearchStats(
+            done, time.perf_counter() - start, {a: n.visits for a, n in root.children.items()}
+        )
+        return root
+
+
+def _playout(world: State, rng: random.Random, policy: RolloutPolicy | None) -> None:
+    """Play ``world`` to the end: the game's policy if it lends one, else uniform random."""
+    history = world.history
+    for _ in range(MAX_ROLLOUT):
+        if world.to_move is None:
+            return
+        if policy is not None:
+            action = policy(world, rng)
+        else:
+            legal = world.legal_actions()
+            action = legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
+        world._apply(action)
+        history.append(action)
+    raise RuntimeError(f"{world!r}: no end after {MAX_ROLLOUT} playout actions")
+
+
+def parse_knob(knob: str) -> dict[str, float | int]:
+    """``"2000"`` -> 2000 iterations; ``"0.5s"`` -> 0.5 seconds per move (no iteration cap)."""
+    text = knob.strip().lower()
+    try:
+        if text.endswith("s"):
+            seconds = float(text[:-1])
+            if seconds <= 0:
+                raise ValueError
+            return {"seconds": seconds}
+        iterations = int(text)
+        if iterations <= 0:
+            raise ValueError
+        return {"iterations": iterations}
+    except ValueError:
+        raise ValueError(
+            f"ismcts knob {knob!r}: give iterations (e.g. ismcts:2000) or seconds (ismcts:0.5s)"
+        ) from None
+
+
+def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot:
+    """Level ``ismcts`` (default budget) or ``ismcts:<iterations>`` / ``ismcts:<seconds>s``."""
+    budget: dict[str, float | int] = parse_knob(knob) if knob else {}
+    iterations = int(budget["iterations"]) if "iterations" in budget else None
+    seconds = float(budget["seconds"]) if "seconds" in budget else None
+    if iterations is None and seconds is None:
+        iterations = DEFAULT_ITERATIONS
+    return ISMCTSBot(
+        seed,
+        iterations=iterations,
+        seconds=seconds,
+        rollout_policy=rollout_policy_for(info),
+        max_seconds=None if seconds is not None or knob else DEFAULT_MAX_SECONDS,
+    )

@@ -1,0 +1,120 @@
+"""`meeple arena`: bots play a seeded series of one game; a Rich table ranks them.
+
+The lead's `meeple.cli` registers it with ``app.command("arena")(arena)``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+import meeple
+from meeple.bots.arena import ArenaResult, GameResult, run_arena, save, separated
+from meeple.core import MeepleError
+
+console = Console(highlight=False)
+
+
+def _options(pairs: list[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep:
+            raise typer.BadParameter(f"options are NAME=VALUE, not {pair!r}")
+        try:
+            options[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[name] = raw
+    return options
+
+
+def arena(
+    game: Annotated[str, typer.Argument(help="game id (see `meeple list`)")],
+    bots: Annotated[str, typer.Option(help="comma-separated levels; ismcts takes a knob: ismcts:2000, ismcts:0.5s")] = "ismcts,heuristic,random",
+    games: Annotated[int, typer.Option(min=1, help="games to play; balanced when a multiple of bots x players")] = 24,
+    players: Annotated[int | None, typer.Option(help="seats per game (default: the number of bots if the game allows it)")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="local processes")] = 1,
+    ray: Annotated[bool, typer.Option("--ray", help="run the games as Ray tasks")] = False,
+    ray_address: Annotated[str | None, typer.Option(help="Ray cluster address (default: start a local one)")] = None,
+    seed: Annotated[int, typer.Option(help="arena seed: same seed, same games")] = 0,
+    out: Annotated[Path | None, typer.Option(help="save results: .json or .csv (plus a .png plot)")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")] = None,
+    plot: Annotated[bool, typer.Option(help="with --out, also save a PNG plot")] = True,
+) -> None:
+    """Rank bots by playing GAME: mean place, win rate, mean score (95% CI) and an openskill rating."""
+    levels = [b.strip() for b in bots.split(",") if b.strip()]
+    try:
+        info = meeple.game_info(game)
+        if players is None:
+            players = len(levels) if len(levels) in info.player_counts else min(info.player_counts)
+        period = len(levels) * players
+        if games % period:
+            console.print(f"[yellow]note:[/] seats balance exactly when --games is a multiple of {period}")
+        with Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[leader]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+            console=console, transient=False,
+        ) as progress:
+            task = progress.add_task(f"{game} {players}p", total=games, leader="")
+            wins: dict[str, int] = dict.fromkeys(levels, 0)
+
+            def on_result(r: GameResult) -> None:
+                for seat, bot in enumerate(r.lineup):
+                    wins[bot] += r.places[seat] == 1
+                lead = max(wins, key=lambda b: wins[b])
+                progress.update(task, advance=1, leader=f"most wins: {lead} ({wins[lead]})")
+
+            result = run_arena(
+                game, levels, games, players, seed, _options(option or []), workers, ray,
+                ray_address, on_result,
+            )
+    except (MeepleError, ValueError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from exc
+    console.print(results_table(result))
+    if out is not None:
+        for path in save(result, out, plot):
+            console.print(f"saved {path}")
+
+
+def results_table(result: ArenaResult) -> Table:
+    """The results as a Rich table, best mean place first, with which gaps are significant."""
+    opts = ", ".join(f"{k}={v}" for k, v in result.options.items())
+    table = Table(
+        title=f"{result.game}, {result.players} players, {len(result.games)} games, seed {result.seed}"
+        + (f" ({opts})" if opts else ""),
+        caption="95% intervals; > marks a mean place whose interval is clear of the next bot's",
+    )
+    for col in ("bot", "mean place", "win rate", "mean score", "rating (mu-3σ)", "p95 move s"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    rows = sorted(result.stats, key=lambda s: s.mean_place.mean)
+    for i, s in enumerate(rows):
+        mark = ""
+        if i + 1 < len(rows) and separated(s.mean_place, rows[i + 1].mean_place):
+            mark = " >"
+        table.add_row(
+            s.bot,
+            f"{s.mean_place.mean:.2f} ± {_half(s.mean_place):.2f}{mark}",
+            f"{s.win_rate.mean:.0%} [{s.win_rate.lo:.0%}, {s.win_rate.hi:.0%}]",
+            f"{s.mean_score.mean:.1f} ± {_half(s.mean_score):.1f}",
+            f"{s.rating:.1f} ({s.rating_mu:.1f}±{s.rating_sigma:.1f})",
+            f"{s.p95_move_seconds:.3f}",
+        )
+    return table
+
+
+def _half(iv: Any) -> float:
+    return (iv.hi - iv.lo) / 2

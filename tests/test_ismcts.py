@@ -1,0 +1,182 @@
+"""ISMCTS: it decides from its player's information only, searches correctly, and has its knob."""
+
+from __future__ import annotations
+
+import random
+import sys
+import types
+from typing import Any
+
+import pytest
+
+import meeple
+from meeple.bots import GENERIC_LEVELS, make_bot
+from meeple.bots.ismcts import ISMCTSBot, parse_knob, rollout_policy_for
+from meeple.core import GameInfo, State
+
+GAMES = [g["id"] for g in meeple.games()]
+
+
+def _midgame_states(game: str, seed: int, stops: int) -> list[State]:
+    """Positions reached by random play, each with a real decision (2+ legal actions) to make."""
+    info = meeple.game_info(game)
+    players = min(info.player_counts)
+    state = meeple.make(game, players=players, seed=seed)
+    rng = random.Random(seed)
+    found: list[State] = []
+    step = 0
+    while not state.is_over() and len(found) < stops:
+        if len(state.legal_actions()) > 1 and step % 3 == 0:
+            found.append(state.clone())
+        state.apply(rng.choice(state.legal_actions()))
+        step += 1
+    return found
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_ismcts_never_reads_hidden_information(game: str) -> None:
+    """Two worlds that differ only in what the mover cannot see get the very same search.
+
+    Each is a determinization of one real position for the mover, so the mover's view is equal
+    while other hands and future draws differ. Under one bot seed the chosen action and every
+    root visit count must agree: any read of hidden state would show up as a difference.
+    """
+    checked = differed = 0
+    for seed in range(3):
+        for state in _midgame_states(game, seed, stops=3):
+            me = state.to_move
+            assert me is not None
+            a = state.determinize(me, random.Random(1))
+            b = state.determinize(me, random.Random(2))
+            assert a.view(me) == b.view(me), "determinize must keep the mover's view"
+            others = [p for p in range(state.players) if p != me]
+            differed += any(a.view(p) != b.view(p) for p in others) or a.salt != b.salt
+            bot_a = ISMCTSBot(seed=7, iterations=40, max_seconds=None)
+            bot_b = ISMCTSBot(seed=7, iterations=40, max_seconds=None)
+            assert bot_a.choose(a) == bot_b.choose(b)
+            assert bot_a.last is not None and bot_b.last is not None
+            assert bot_a.last.visits == bot_b.last.visits
+            checked += 1
+    assert checked >= 3
+    assert differed, "the test needs worlds whose hidden parts differ"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_ismcts_plays_legal_moves_and_spends_its_budget(game: str) -> None:
+    state = _midgame_states(game, seed=11, stops=1)[0]
+    bot = ISMCTSBot(seed=3, iterations=25, max_seconds=None)
+    action = bot.choose(state)
+    assert action in state.legal_actions()
+    assert bot.last is not None and bot.last.iterations == 25
+    assert sum(bot.last.visits.values()) == 25
+    assert state.history == _midgame_states(game, seed=11, stops=1)[0].history  # untouched
+
+
+# ----- a tiny game with a known best move, to check the search itself ---------------------------
+class _NimState(State):
+    """Two players take 1 or 2 from a pile; who takes the last stone wins. From 4, take 1."""
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        super().__init__(players, seed, options)
+        self.pile = options["pile"]
+        self.to_move = 0
+        self.winner: int | None = None
+
+    def legal_actions(self) -> list[int]:
+        return [] if self.to_move is None else [a for a in (1, 2) if a <= self.pile]
+
+    def _apply(self, action: int) -> None:
+        self.pile -= action
+        if self.pile == 0:
+            self.winner, self.to_move = self.to_move, None
+        else:
+            self.to_move = 1 - self.to_move
+
+    def scores(self) -> list[float]:
+        return [float(self.winner == p) for p in range(2)]
+
+    def view(self, player: int | None) -> dict[str, Any]:
+        return {"pile": self.pile, "to_move": self.to_move}
+
+    def _copy(self) -> _NimState:
+        new = object.__new__(_NimState)
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def _resample_hidden(self, player: int, rng: random.Random) -> None:
+        pass  # nothing is hidden
+
+    def action_to_json(self, action: int) -> dict[str, Any]:
+        return {"take": action}
+
+    def describe(self, action: int) -> str:
+        return f"take {action}"
+
+
+NIM = GameInfo(
+    id="nim-test", title="Nim", description="test game", player_counts=(2,), options=(),
+    num_actions=3, state_factory=_NimState, hidden_information=False,
+)
+
+
+@pytest.mark.parametrize(("pile", "best"), [(4, 1), (5, 2), (7, 1), (8, 2)])
+def test_ismcts_finds_the_winning_move_for_the_player_to_move(pile: int, best: int) -> None:
+    """Rewards go to the player who moved at each node: a mix-up would pick the losing take."""
+    for mover in (0, 1):
+        state = _NimState(2, 0, {"pile": pile + (0 if mover == 0 else 1)})
+        if mover == 1:
+            state.apply(1)  # player 0 takes 1, leaving `pile` for player 1
+        assert state.to_move == mover
+        assert ISMCTSBot(seed=1, iterations=400, max_seconds=None).choose(state) == best
+
+
+def test_rollout_policy_hook_is_used_when_a_game_package_exports_one() -> None:
+    """A game package may export ROLLOUT_POLICY; without one the playout is uniform random."""
+    calls: list[int] = []
+
+    def take_two_when_possible(state: State, rng: random.Random) -> int:
+        calls.append(1)
+        return max(state.legal_actions())
+
+    pkg = types.ModuleType("nim_test_pkg")
+    pkg.GAME = NIM  # type: ignore[attr-defined]
+    pkg.ROLLOUT_POLICY = take_two_when_possible  # type: ignore[attr-defined]
+    rules = types.ModuleType("nim_test_pkg.rules")
+    sys.modules["nim_test_pkg"], sys.modules["nim_test_pkg.rules"] = pkg, rules
+    try:
+        info = GameInfo(
+            id="nim-test", title="Nim", description="", player_counts=(2,), options=(),
+            num_actions=3, state_factory=_nim_factory,
+        )
+        pkg.GAME = info  # type: ignore[attr-defined]
+        assert rollout_policy_for(info) is take_two_when_possible
+        bot = make_bot("ismcts:30", info, seed=0)
+        bot.choose(_NimState(2, 0, {"pile": 9}))
+        assert calls, "the exported policy drove the playouts"
+    finally:
+        del sys.modules["nim_test_pkg"], sys.modules["nim_test_pkg.rules"]
+
+
+def _nim_factory(players: int, seed: int, options: dict[str, Any]) -> State:
+    return _NimState(players, seed, {"pile": 9, **options})
+
+
+_nim_factory.__module__ = "nim_test_pkg.rules"
+
+
+def test_levels_and_knob() -> None:
+    """Stable level name `ismcts`; `ismcts:N` sets iterations, `ismcts:Xs` a time budget."""
+    assert "ismcts" in GENERIC_LEVELS
+    info = meeple.game_info(GAMES[0])
+    default = make_bot("ismcts", info, seed=0)
+    assert isinstance(default, ISMCTSBot) and default.iterations and default.max_seconds
+    strong = make_bot("ismcts:2000", info, seed=0)
+    assert isinstance(strong, ISMCTSBot) and strong.iterations == 2000 and strong.max_seconds is None
+    timed = make_bot("ismcts:0.25s", info, seed=0)
+    assert isinstance(timed, ISMCTSBot) and timed.seconds == 0.25 and timed.iterations is None
+    assert parse_knob("10") == {"iterations": 10}
+    for bad in ("", "x", "-3", "0s"):
+        with pytest.raises(ValueError):
+            parse_knob(bad)
+    with pytest.raises(ValueError, match="levels"):
+        make_bot("mcts:5", info, seed=0)
