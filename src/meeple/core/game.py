@@ -258,7 +258,11 @@ class State(ABC):
         return new
 
     def emit(self, event: dict[str, Any], to: int | None = None) -> None:
-        """Log an event: public (``to=None``) or private to player ``to``."""
+        """Log an event: public (``to=None``) or private to player ``to``.
+
+        Hot paths may append ``(to, compact_tuple)`` to ``self._events`` directly and implement
+        `_format_event`; `log` then builds the dict only when someone reads it.
+        """
         if self._events is not None:
             self._events.append((to, event))
 
@@ -266,7 +270,12 @@ class State(ABC):
         """The event log as ``player`` saw it (``None``: spectator, public events only)."""
         if self._events is None:
             raise ValueError("this state keeps no log (it is a search copy)")
-        return [e for to, e in self._events if to is None or to == player]
+        fmt = self._format_event
+        return [e if type(e) is dict else fmt(e) for to, e in self._events if to is None or to == player]
+
+    def _format_event(self, event: Any) -> dict[str, Any]:
+        """Turn a compact event (a tuple a game logged on its hot path) into its JSON form."""
+        raise TypeError(f"{type(self).__name__} logged a compact event but cannot format it: {event!r}")
 
     def record(self, **meta: Any) -> dict[str, Any]:
         """A JSON game record; `meeple.replay` rebuilds this exact state from it."""

@@ -39,6 +39,23 @@ SUIT_MASK = tuple(
     tuple(sum(1 << c for c in range(NUM_CARDS) if SUIT[side][c] == s) for s in range(len(SUITS)))
     for side in (0, 1)
 )
+# STRENGTH[lightning_variant][side][lead_suit][card]: who wins a trick. Trump beats the lead
+# colour beats the rest (The Strongest Color); the Lightning card never wins, except in the
+# Lightning Card Variant, where it beats everything but trump. lead_suit -1: none yet.
+STRENGTH = tuple(
+    tuple(
+        tuple(
+            tuple(
+                (150 if strong else -1) if c == LIGHTNING
+                else VALUE[side][c] + (200 if SUIT[side][c] == TRUMP[side] else 100 if SUIT[side][c] == lead else 0)
+                for c in range(NUM_CARDS)
+            )
+            for lead in (*range(len(SUITS)), -1)
+        )
+        for side in (0, 1)
+    )
+    for strong in (False, True)
+)
 FLIPS = tuple(VALUE[0][c] == 5 for c in range(NUM_CARDS))  # "Whenever a number 5 card is played"
 HAND_SIZE = {int(k): v for k, v in _DATA["hand_size"].items() if k.isdigit()}
 REMOVED = {
@@ -50,13 +67,16 @@ ALL_CARDS = (1 << NUM_CARDS) - 1
 SIDE_NAMES = ("day", "night")
 
 
+# Bit positions of every 10-bit chunk, so a 40-bit mask becomes a list in four lookups.
+_CHUNKS = tuple(
+    tuple(tuple(base + i for i in range(10) if b >> i & 1) for b in range(1024)) for base in (0, 10, 20, 30)
+)
+
+
 def mask_to_list(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    """The set bits of a card mask, ascending (hot: legal actions are built from it)."""
+    c0, c1, c2, c3 = _CHUNKS
+    return [*c0[mask & 1023], *c1[mask >> 10 & 1023], *c2[mask >> 20 & 1023], *c3[mask >> 30 & 1023]]
 
 
 def card_label(card: int, side: int | None = None) -> str:
@@ -67,6 +87,9 @@ def card_label(card: int, side: int | None = None) -> str:
         return f"{SUITS[SUIT[side][card]].title()} {VALUE[side][card]}"
     d, n = (SUITS[SUIT[0][card]].title(), VALUE[0][card]), (SUITS[SUIT[1][card]].title(), VALUE[1][card])
     return f"{d[0]} {d[1]}/{n[1]}" if d[0] == n[0] else f"{d[0]} {d[1]} / {n[0]} {n[1]}"
+
+
+ACTIVE_LABEL = tuple(tuple(card_label(c, side) for c in range(NUM_CARDS)) for side in (0, 1))
 
 
 def card_json(card: int, side: int) -> dict[str, Any]:
@@ -124,9 +147,16 @@ class TrickarusState(State):
 
     # ----- the rules -----------------------------------------------------------------------
     def legal_actions(self) -> list[int]:
-        if self.to_move is None:
+        p = self.to_move
+        if p is None:
             return []
-        return mask_to_list(self._legal_mask())
+        hand = self.hands[p]
+        lead = self.lead_card
+        if lead >= 0:  # (inlined _legal_mask: this is the playout hot path)
+            side = self.side
+            hand = hand & SUIT_MASK[side][SUIT[side][lead]] or hand
+        c0, c1, c2, c3 = _CHUNKS
+        return [*c0[hand & 1023], *c1[hand >> 10 & 1023], *c2[hand >> 20 & 1023], *c3[hand >> 30 & 1023]]
 
     def _legal_mask(self) -> int:
         hand = self.hands[self.to_move]
@@ -141,6 +171,21 @@ class TrickarusState(State):
     def is_legal(self, action: int) -> bool:
         return self.to_move is not None and 0 <= action < NUM_CARDS and bool(self._legal_mask() >> action & 1)
 
+    def apply(self, action: int) -> None:
+        """`State.apply`, fused with the legality test: this is the playout hot path."""
+        p = self.to_move
+        if type(action) is int and p is not None and 0 <= action < NUM_CARDS:
+            hand = self.hands[p]
+            lead = self.lead_card
+            if lead >= 0:
+                side = self.side
+                hand = hand & SUIT_MASK[side][SUIT[side][lead]] or hand
+            if hand >> action & 1:
+                self._apply(action)
+                self.history.append(action)
+                return
+        super().apply(action)  # raises IllegalAction with the full explanation
+
     def _apply(self, card: int) -> None:
         p = self.to_move
         assert p is not None
@@ -149,7 +194,9 @@ class TrickarusState(State):
         self.trick.append(card)
         if self.lead_card < 0 and card != LIGHTNING:
             self.lead_card = card
-        self.emit({"type": "play", "player": p, "card": CODE[card], "as": card_label(card, self.side)})
+        events = self._events
+        if events is not None:
+            events.append((None, (p, card, self.side)))  # a play; see _format_event
         if FLIPS[card]:  # Changing Between Day and Night: hands and table flip at once
             self.side ^= 1
             self.emit({"type": "flip", "side": SIDE_NAMES[self.side]})
@@ -160,34 +207,32 @@ class TrickarusState(State):
 
     def trick_winner(self) -> int:
         """The player currently winning the trick (trump, then the lead colour; no ties exist)."""
-        side, trump = self.side, TRUMP[self.side]
-        lead_suit = SUIT[side][self.lead_card] if self.lead_card >= 0 else -2
-        best_key, best_i = -1, 0
-        for i, card in enumerate(self.trick):
-            if card == LIGHTNING:
-                # Lightning Card Variant: beats every non-trump card, loses to trump.
-                key = 150 if self.lightning_strong else -1
-            else:
-                suit = SUIT[side][card]
-                key = VALUE[side][card] + (200 if suit == trump else 100 if suit == lead_suit else 0)
-            if key > best_key:
-                best_key, best_i = key, i
+        side = self.side
+        lead_suit = SUIT[side][self.lead_card] if self.lead_card >= 0 else -1
+        strength = STRENGTH[self.lightning_strong][side][lead_suit]
+        trick = self.trick
+        best_i = 0
+        best = strength[trick[0]]
+        for i in range(1, len(trick)):
+            key = strength[trick[i]]
+            if key > best:
+                best, best_i = key, i
         return (self.leader + best_i) % self.players
 
     def _finish_trick(self) -> None:
         winner = self.trick_winner()
-        lightning = LIGHTNING in self.trick
+        trick = self.trick
+        lightning = LIGHTNING in trick
         before = self.pos[winner]
         if lightning or (self.coop and self.sun_reached):
             self._move_down(winner)
             into_sun = False
         else:
             into_sun = self._move_up(winner)
-        self.emit(
-            {"type": "trick", "winner": winner, "cards": [CODE[c] for c in self.trick],
-             "lightning": lightning, "from": before, "to": self.pos[winner], "sun": into_sun}
-        )
-        self.last_trick = self.trick
+        events = self._events
+        if events is not None:
+            events.append((None, ("trick", winner, trick, lightning, before, self.pos[winner], into_sun)))
+        self.last_trick = trick
         self.last_winner = winner
         self.trick = []
         self.lead_card = -1
@@ -203,25 +248,25 @@ class TrickarusState(State):
 
         Returns True when the player flies into the sun (and falls below the bottom-most player).
         """
-        others = [q for i, q in enumerate(self.pos) if i != p]
-        space = self.pos[p] + 1
-        while space in others:
+        pos = self.pos
+        space = pos[p] + 1
+        while space in pos:  # (p itself is below ``space``, so only others can be in the way)
             space += 1
         if space <= self.track_length:
-            self.pos[p] = space
+            pos[p] = space
             return False
         # Flying Into the Sun: just below the bottom-most player; never below the ground (FAQ).
-        self.pos[p] = max(0, min(others) - 1)
+        pos[p] = max(0, min(q for i, q in enumerate(pos) if i != p) - 1)
         self.sun_reached = True
         return True
 
     def _move_down(self, p: int) -> None:
         """The Lightning Card / co-op descent: the next open space below (the ground holds all)."""
-        others = [q for i, q in enumerate(self.pos) if i != p]
-        space = self.pos[p] - 1
-        while space > 0 and space in others:
+        pos = self.pos
+        space = pos[p] - 1
+        while space > 0 and space in pos:  # p itself is above ``space``
             space -= 1
-        self.pos[p] = max(space, 0)
+        pos[p] = max(space, 0)
 
     def _end_round(self) -> None:
         self.emit({"type": "round_end", "round": self.round, "positions": list(self.pos)})
@@ -239,6 +284,14 @@ class TrickarusState(State):
     def _end(self, why: str) -> None:
         self.to_move = None
         self.emit({"type": "game_end", "why": why, "scores": self.scores()})
+
+    def _format_event(self, event: tuple) -> dict[str, Any]:
+        if event[0] == "trick":
+            _, winner, trick, lightning, before, after, into_sun = event
+            return {"type": "trick", "winner": winner, "cards": [CODE[c] for c in trick],
+                    "lightning": lightning, "from": before, "to": after, "sun": into_sun}
+        player, card, side = event
+        return {"type": "play", "player": player, "card": CODE[card], "as": ACTIVE_LABEL[side][card]}
 
     # ----- results -------------------------------------------------------------------------
     def landed(self) -> int:
