@@ -220,7 +220,7 @@ class TableManager:
                     make_bot(level, info, 0)
                 except ValueError as exc:
                     raise TableError("bad_level", str(exc)) from exc
-                records.append(SeatRecord(n, "bot", name=f"Bot ({level})", level=level))
+                records.append(SeatRecord(n, "bot", name=f"Bot {n + 1} ({level})", level=level))
             elif kind == "me":
                 if not name:
                     raise TableError("bad_seats", "give a display name to take a seat")
@@ -281,7 +281,7 @@ class TableManager:
                     make_bot(level, info, 0)
                 except ValueError as exc:
                     raise TableError("bad_level", str(exc)) from exc
-                new = SeatRecord(seat, "bot", name=f"Bot ({level})", level=level)
+                new = SeatRecord(seat, "bot", name=f"Bot {n + 1} ({level})", level=level)
             else:
                 secret = new_secret()
                 new = SeatRecord(seat, "invited", secret_hash=hash_secret(secret))

@@ -1,0 +1,217 @@
+// The table page: one WebSocket, the game drawn by its renderer, the generic choices panel,
+// seats, log, clock, end screen and rematch. Everything is redrawn from the last state message.
+import { api, h, myName, ordinal, save, saved, seatName, setMyName } from "./common.js";
+import { choicesPanel, loadRenderer } from "./renderer.js";
+
+const tableId = location.pathname.split("/").pop();
+const $ = (id) => document.getElementById(id);
+let games = [];
+let game = null;
+let renderer = null;
+let last = null;        // the last state message
+let log = [];           // the log as this seat saw it
+let ws = null;
+let retry = 500;
+let sending = false;    // a move is in flight: ignore further clicks until the next state
+
+// An invite link carries its seat and secret in the fragment (#seat=2&invite=...).
+const frag = new URLSearchParams(location.hash.slice(1));
+if (frag.get("invite")) {
+  save(tableId, { invite: { seat: Number(frag.get("seat")), secret: frag.get("invite") } });
+  history.replaceState(null, "", location.pathname);
+}
+
+function me() { return saved(tableId); }
+
+function connect() {
+  ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/tables/${tableId}`);
+  ws.onopen = () => {
+    const m = me();
+    ws.send(JSON.stringify(m.secret ? { type: "hello", seat: m.seat, secret: m.secret } : { type: "hello" }));
+    $("conn").textContent = "live";
+    $("conn").className = "conn ok";
+    retry = 500;
+  };
+  ws.onmessage = (e) => onMessage(JSON.parse(e.data));
+  ws.onclose = () => {
+    $("conn").textContent = "reconnecting…";
+    $("conn").className = "conn bad";
+    sending = false;
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 5000);
+  };
+}
+
+function onMessage(msg) {
+  if (msg.type === "error") {
+    sending = false;
+    $("error").textContent = msg.message;
+    if (msg.code === "forbidden" && me().secret) { save(tableId, { secret: null, seat: null }); }
+    if (msg.code === "stale" || msg.code === "illegal") setTimeout(() => ($("error").textContent = ""), 3000);
+    return;
+  }
+  if (msg.type !== "state") return;
+  if (msg.log_start === 0) log = [];
+  log = log.slice(0, msg.log_start).concat(msg.log);
+  last = msg;
+  sending = false;
+  draw();
+}
+
+function act(id) {
+  if (!last || sending || !last.legal.some((c) => c.id === id)) return;
+  sending = true;
+  $("error").textContent = "";
+  document.body.classList.add("sending");
+  ws.send(JSON.stringify({ type: "move", action: id, move: last.move }));
+}
+
+function ctx() {
+  return {
+    view: last.view, seat: last.seat, legal: last.legal, seats: last.seats, act,
+    over: last.status === "over", ranking: last.ranking, scores: last.scores, replay: false,
+  };
+}
+
+function drawSeats() {
+  const m = me();
+  $("seats").replaceChildren(...last.seats.map((s) => h(
+    `div.seat${s.seat === last.to_move && last.status === "running" ? ".to-move" : ""}${s.seat === last.seat ? ".mine" : ""}`,
+    { "data-seat": s.seat },
+    h("span.dot", { class: `dot ${s.kind === "bot" || s.zombie ? "bot" : s.connected ? "on" : "off"}` }),
+    h("strong", {}, seatName(last.seats, s.seat)),
+    s.seat === last.seat ? h("span.tag", {}, "you") : null,
+    s.kind === "bot" ? h("span.tag", {}, "bot") : null,
+    s.zombie ? h("span.tag.warn", {}, "bot plays for them") : null,
+    s.kind === "open" ? h("span.tag", {}, "open") : null,
+    s.kind === "invited" ? h("span.tag", {}, "invited") : null,
+    m.host && (s.kind === "open" || s.kind === "invited") && last.status === "open" ? hostControls(s.seat) : null,
+  )));
+}
+
+function hostControls(seat) {
+  const level = h("select", { "aria-label": "bot level" }, (game ? game.bots : ["random"]).map((l) => h("option", { value: l }, l)));
+  const out = h("span.host-controls", {},
+    level,
+    h("button", { "data-fill-bot": seat, onclick: async () => {
+      try { await api(`/api/tables/${tableId}/bot`, { host: me().host, seat, level: level.value }); } catch (e) { $("error").textContent = e.message; }
+    } }, "Fill with bot"),
+    h("button", { "data-invite": seat, onclick: async () => {
+      try {
+        const res = await api(`/api/tables/${tableId}/invite`, { host: me().host, seat });
+        const link = `${location.origin}${res.link}`;
+        out.append(h("input.invite-link", { readonly: true, value: link, size: 40 }));
+        navigator.clipboard?.writeText(link).catch(() => {});
+      } catch (e) { $("error").textContent = e.message; }
+    } }, "Invite link"));
+  return out;
+}
+
+function drawSit() {
+  const m = me();
+  const box = $("sit");
+  const open = last.seats.filter((s) => s.kind === "open");
+  const invite = m.invite && last.seats[m.invite.seat] && last.seats[m.invite.seat].kind === "invited" ? m.invite : null;
+  if (last.seat !== null || last.status !== "open" || (!open.length && !invite)) { box.replaceChildren(); return; }
+  const name = h("input", { id: "sit-name", maxlength: 40, placeholder: "your name", value: myName() });
+  const sit = async (seat, secret) => {
+    const n = name.value.trim();
+    if (!n) { name.focus(); return; }
+    setMyName(n);
+    try {
+      const res = await api(`/api/tables/${tableId}/join`, { seat, name: n, secret: secret || null });
+      save(tableId, { seat: res.seat, secret: res.secret, invite: null });
+      ws.close();
+    } catch (e) { $("error").textContent = e.message; }
+  };
+  box.replaceChildren(h("span", {}, "Take a seat as "), name,
+    invite ? h("button.primary", { "data-sit": invite.seat, onclick: () => sit(invite.seat, invite.secret) }, `Accept the invitation (seat ${invite.seat + 1})`)
+      : open.map((s) => h("button.primary", { "data-sit": s.seat, onclick: () => sit(s.seat) }, `Sit at seat ${s.seat + 1}`)));
+}
+
+function drawStatus() {
+  const title = game ? game.title : last.game;
+  $("title").textContent = `${title} · table #${tableId}`;
+  document.title = `meeple — ${title}`;
+  let status;
+  if (last.status === "open") status = "Waiting for players";
+  else if (last.status === "over") status = "Game over";
+  else if (last.legal.length) status = "Your turn";
+  else status = `${seatName(last.seats, last.to_move)} to move`;
+  $("status").textContent = status;
+  $("status").className = `status ${last.legal.length ? "yours" : ""}`;
+  document.body.classList.toggle("my-turn", last.legal.length > 0);
+  document.body.classList.remove("sending");
+}
+
+function drawSeatActions() {
+  const mine = last.seat !== null ? last.seats[last.seat] : null;
+  const box = $("seat-actions");
+  if (!mine || last.status === "over") { box.replaceChildren(); return; }
+  box.replaceChildren(mine.zombie
+    ? h("button.primary", { id: "reclaim", onclick: () => ws.send(JSON.stringify({ type: "reclaim" })) }, "Take my seat back")
+    : h("button", { id: "leave", onclick: () => ws.send(JSON.stringify({ type: "leave" })) }, "Leave (a bot plays for me)"));
+}
+
+function drawLog() {
+  const c = ctx();
+  const items = log.map((ev) => h("li", {}, renderer.describeEvent(ev, c)));
+  $("log").replaceChildren(...items);
+  $("log").scrollTop = $("log").scrollHeight;
+}
+
+function drawEnd() {
+  const end = $("end");
+  if (last.status !== "over") { end.hidden = true; return; }
+  const order = last.seats.map((s) => s.seat).sort((a, b) => last.ranking[a] - last.ranking[b]);
+  const m = me();
+  const rematch = async () => {
+    try {
+      const res = await api(`/api/tables/${tableId}/rematch`, m.secret ? { seat: m.seat, secret: m.secret } : { secret: m.host });
+      save(res.id, { host: res.host || null, seat: res.seat ?? null, secret: res.secret || null });
+      location.href = `/table/${res.id}`;
+    } catch (e) { $("error").textContent = e.message; }
+  };
+  end.hidden = false;
+  end.replaceChildren(h("h2", {}, "Game over"),
+    h("ol.places", {}, order.map((p) => h("li", { "data-place": last.ranking[p] },
+      h("strong", {}, `${ordinal(last.ranking[p])} `), seatName(last.seats, p),
+      h("span.muted", {}, ` — score ${last.scores[p]}`), p === last.seat ? h("span.tag", {}, "you") : null))),
+    h("div.end-actions", {},
+      (m.secret || m.host) ? h("button.primary", { id: "rematch", onclick: rematch }, last.rematch ? "Join the rematch" : "Rematch") : null,
+      last.rematch && !(m.secret || m.host) ? h("a.button", { href: `/table/${last.rematch}` }, "Watch the rematch") : null,
+      h("a.button", { href: `/replay/${tableId}${last.seat !== null ? `?seat=${last.seat}` : ""}` }, "Replay"),
+      h("a.button", { href: "/" }, "Lobby")));
+}
+
+function tick() {
+  if (!last || !last.deadline || last.status !== "running") { $("clock").textContent = ""; return; }
+  const left = Math.max(0, last.deadline - Date.now() / 1000);
+  const s = Math.ceil(left);
+  $("clock").textContent = s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function draw() {
+  const c = ctx();
+  drawStatus();
+  drawSeats();
+  drawSit();
+  try { renderer.render($("board"), c); } catch (err) { console.error(err); }
+  choicesPanel($("choices"), c);
+  drawSeatActions();
+  drawLog();
+  drawEnd();
+  tick();
+}
+
+games = await api("/api/games");
+try {
+  const info = await api(`/api/tables/${tableId}`);
+  game = games.find((g) => g.id === info.game) || { id: info.game, title: info.game, bots: ["random"] };
+  renderer = await loadRenderer(game);
+  connect();
+  setInterval(tick, 500);
+} catch (err) {
+  $("error").textContent = err.message;
+  $("conn").textContent = "";
+}
