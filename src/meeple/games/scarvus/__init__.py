@@ -1,0 +1,49 @@
+"""Scarvus (Knizia's Icarus): the game's registration. Rules in `rules.py`, components in
+`components.json` and `flight_cards.json`, rulings in docs/games/scarvus.md."""
+
+from meeple.core import GameInfo, Option
+
+from .bot import HeuristicBot, ProbabilisticBot
+from .render import render_text
+from .rules import (
+    CAP,
+    FEATHER_CHOICES,
+    MAX_LIVES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_ACTIONS,
+    ScarvusState,
+    check,
+)
+
+GAME = GameInfo(
+    id="scarvus",
+    title="Scarvus",
+    description=(
+        "Reiner Knizia's Icarus: bid that a colour's hidden cards add up to at least a number, "
+        "or call the last bid a bluff. Fly too high and your feathers singe or burn."
+    ),
+    player_counts=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
+    options=(
+        Option("feathers", 4, FEATHER_CHOICES,
+               "Longer Flights: the number of Feather tokens one player must reach to end the game"),
+        Option("daedalus", False, (False, True),
+               "The Daedalus Challenge: only the top discard of each colour stays visible"),
+        Option("fancy_flying", False, (False, True),
+               "Fancy Flying: in the Card Step, reveal a card instead of swapping and draw a Flight card"),
+        Option("talons", False, (False, True),
+               "Talons Challenge: after an acceptance every other player in turn may challenge; "
+               "an unsafe bid gives that challenger a Flight card"),
+        Option("lives", None, (None, *range(1, MAX_LIVES + 1)),
+               "Fight in the Skies: null = feathers as penalties; a number = Lives per player, "
+               "the last flyer wins (3 recommended; more only with 5 or fewer players)"),
+    ),
+    num_actions=NUM_ACTIONS,
+    state_factory=ScarvusState,
+    rules_doc="docs/games/scarvus.md",
+    check=check,
+    bots={"heuristic": HeuristicBot, "probabilistic": ProbabilisticBot},
+    text_renderer=render_text,
+)
+
+BID_CAP = CAP

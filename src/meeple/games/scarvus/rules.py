@@ -1,0 +1,809 @@
+"""Scarvus (Reiner Knizia's *Icarus*, Victory Point Games 2015): bid on colour totals, call bluffs.
+
+Rulebook: shared/rules/000 (VPG rules). Section names in docstrings refer to it. Rulings, options
+and the reconstructed Flight cards: docs/games/scarvus.md. Components: components.json and
+flight_cards.json.
+
+Representation (ints on the hot path): ``hand[p * 7 + c]`` is player p's card of colour c, or -1
+once the colour is out of play (or p is out of the game); decks and discard piles are lists of
+values per colour, the top at the end; Flight hands are counts per effect. Private knowledge a
+player gains from Flight cards is a bitmask of ``owner * 7 + colour`` (owner 7 is the Daedalus
+Hand), so what they saw is read from the card itself and stays right when hidden cards are
+resampled.
+
+A turn is a chain of atomic decisions: Card Step actions (pass, swap, reveal, Flight cards), one
+bid, then each responder's accept/challenge. Actions (``NUM_ACTIONS`` = 57 + 7 x the bid cap):
+
+    0 pass (end the Card Step)      1-7 swap colour      8-14 reveal colour (Fancy Flying)
+    15 accept   16 challenge        17 play Updraft      18-24 Scouting Flight on a colour
+    25-31 Sun Flare on a colour     32-38 Daedalus' Counsel on a colour
+    39-45 Sharp Eyes on a player    46 keep the scouted card   47 discard the scouted card
+    48 play Wax Repair   49 decline it                   50-56 discard a Flight card (hand limit)
+    57 + (number - 1) * 7 + colour  bid
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from importlib import resources
+from typing import Any
+
+from meeple.core import BadOption, IllegalAction, State, derive
+
+# ----- components, read from data --------------------------------------------------------------
+_DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
+_FLIGHT = json.loads(resources.files(__package__).joinpath("flight_cards.json").read_text())
+
+COLOURS: list[str] = _DATA["colours"]["names"]
+NC = len(COLOURS)  # 7
+COLOUR_ID = {name: i for i, name in enumerate(COLOURS)}
+DECK: tuple[int, ...] = tuple(_DATA["deck"]["values"])
+MAX_VALUE = max(DECK)
+VALUE_COUNTS: tuple[int, ...] = tuple(DECK.count(v) for v in range(MAX_VALUE + 1))
+MIN_PLAYERS: int = _DATA["players"]["min"]
+MAX_PLAYERS: int = _DATA["players"]["max"]
+DAEDALUS = MAX_PLAYERS  # the owner index of the Daedalus Hand in knowledge bitmasks
+CAP: int = _DATA["bid_track"]["cap"]
+FIRST_BID: int = _DATA["bid_track"]["first"]
+SINGED: int = _DATA["feathers"]["singed"]
+BURNT: int = _DATA["feathers"]["burnt"]
+SINGED_MAX: int = _DATA["feathers"]["singed_max_difference"]
+TOKENS: int = _DATA["feathers"]["tokens"]
+END_AT: int = _DATA["feathers"]["end_at"]
+FEATHER_CHOICES: tuple[int, ...] = tuple(_DATA["longer_flights"]["choices"])
+HAND_LIMIT: int = _DATA["flight_hand_limit"]["between_matches"]
+FIGHT = _DATA["fight_in_the_skies"]
+RECOMMENDED_LIVES: int = FIGHT["recommended_lives"]
+MORE_LIVES_MAX_PLAYERS: int = FIGHT["more_lives_max_players"]
+MAX_LIVES: int = FIGHT["max_lives"]
+
+# The seven Flight effects the engine implements, in action-layout order.
+EFFECTS = ("updraft", "scout", "sun_flare", "counsel", "sharp_eyes", "tailwind", "wax_repair")
+UPDRAFT_T, SCOUT_T, FLARE_T, COUNSEL_T, EYES_T, TAILWIND_T, WAX_T = range(len(EFFECTS))
+FLIGHT_CARDS: list[dict[str, Any]] = _FLIGHT["cards"]
+FLIGHT_DECK: tuple[int, ...] = tuple(EFFECTS.index(c["effect"]) for c in FLIGHT_CARDS)
+FLIGHT_NAMES: tuple[str, ...] = tuple(
+    next(c["name"] for c in FLIGHT_CARDS if c["effect"] == e) for e in EFFECTS
+)
+NE = len(EFFECTS)
+
+# ----- the action layout -------------------------------------------------------------------------
+PASS = 0
+SWAP = 1
+REVEAL = SWAP + NC
+ACCEPT = REVEAL + NC
+CHALLENGE = ACCEPT + 1
+UPDRAFT = CHALLENGE + 1
+SCOUT = UPDRAFT + 1
+FLARE = SCOUT + NC
+COUNSEL = FLARE + NC
+EYES = COUNSEL + NC
+KEEP = EYES + MAX_PLAYERS
+DROP = KEEP + 1
+WAX = DROP + 1
+DECLINE = WAX + 1
+DISCARD_FLIGHT = DECLINE + 1
+BID = DISCARD_FLIGHT + NE
+NUM_ACTIONS = BID + NC * CAP
+
+# Phases: whose decision it is and what kind.
+CARD, SCOUTING, BIDDING, RESPOND, LOSS, HAND_LIMIT = range(6)
+PHASE_NAMES = ("card", "scouting", "bid", "respond", "loss", "hand_limit")
+
+
+def bid_action(number: int, colour: int) -> int:
+    """The action of bidding ``number`` in ``colour`` (1 <= number <= CAP)."""
+    return BID + (number - 1) * NC + colour
+
+
+def bid_of(action: int) -> tuple[int, int]:
+    """(number, colour) of a bid action."""
+    n, c = divmod(action - BID, NC)
+    return n + 1, c
+
+
+def max_total(players: int) -> int:
+    """The largest total a colour can reach with ``players`` hands: the cap must be at least this."""
+    return sum(sorted(DECK, reverse=True)[:players])
+
+
+def check(players: int, options: dict[str, Any]) -> None:
+    """Reject option combinations the rulebook's components cannot support."""
+    lives = options["lives"]
+    if lives is not None:
+        if options["feathers"] != END_AT:
+            raise BadOption("scarvus: Longer Flights (feathers) has no meaning in Fight in the Skies (lives)")
+        top = RECOMMENDED_LIVES if players > MORE_LIVES_MAX_PLAYERS else min(MAX_LIVES, TOKENS // players)
+        if lives > top:
+            raise BadOption(
+                f"scarvus: Fight in the Skies with {players} players allows at most {top} lives "
+                f"(Fight In The Skies: more than {RECOMMENDED_LIVES} only with "
+                f"{MORE_LIVES_MAX_PLAYERS} or fewer players, and {TOKENS} tokens in all)"
+            )
+    elif players * (options["feathers"] - 1) + 1 > TOKENS:
+        raise BadOption(
+            f"scarvus: {players} players cannot play to {options['feathers']} feathers: the game "
+            f"could need more than the {TOKENS} Feather tokens (Longer Flights)"
+        )
+
+
+def penalty(difference: int) -> int:
+    """Feather value for a Challenge lost by ``difference`` (Challenge Step: Feather tokens)."""
+    return SINGED if difference <= SINGED_MAX else BURNT
+
+
+class ScarvusState(State):
+    """A game of Scarvus. See the module docstring for the representation and action layout."""
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        super().__init__(players, seed, options)
+        self.end_at: int = options["feathers"]
+        self.daedalus_mode: bool = options["daedalus"]
+        self.fancy: bool = options["fancy_flying"]
+        self.talons: bool = options["talons"]
+        self.fight: bool = options["lives"] is not None
+        self.flight_on = self.fancy or self.talons  # Flight Cards: drawn only by these variants
+        self.singed = [0] * players
+        self.burnt = [0] * players
+        self.lives = [options["lives"] or 0] * players
+        self.alive = [True] * players
+        self.out_order: list[int] = []  # Fight in the Skies: players in the order they fell
+        fdeck = list(FLIGHT_DECK) if self.flight_on else []
+        derive(seed, 0, "flight").shuffle(fdeck)  # Flight Cards: shuffled once per game
+        self.flight_deck = fdeck
+        self.flight_hand = [[0] * NE for _ in range(players)]
+        self.flight_discard: list[int] = []
+        self.match = 0
+        self.round = 0
+        self.bid: tuple[int, int] | None = None
+        self.bidder = -1
+        self.responders: list[int] = []
+        self.resp_idx = 0
+        self.swaps_left = 0
+        self.swapped = 0
+        self.updraft_used = False
+        self.pending = -1  # the scouted card (Scouting Flight)
+        self.pending_colour = -1
+        self.res: tuple[int, int, int, int, bool] | None = None  # challenger, loser, colour, diff, talon
+        self.limit_queue: list[int] = []
+        self.next_starter = 0  # Set Up: the first player is seat 0
+        self.last_challenge: dict[str, Any] | None = None
+        self.phase = CARD
+        self.to_move = 0
+        self._deal()
+        self._start_turn(0)
+
+    # ----- setup ---------------------------------------------------------------------------
+    def _deal(self) -> None:
+        """Set Up: shuffle each colour deck, deal one card of each to every player, then the
+        Daedalus Hand, removed unseen. Repeated for every Match."""
+        self.match += 1
+        self.round = 1
+        n = self.players
+        self.hand = [-1] * (n * NC)
+        self.revealed = [0] * n
+        self.decks: list[list[int]] = []
+        self.discards: list[list[int]] = [[] for _ in range(NC)]
+        self.daedalus = [-1] * NC
+        self.peeks = [0] * n
+        self.in_play = (1 << NC) - 1
+        self.bid = None
+        rng = derive(self.seed, self.salt, "match", self.match)
+        for c in range(NC):
+            deck = list(DECK)
+            rng.shuffle(deck)
+            for p in range(n):
+                if self.alive[p]:
+                    self.hand[p * NC + c] = deck.pop()
+            self.daedalus[c] = deck.pop()
+            self.decks.append(deck)
+        for p in range(n):
+            if self.alive[p]:
+                cards = {COLOURS[c]: self.hand[p * NC + c] for c in range(NC)}
+                self.emit({"type": "deal", "match": self.match, "hand": cards}, to=p)
+        self.emit({"type": "match", "match": self.match})
+
+    def _start_turn(self, p: int) -> None:
+        """A player's turn begins with the Card Step (an optional swap)."""
+        while not self.alive[p]:
+            p = (p + 1) % self.players
+        self.phase = CARD
+        self.to_move = p
+        self.swaps_left = 1
+        self.swapped = 0
+        self.updraft_used = False
+
+    def _next_alive(self, p: int) -> int:
+        q = (p + 1) % self.players
+        while not self.alive[q]:
+            q = (q + 1) % self.players
+        return q
+
+    # ----- the rules -----------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        p = self.to_move
+        if p is None:
+            return []
+        ph = self.phase
+        if ph == BIDDING:
+            return self._legal_bids()
+        if ph == RESPOND:
+            acts = []
+            if self.resp_idx > 0 or self.can_raise(p):
+                acts.append(ACCEPT)
+            acts.append(CHALLENGE)
+            if self.flight_hand[p][EYES_T]:
+                c = self.bid[1]  # type: ignore[index]
+                for q in range(self.players):
+                    if q != p and self._eyes_target(p, q, c):
+                        acts.append(EYES + q)
+            return acts
+        if ph == CARD:
+            return self._legal_card_step(p)
+        if ph == SCOUTING:
+            return [KEEP, DROP]
+        if ph == LOSS:
+            return [WAX, DECLINE]
+        # HAND_LIMIT
+        return [DISCARD_FLIGHT + t for t in range(NE) if self.flight_hand[p][t]]
+
+    def _legal_card_step(self, p: int) -> list[int]:
+        acts = [PASS]
+        in_play = self.in_play
+        drawable = [c for c in range(NC) if in_play >> c & 1 and self.decks[c]]
+        if self.swaps_left:
+            acts += [SWAP + c for c in drawable]
+        if self.fancy and not self.swapped and self.flight_deck:
+            rev = self.revealed[p]
+            acts += [REVEAL + c for c in range(NC) if in_play >> c & 1 and not rev >> c & 1]
+        fh = self.flight_hand[p]
+        if fh[UPDRAFT_T] and not self.updraft_used and not self.swapped and drawable:
+            acts.append(UPDRAFT)
+        if fh[SCOUT_T] and self.swaps_left:
+            acts += [SCOUT + c for c in drawable]
+        if fh[FLARE_T]:
+            acts += [FLARE + c for c in drawable]
+        if fh[COUNSEL_T]:
+            seen = self.peeks[p] >> (DAEDALUS * NC)
+            acts += [COUNSEL + c for c in range(NC) if in_play >> c & 1 and not seen >> c & 1]
+        return acts
+
+    def _legal_bids(self) -> list[int]:
+        colours = [c for c in range(NC) if self.in_play >> c & 1]
+        if self.bid is None:  # Bid Step: the first turn of a Round, any sum of any colour
+            lo = FIRST_BID
+            acts = []
+        else:  # Bid Step: after an acceptance, a higher number in any colour still in play
+            cur, cur_c = self.bid
+            lo = cur + 1
+            acts = []
+            if self.flight_hand[self.to_move][TAILWIND_T]:  # type: ignore[index]
+                acts = [bid_action(cur, c) for c in colours if c != cur_c]
+        for n in range(lo, CAP + 1):
+            base = BID + (n - 1) * NC
+            acts += [base + c for c in colours]
+        return acts
+
+    def can_raise(self, p: int) -> bool:
+        """Whether ``p``, accepting the current bid, could bid after it (else they must challenge)."""
+        if self.bid is None:
+            return True
+        cur, cur_c = self.bid
+        if cur < CAP:
+            return True
+        return bool(self.flight_hand[p][TAILWIND_T]) and bool(self.in_play & ~(1 << cur_c))
+
+    def _eyes_target(self, p: int, q: int, c: int) -> bool:
+        return (
+            self.hand[q * NC + c] >= 0
+            and not self.revealed[q] >> c & 1
+            and not self.peeks[p] >> (q * NC + c) & 1
+        )
+
+    def is_legal(self, action: int) -> bool:
+        if self.to_move is None or type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            return False
+        if self.phase == BIDDING:
+            if action < BID:
+                return False
+            n, c = bid_of(action)
+            if not self.in_play >> c & 1:
+                return False
+            if self.bid is None:
+                return n >= FIRST_BID
+            cur, cur_c = self.bid
+            return n > cur or (
+                n == cur and c != cur_c and bool(self.flight_hand[self.to_move][TAILWIND_T])
+            )
+        return action in self.legal_actions()
+
+    def _apply(self, a: int) -> None:
+        p = self.to_move
+        assert p is not None
+        ph = self.phase
+        if ph == BIDDING:
+            self._do_bid(p, *bid_of(a))
+        elif ph == RESPOND:
+            if a == ACCEPT:
+                self._accept(p)
+            elif a == CHALLENGE:
+                self._challenge(p)
+            else:
+                self._sharp_eyes(p, a - EYES)
+        elif ph == CARD:
+            self._card_step(p, a)
+        elif ph == SCOUTING:
+            self._scout_choice(p, a == KEEP)
+        elif ph == LOSS:
+            self._finish_challenge(wax=a == WAX)
+        else:
+            t = a - DISCARD_FLIGHT
+            self.flight_hand[p][t] -= 1
+            self.flight_discard.append(t)
+            self.emit({"type": "flight_discard", "player": p, "card": EFFECTS[t], "why": "hand limit"})
+            self._continue_hand_limit()
+
+    # ----- the Card Step ---------------------------------------------------------------------
+    def _card_step(self, p: int, a: int) -> None:
+        if a == PASS:
+            self._to_bid(p)
+        elif a < REVEAL:
+            self._swap(p, a - SWAP)
+            self._used_swap(p)
+        elif a < ACCEPT:
+            c = a - REVEAL
+            # Fancy Flying: reveal a card instead of swapping, then draw a Flight card.
+            self.revealed[p] |= 1 << c
+            self.emit({"type": "reveal", "player": p, "colour": COLOURS[c], "value": self.hand[p * NC + c]})
+            self._draw_flight(p, "fancy flying")
+            self._to_bid(p)
+        elif a == UPDRAFT:
+            self._spend(p, UPDRAFT_T)
+            self.updraft_used = True
+            self.swaps_left += 1
+        elif a < FLARE:
+            c = a - SCOUT
+            self._spend(p, SCOUT_T, colour=c)
+            self.pending = self.decks[c].pop()
+            self.pending_colour = c
+            self.phase = SCOUTING
+            self.emit({"type": "scouted", "colour": COLOURS[c], "value": self.pending}, to=p)
+        elif a < COUNSEL:
+            c = a - FLARE
+            self._spend(p, FLARE_T, colour=c)
+            self._discard(c, self.decks[c].pop(), None)
+        elif a < EYES:
+            c = a - COUNSEL
+            self._spend(p, COUNSEL_T, colour=c)
+            self.peeks[p] |= 1 << (DAEDALUS * NC + c)
+            self.emit({"type": "saw", "owner": "daedalus", "colour": COLOURS[c], "value": self.daedalus[c]}, to=p)
+
+    def _swap(self, p: int, c: int) -> None:
+        """Card Step: discard face up, draw the top card of the same colour (a revealed card's
+        replacement stays revealed: Fancy Flying)."""
+        i = p * NC + c
+        self._discard(c, self.hand[i], p)
+        self.hand[i] = self.decks[c].pop()
+        self._forget(p, c)
+        self.emit({"type": "drew", "colour": COLOURS[c], "value": self.hand[i]}, to=p)
+        if self.revealed[p] >> c & 1:
+            self.emit({"type": "reveal", "player": p, "colour": COLOURS[c], "value": self.hand[i]})
+
+    def _discard(self, c: int, value: int, player: int | None) -> None:
+        self.discards[c].append(value)
+        event: dict[str, Any] = {"type": "discard", "player": player, "colour": COLOURS[c]}
+        # The Daedalus Challenge: only the top discard stays visible, so the log, which outlives
+        # the moment, keeps no discarded value (the view shows the current top).
+        if not self.daedalus_mode:
+            event["value"] = value
+        self.emit(event)
+
+    def _forget(self, owner: int, c: int) -> None:
+        """A card that changed hands is no longer known to whoever had seen it."""
+        bit = ~(1 << (owner * NC + c))
+        self.peeks = [k & bit for k in self.peeks]
+
+    def _used_swap(self, p: int) -> None:
+        self.swapped += 1
+        self.swaps_left -= 1
+        if not self.swaps_left:
+            self._to_bid(p)
+
+    def _scout_choice(self, p: int, keep: bool) -> None:
+        """Scouting Flight: keep the scouted card (yours goes face up) or discard it face up."""
+        c, card = self.pending_colour, self.pending
+        self.pending, self.pending_colour = -1, -1
+        self.phase = CARD
+        if keep:
+            i = p * NC + c
+            self._discard(c, self.hand[i], p)
+            self.hand[i] = card
+            self._forget(p, c)
+            if self.revealed[p] >> c & 1:
+                self.emit({"type": "reveal", "player": p, "colour": COLOURS[c], "value": card})
+        else:
+            self._discard(c, card, p)
+        self._used_swap(p)
+
+    def _to_bid(self, p: int) -> None:
+        self.phase = BIDDING
+        self.to_move = p
+
+    def _spend(self, p: int, t: int, **detail: Any) -> None:
+        self.flight_hand[p][t] -= 1
+        self.flight_discard.append(t)  # Flight Cards: used cards go face up on a discard pile
+        event = {"type": "flight", "player": p, "card": EFFECTS[t]}
+        event.update({k: (COLOURS[v] if k == "colour" else v) for k, v in detail.items()})
+        self.emit(event)
+
+    def _draw_flight(self, p: int, why: str) -> None:
+        """Flight Cards: draw one; an exhausted Flight deck is not reshuffled."""
+        if not self.flight_deck:
+            return
+        t = self.flight_deck.pop()
+        self.flight_hand[p][t] += 1
+        self.emit({"type": "flight_draw", "player": p, "why": why})
+        self.emit({"type": "flight_drawn", "card": EFFECTS[t]}, to=p)
+
+    # ----- the Bid and Challenge Steps -------------------------------------------------------
+    def _do_bid(self, p: int, n: int, c: int) -> None:
+        if self.bid is not None and n == self.bid[0]:
+            self._spend(p, TAILWIND_T, colour=c)  # Tailwind: an equal bid in another colour
+        self.bid = (n, c)
+        self.bidder = p
+        self.emit({"type": "bid", "player": p, "number": n, "colour": COLOURS[c]})
+        # Challenge Step: the next player; Talons Challenge: then every other player in turn.
+        order = [self._next_alive(p)]
+        if self.talons:
+            while (q := self._next_alive(order[-1])) != p:
+                order.append(q)
+        self.responders = order
+        self.resp_idx = 0
+        self.phase = RESPOND
+        self.to_move = order[0]
+
+    def _accept(self, p: int) -> None:
+        self.emit({"type": "accept", "player": p})
+        self.resp_idx += 1
+        if self.resp_idx < len(self.responders):
+            self.to_move = self.responders[self.resp_idx]
+        else:
+            self._start_turn(self.responders[0])
+
+    def _sharp_eyes(self, p: int, q: int) -> None:
+        c = self.bid[1]  # type: ignore[index]
+        self._spend(p, EYES_T, target=q)
+        self.peeks[p] |= 1 << (q * NC + c)
+        self.emit({"type": "saw", "owner": q, "colour": COLOURS[c], "value": self.hand[q * NC + c]}, to=p)
+
+    def colour_total(self, c: int) -> int:
+        """The total of every card of colour ``c`` in players' hands (the Daedalus Hand excluded)."""
+        return sum(v for v in self.hand[c :: NC] if v > 0)
+
+    def _challenge(self, p: int) -> None:
+        """Challenge Step: reveal the challenged colour only; safe if the total is at least the
+        bid; the loser takes a feather (or a Life); the colour leaves play."""
+        n, c = self.bid  # type: ignore[misc]
+        total = self.colour_total(c)
+        safe = total >= n
+        loser = p if safe else self.bidder
+        talon = self.talons and not safe and p != self.responders[0]
+        self.last_challenge = {
+            "bidder": self.bidder, "challenger": p, "number": n, "colour": COLOURS[c],
+            "cards": [self.hand[q * NC + c] for q in range(self.players)],
+            "total": total, "safe": safe, "loser": loser,
+        }
+        self.emit({"type": "challenge", **self.last_challenge})
+        # Removal: every card of that colour goes back in the box, revealed ones included.
+        for q in range(self.players):
+            self.hand[q * NC + c] = -1
+            self.revealed[q] &= ~(1 << c)
+        self.decks[c] = []
+        self.discards[c] = []
+        self.daedalus[c] = -1
+        self.in_play &= ~(1 << c)
+        self.bid = None
+        self.res = (p, loser, c, abs(total - n), talon)
+        if self.flight_hand[loser][WAX_T] and abs(total - n) > SINGED_MAX:
+            self.phase = LOSS  # Wax Repair may soften a burnt feather
+            self.to_move = loser
+        else:
+            self._finish_challenge(wax=False)
+
+    def _finish_challenge(self, wax: bool) -> None:
+        challenger, loser, c, diff, talon = self.res  # type: ignore[misc]
+        self.res = None
+        if wax:
+            self._spend(loser, WAX_T)
+        if self.fight:  # Fight in the Skies: the player who is incorrect loses one Life
+            if not wax:
+                self.lives[loser] -= 1
+                self.emit({"type": "life_lost", "player": loser, "lives": self.lives[loser]})
+                if not self.lives[loser]:
+                    self._eliminate(loser)
+        elif penalty(diff) == SINGED or wax:
+            self.singed[loser] += 1
+            self.emit({"type": "feather", "player": loser, "side": "singed", "value": SINGED})
+        else:
+            self.burnt[loser] += 1
+            self.emit({"type": "feather", "player": loser, "side": "burnt", "value": BURNT})
+        if talon:  # Talons Challenge: an unsafe bid gives the challenger a Flight card
+            self._draw_flight(challenger, "talons challenge")
+        if self._game_over():
+            return
+        self.round += 1
+        # Next Turn: the challenger, whether safe or not (if out, play passes on).
+        self.next_starter = challenger if self.alive[challenger] else self._next_alive(challenger)
+        if not self.in_play:
+            self._end_match()
+        else:
+            self._start_turn(self.next_starter)
+
+    def _eliminate(self, p: int) -> None:
+        """Fight in the Skies: out of Lives, your cards go in the box and you are out."""
+        self.alive[p] = False
+        self.out_order.append(p)
+        for c in range(NC):
+            self.hand[p * NC + c] = -1
+        self.revealed[p] = 0
+        self.flight_hand[p] = [0] * NE
+        self.emit({"type": "out", "player": p})
+
+    def _game_over(self) -> bool:
+        """How to Win: the game ends at once on the fourth feather (Longer Flights: more);
+        Fight in the Skies: when one flyer is left."""
+        if self.fight:
+            done = sum(self.alive) <= 1
+        else:
+            done = any(s + b >= self.end_at for s, b in zip(self.singed, self.burnt, strict=True))
+        if done:
+            self.to_move = None
+            self.emit({"type": "game_end", "scores": self.scores()})
+        return done
+
+    def _end_match(self) -> None:
+        """All seven colours are out: the Match is over. Flight Cards: hands are cut to one."""
+        self.emit({"type": "match_end", "match": self.match})
+        start = self.next_starter
+        seats = [(start + i) % self.players for i in range(self.players)]
+        self.limit_queue = [q for q in seats if self.alive[q] and sum(self.flight_hand[q]) > HAND_LIMIT]
+        self._continue_hand_limit()
+
+    def _continue_hand_limit(self) -> None:
+        while self.limit_queue and sum(self.flight_hand[self.limit_queue[0]]) <= HAND_LIMIT:
+            self.limit_queue.pop(0)
+        if self.limit_queue:
+            self.phase = HAND_LIMIT
+            self.to_move = self.limit_queue[0]
+            return
+        self._deal()
+        self._start_turn(self.next_starter)
+
+    # ----- results -------------------------------------------------------------------------
+    def scores(self) -> list[float]:
+        """Feathers: -2 per singed, -5 per burnt. Fight in the Skies: Lives left for those still
+        flying; the fallen by how late they fell (-1 for the last to fall, and so on)."""
+        if not self.fight:
+            return [float(SINGED * s + BURNT * b) for s, b in zip(self.singed, self.burnt, strict=True)]
+        out = [float(self.lives[p]) for p in range(self.players)]
+        for i, p in enumerate(reversed(self.out_order)):
+            out[p] = -1.0 - i
+        return out
+
+    # ----- information ---------------------------------------------------------------------
+    def known(self, player: int, owner: int, c: int) -> bool:
+        """Whether ``player`` may see ``owner``'s card of colour ``c`` (owner 7: Daedalus Hand)."""
+        if owner == player:
+            return True
+        if owner < self.players and self.revealed[owner] >> c & 1:
+            return True
+        return bool(self.peeks[player] >> (owner * NC + c) & 1)
+
+    def _discard_view(self, c: int) -> Any:
+        pile = self.discards[c]
+        if self.daedalus_mode:
+            return {"top": pile[-1] if pile else None, "count": len(pile)}
+        return list(pile)
+
+    def view(self, player: int | None) -> dict[str, Any]:
+        n = self.players
+        colours = [c for c in range(NC) if self.in_play >> c & 1]
+        v: dict[str, Any] = {
+            "game": "scarvus",
+            "player": player,
+            "players": n,
+            "options": dict(self.options),
+            "match": self.match,
+            "round": self.round,
+            "phase": PHASE_NAMES[self.phase],
+            "to_move": self.to_move,
+            "in_play": [COLOURS[c] for c in colours],
+            "decks": {COLOURS[c]: len(self.decks[c]) for c in colours},
+            "discards": {COLOURS[c]: self._discard_view(c) for c in colours},
+            "revealed": [
+                {COLOURS[c]: self.hand[p * NC + c] for c in colours if self.revealed[p] >> c & 1}
+                for p in range(n)
+            ],
+            "daedalus_cards": len(colours),
+            "bid": None
+            if self.bid is None
+            else {"number": self.bid[0], "colour": COLOURS[self.bid[1]], "bidder": self.bidder},
+            "responders": list(self.responders) if self.phase == RESPOND else [],
+            "accepted_by": self.responders[: self.resp_idx] if self.phase == RESPOND else [],
+            "bid_cap": CAP,
+            "feathers": [{"singed": s, "burnt": b} for s, b in zip(self.singed, self.burnt, strict=True)],
+            "lives": list(self.lives) if self.fight else None,
+            "alive": list(self.alive),
+            "flight": {
+                "deck": len(self.flight_deck),
+                "discard": [EFFECTS[t] for t in self.flight_discard],
+                "hand_sizes": [sum(h) for h in self.flight_hand],
+            },
+            "last_challenge": self.last_challenge,
+            "over": self.to_move is None,
+            "scores": self.scores(),
+        }
+        if self.phase == LOSS and self.res is not None:
+            v["loss"] = {"player": self.res[1], "difference": self.res[3]}
+        if player is not None:
+            v["hand"] = {COLOURS[c]: self.hand[player * NC + c] for c in colours if self.alive[player]}
+            v["flight_hand"] = [EFFECTS[t] for t in range(NE) for _ in range(self.flight_hand[player][t])]
+            seen = []
+            for owner in [*range(n), DAEDALUS]:
+                for c in colours:
+                    if owner != player and self.peeks[player] >> (owner * NC + c) & 1:
+                        value = self.daedalus[c] if owner == DAEDALUS else self.hand[owner * NC + c]
+                        seen.append({"owner": "daedalus" if owner == DAEDALUS else owner,
+                                     "colour": COLOURS[c], "value": value})
+            v["seen"] = seen
+            if self.phase == SCOUTING and player == self.to_move:
+                v["scouted"] = {"colour": COLOURS[self.pending_colour], "value": self.pending}
+            if player == self.to_move:
+                v["legal"] = self.legal_actions()
+        if self.to_move is None:
+            v["ranking"] = self.ranking()
+        return v
+
+    def _copy(self) -> ScarvusState:
+        new = object.__new__(ScarvusState)
+        new.__dict__.update(self.__dict__)
+        new.singed = self.singed.copy()
+        new.burnt = self.burnt.copy()
+        new.lives = self.lives.copy()
+        new.alive = self.alive.copy()
+        new.out_order = self.out_order.copy()
+        new.flight_deck = self.flight_deck.copy()
+        new.flight_hand = [h.copy() for h in self.flight_hand]
+        new.flight_discard = self.flight_discard.copy()
+        new.responders = self.responders.copy()
+        new.limit_queue = self.limit_queue.copy()
+        new.hand = self.hand.copy()
+        new.revealed = self.revealed.copy()
+        new.decks = [d.copy() for d in self.decks]
+        new.discards = [d.copy() for d in self.discards]
+        new.daedalus = self.daedalus.copy()
+        new.peeks = self.peeks.copy()
+        return new
+
+    def _resample_hidden(self, player: int, rng: random.Random) -> None:
+        """Per colour, every card ``player`` cannot see (others' unrevealed unseen cards, the
+        Daedalus card, the deck, buried discards in the Daedalus Challenge, someone else's
+        scouted card) is shuffled and dealt back to the same places; so are the Flight cards in
+        other hands and the Flight deck. Later Matches are redrawn through the new salt."""
+        n = self.players
+        hand, peeks = self.hand, self.peeks[player]
+        for c in range(NC):
+            if not self.in_play >> c & 1:
+                continue
+            slots = [
+                q * NC + c
+                for q in range(n)
+                if q != player and hand[q * NC + c] >= 0 and not self.revealed[q] >> c & 1
+                and not peeks >> (q * NC + c) & 1
+            ]
+            pool = [hand[i] for i in slots]
+            hide_daedalus = not peeks >> (DAEDALUS * NC + c) & 1
+            if hide_daedalus:
+                pool.append(self.daedalus[c])
+            hide_pending = self.pending_colour == c and self.to_move != player
+            if hide_pending:
+                pool.append(self.pending)
+            deck = self.decks[c]
+            pool += deck
+            buried = self.discards[c][:-1] if self.daedalus_mode else []
+            pool += buried
+            rng.shuffle(pool)
+            it = iter(pool)
+            for i in slots:
+                hand[i] = next(it)
+            if hide_daedalus:
+                self.daedalus[c] = next(it)
+            if hide_pending:
+                self.pending = next(it)
+            self.decks[c] = [next(it) for _ in deck]
+            if buried:
+                self.discards[c] = [next(it) for _ in buried] + self.discards[c][-1:]
+        others = [q for q in range(n) if q != player]
+        fpool = self.flight_deck + [t for q in others for t in range(NE) for _ in range(self.flight_hand[q][t])]
+        rng.shuffle(fpool)
+        start = 0
+        for q in others:
+            size = sum(self.flight_hand[q])
+            h = [0] * NE
+            for t in fpool[start : start + size]:
+                h[t] += 1
+            self.flight_hand[q] = h
+            start += size
+        self.flight_deck = fpool[start:]
+
+    # ----- actions -------------------------------------------------------------------------
+    def action_to_json(self, action: int) -> dict[str, Any]:
+        a = action
+        if a >= BID:
+            n, c = bid_of(a)
+            return {"bid": n, "colour": COLOURS[c]}
+        if a == PASS:
+            return {"card_step": "pass"}
+        if a < REVEAL:
+            return {"swap": COLOURS[a - SWAP]}
+        if a < ACCEPT:
+            return {"reveal": COLOURS[a - REVEAL]}
+        if a == ACCEPT:
+            return {"respond": "accept"}
+        if a == CHALLENGE:
+            return {"respond": "challenge"}
+        if a == UPDRAFT:
+            return {"flight": "updraft"}
+        if a < FLARE:
+            return {"flight": "scout", "colour": COLOURS[a - SCOUT]}
+        if a < COUNSEL:
+            return {"flight": "sun_flare", "colour": COLOURS[a - FLARE]}
+        if a < EYES:
+            return {"flight": "counsel", "colour": COLOURS[a - COUNSEL]}
+        if a < KEEP:
+            return {"flight": "sharp_eyes", "player": a - EYES}
+        if a == KEEP:
+            return {"scouted": "keep"}
+        if a == DROP:
+            return {"scouted": "discard"}
+        if a == WAX:
+            return {"flight": "wax_repair"}
+        if a == DECLINE:
+            return {"flight": "decline"}
+        return {"discard_flight": EFFECTS[a - DISCARD_FLIGHT]}
+
+    def action_from_json(self, obj: Any) -> int:
+        if isinstance(obj, dict) and set(obj) == {"bid", "colour"}:
+            n, c = obj["bid"], obj["colour"]
+            if type(n) is int and 1 <= n <= CAP and c in COLOUR_ID:
+                a = bid_action(n, COLOUR_ID[c])
+                if self.is_legal(a):
+                    return a
+            raise IllegalAction(f"bid {n!r} {c!r} is not legal now (bids run 1..{CAP}, higher than the last)")
+        return super().action_from_json(obj)
+
+    def describe(self, action: int) -> str:
+        j = self.action_to_json(action)
+        if "bid" in j:
+            return f"bid {j['bid']} {j['colour']}"
+        if "swap" in j:
+            return f"swap your {j['swap']} card"
+        if "reveal" in j:
+            return f"reveal your {j['reveal']} card and draw a Flight card"
+        if "card_step" in j:
+            return "no swap"
+        if "respond" in j:
+            return j["respond"]
+        if "scouted" in j:
+            return f"{j['scouted']} the scouted card"
+        if "discard_flight" in j:
+            return f"discard {FLIGHT_NAMES[EFFECTS.index(j['discard_flight'])]} (hand limit)"
+        if j["flight"] == "decline":
+            return "take the burnt feather (keep Wax Repair)"
+        name = FLIGHT_NAMES[EFFECTS.index(j["flight"])]
+        if "colour" in j:
+            return f"play {name} on {j['colour']}"
+        if "player" in j:
+            return f"play {name} on player {j['player']}"
+        return f"play {name}"
