@@ -1,0 +1,23 @@
+"""Zarcana: the game's registration. Rules in `rules.py`, components in `cards.json`."""
+
+from meeple.core import GameInfo, Option
+
+from .rules import NUM_ACTIONS, ZarcanaState
+
+GAME = GameInfo(
+    id="zarcana",
+    title="Zarcana",
+    description=(
+        "John Cooper's game of war, journeys and growth: Icehouse pyramids spread over a board of "
+        "cards that grows, shrinks and splits. Occupy the most valuable cards alone when the end "
+        "is declared."
+    ),
+    player_counts=(2, 3, 4),
+    options=(
+        Option("tiebreak", False, (False, True),
+               "optional rule: of tied players, whoever solely occupies the highest-ranked card wins"),
+    ),
+    num_actions=NUM_ACTIONS,
+    state_factory=ZarcanaState,
+    rules_doc="docs/games/zarcana.md",
+)

@@ -1,0 +1,995 @@
+"""Zarcana (John Cooper, documented by Andrew Plotkin): pyramids on a growing board of cards.
+
+Rulebook: shared/rules/003. Section names in comments refer to it. Rulings and the reconstructed
+Special cards: docs/games/zarcana.md. Components: cards.json.
+
+Representation. The board lives in a fixed W×H window of cells (``cell = y * W + x``); the board
+is re-centred in the window between turns, so the window only binds if the board spans more than
+W - 4 spaces. ``stacks`` maps a cell to its card stack (top card last). Pyramid ``q`` (0..59) is
+owned by ``q // 15`` and has size ``q // 5 % 3`` (0 small, 1 medium, 2 large); ``pos[q]`` is its
+cell or -1 when it is in the stash, ``orient[q]`` is 0 standing or 1..4 lying N/E/S/W.
+
+A turn is a chain of atomic decisions by the same player (see ``A_*`` below for the fixed action
+range). Using a card is: the card (or the pyramid whose card is used), then the using pyramid,
+then the ability's own choices. Every complete choice sequence is enumerated before the first
+step is offered, so a chain never dead-ends and nothing is mutated until it is complete (except
+the played card leaving the hand, which is public).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from importlib import resources
+from typing import Any
+
+from meeple.core import IllegalAction, State, derive
+
+# ----- components, read from data --------------------------------------------------------------
+_DATA = json.loads(resources.files(__package__).joinpath("cards.json").read_text())
+LIMITS = _DATA["limits"]
+POP_LIMIT: int = LIMITS["population"]
+HAND_LIMIT: int = LIMITS["hand"]
+DRAW_MAX: int = LIMITS["draw"]
+PER_SIZE: int = LIMITS["per_size"]
+SIZE_NAMES: list[str] = LIMITS["sizes"]
+GRID: int = LIMITS["grid"]
+DEAL: int = LIMITS["deal"]
+W: int = _DATA["window"]["width"]
+H: int = _DATA["window"]["height"]
+NCELLS = W * H
+TYPES: dict[str, dict[str, Any]] = _DATA["types"]
+TYPE_ORDER = list(TYPES)  # grow_clone, move, attack, build
+CARDS: list[dict[str, Any]] = _DATA["cards"]
+NUM_CARDS = len(CARDS)
+CODE = [c["code"] for c in CARDS]
+CARD_ID = {code: i for i, code in enumerate(CODE)}
+NAME = [c["name"] for c in CARDS]
+KIND = [c["kind"] for c in CARDS]
+VALUE = [c["value"] for c in CARDS]
+_ICONS = [c["icons"] if c["kind"] == "special" else TYPES[c["type"]]["icons"] for c in CARDS]
+EFFECT = [c["effect"] if c["kind"] == "special" else c["type"] for c in CARDS]
+PARAMS = [c.get("params", {}) for c in CARDS]
+ORI = [{"any": 0, "standing": 1, "lying": 2}[i["orientation"]] for i in _ICONS]
+TERRITORY = [i["where"] == "territory" for i in _ICONS]
+POP_IGNORE = [i["population"] == "ignore" for i in _ICONS]
+HAND_IGNORE = [i["hand"] == "ignore" for i in _ICONS]
+NO_PYRAMID = [i["no_pyramid"] for i in _ICONS]
+DIST = [p.get("distance", 1) for p in PARAMS]
+# The numbered "1" card of each type stands for that Common ability (Wild from hand, Master).
+PROTO = [CARD_ID[f"{t}-1"] for t in TYPE_ORDER]
+ORIENT_NAMES = ["up", "N", "E", "S", "W"]
+PIECES = 15
+MAX_PLAYERS = 4
+
+# ----- the fixed action range ------------------------------------------------------------------
+A_CELL = 0  # a window cell: place a small pyramid (turn option 1), or a destination
+A_CARD = A_CELL + NCELLS  # a card from hand (turn option 2)
+A_PIECE = A_CARD + NUM_CARDS  # a pyramid: use the card it occupies (option 3), or a choice
+A_ORIENT = A_PIECE + MAX_PLAYERS * PIECES  # standing, N, E, S, W
+A_SIZE = A_ORIENT + 5  # small, medium, large (clone size and the like)
+A_ABIL = A_SIZE + 3  # a Common ability for a Wild: grow_clone, move, attack, build
+A_DRAW = A_ABIL + 4  # draw 1, 2 or 3 (option 5)
+DISCARD = A_DRAW + DRAW_MAX  # option 6
+PASS = DISCARD + 1  # option 7
+DECLARE = PASS + 1  # option 8
+REORIENT = DECLARE + 1  # option 4 (then one orientation per pyramid)
+GROW = REORIENT + 1  # Grow (rather than Clone)
+DONE = GROW + 1  # decline an optional second step
+NUM_ACTIONS = DONE + 1
+_MISC = {DISCARD: "discard", PASS: "pass", DECLARE: "declare", REORIENT: "reorient", GROW: "grow", DONE: "done"}
+_MISC_ID = {v: k for k, v in _MISC.items()}
+
+MAIN, CHAIN, REORIENTING = "main", "chain", "reorient"
+
+
+def _neighbours() -> list[tuple[int, ...]]:
+    """NB[cell][o] for o in 1..4 (index 0 is the cell itself); -1 off the window."""
+    out = []
+    for cell in range(NCELLS):
+        x, y = cell % W, cell // W
+        row = [cell]
+        for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0)):
+            nx, ny = x + dx, y + dy
+            row.append(ny * W + nx if 0 <= nx < W and 0 <= ny < H else -1)
+        out.append(tuple(row))
+    return out
+
+
+NB = _neighbours()
+
+
+def size_of(q: int) -> int:
+    return q // 5 % 3
+
+
+def owner_of(q: int) -> int:
+    return q // PIECES
+
+
+def piece_label(q: int) -> str:
+    return f"P{owner_of(q)} {'SML'[size_of(q)]}{q % 5 + 1}"
+
+
+def cell_xy(cell: int) -> tuple[int, int]:
+    return cell % W, cell // W
+
+
+class ZarcanaState(State):
+    """A game of Zarcana. See the module docstring for the representation."""
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        super().__init__(players, seed, options)
+        self.tiebreak: bool = options["tiebreak"]
+        self.pos = [-1] * (MAX_PLAYERS * PIECES)
+        self.orient = [0] * (MAX_PLAYERS * PIECES)
+        self.stacks: dict[int, list[int]] = {}
+        self.discard: list[int] = []
+        self.reshuffles = 0
+        # tag[c]: for a card in a hand, the reshuffle epoch it was drawn in, or -1 when everyone
+        # saw it arrive (Harvest, Recycle). Determinization swaps cards only within an epoch.
+        self.tag = [0] * NUM_CARDS
+        self.declared = -1
+        self.turns_left = 0
+        self.turn = 0
+        self.stage = MAIN
+        self.cands: list[tuple[int, ...]] = []
+        self.chosen: list[int] = []
+        self.ctx: tuple[Any, ...] = ()
+        self.playing = -1  # the hand card being played (public once chosen)
+        self.reo: list[int] = []  # pyramids still to reorient
+        self._legal: list[int] | None = None
+        self._next: tuple[tuple[Any, ...], list[tuple[int, ...]]] | None = None
+        # Setup: shuffle, a 3×3 grid, three cards each.
+        self.deck = list(range(NUM_CARDS))
+        derive(seed, self.salt, "deck").shuffle(self.deck)
+        c0 = W // 2 - GRID // 2
+        for y in range(GRID):
+            for x in range(GRID):
+                self.stacks[(c0 + y) * W + c0 + x] = [self.deck.pop()]
+        self.hands: list[list[int]] = [[] for _ in range(players)]
+        for p in range(players):
+            for _ in range(DEAL):
+                self.hands[p].append(self.deck.pop())
+            self.emit({"type": "deal", "hand": [CODE[c] for c in self.hands[p]]}, to=p)
+        self.emit({"type": "setup", "board": [[*cell_xy(c), CODE[s[-1]]] for c, s in sorted(self.stacks.items())]})
+        self.to_move: int | None = 0
+
+    # ----- board helpers -------------------------------------------------------------------
+    def target(self, q: int, dist: int = 1) -> int:
+        """The target space: the space pointed at, or the pyramid's own space when standing."""
+        cell, o = self.pos[q], self.orient[q]
+        if o == 0:
+            return cell
+        for _ in range(dist):
+            cell = NB[cell][o]
+            if cell < 0:
+                return -1
+        return cell
+
+    def habitable(self, cell: int) -> bool:
+        """Basics: a card, or a wasteland space next to at least one card."""
+        if cell < 0:
+            return False
+        if cell in self.stacks:
+            return True
+        nb = NB[cell]
+        st = self.stacks
+        return nb[1] in st or nb[2] in st or nb[3] in st or nb[4] in st
+
+    def room(self, cell: int, ignore: bool = False) -> bool:
+        """Basics: the population limit of three applies to placing, not to staying."""
+        return ignore or self.pos.count(cell) < POP_LIMIT
+
+    def at(self, cell: int) -> list[int]:
+        return [q for q, c in enumerate(self.pos) if c == cell]
+
+    def stash(self, player: int, size: int) -> int:
+        """A pyramid of ``size`` in ``player``'s stash, or -1 (the stash limits the board)."""
+        base = player * PIECES + size * PER_SIZE
+        for q in range(base, base + PER_SIZE):
+            if self.pos[q] < 0:
+                return q
+        return -1
+
+    def on_board(self, player: int) -> list[int]:
+        base = player * PIECES
+        return [q for q in range(base, base + PIECES) if self.pos[q] >= 0]
+
+    def others_at(self, cell: int, player: int) -> bool:
+        return any(c == cell and owner_of(q) != player for q, c in enumerate(self.pos))
+
+    def perimeter(self) -> list[int]:
+        """Empty-of-card spaces next to at least one card (the legal wasteland)."""
+        out: set[int] = set()
+        st = self.stacks
+        for cell in st:
+            for n in NB[cell][1:]:
+                if n >= 0 and n not in st:
+                    out.add(n)
+        return sorted(out)
+
+    def top(self, cell: int) -> int:
+        s = self.stacks.get(cell)
+        return s[-1] if s else -1
+
+    def can_draw(self) -> int:
+        return len(self.deck) + len(self.discard)
+
+    # ----- pieces ---------------------------------------------------------------------------
+    def _place(self, q: int, cell: int, o: int = 0) -> None:
+        self.pos[q] = cell
+        self.orient[q] = o
+
+    def _destroy(self, q: int, why: str) -> None:
+        self.emit({"type": "destroyed", "pyramid": piece_label(q), "why": why})
+        self.pos[q] = -1
+        self.orient[q] = 0
+
+    def _swap_size(self, q: int, new: int) -> None:
+        """Replace pyramid ``q`` by stash pyramid ``new`` in place (orientation kept)."""
+        self.pos[new], self.orient[new] = self.pos[q], self.orient[q]
+        self.pos[q], self.orient[q] = -1, 0
+
+    def _reduce(self, q: int) -> None:
+        """Attack: reduced one size; a small one, or one with no smaller size in stash, dies."""
+        s = size_of(q)
+        r = self.stash(owner_of(q), s - 1) if s > 0 else -1
+        if r < 0:
+            self._destroy(q, "reduced")
+        else:
+            self.emit({"type": "reduced", "pyramid": piece_label(q), "to": piece_label(r)})
+            self._swap_size(q, r)
+
+    def _purge(self) -> None:
+        """Basics: a pyramid in a wasteland space with no adjacent card is destroyed at once."""
+        for q, c in enumerate(self.pos):
+            if c >= 0 and not self.habitable(c):
+                self._destroy(q, "isolated")
+
+    def _remove_top(self, cell: int) -> None:
+        s = self.stacks[cell]
+        c = s.pop()
+        if not s:
+            del self.stacks[cell]
+        self.discard.append(c)
+        self.emit({"type": "card_destroyed", "cell": list(cell_xy(cell)), "card": CODE[c]})
+        self._purge()
+
+    # ----- cards -----------------------------------------------------------------------------
+    def _draw_one(self) -> int:
+        """Basics: if the deck is empty, reshuffle the discards into a new deck (counted)."""
+        if not self.deck:
+            if not self.discard:
+                return -1
+            self.deck, self.discard = self.discard, []
+            self.reshuffles += 1
+            derive(self.seed, self.salt, "reshuffle", self.reshuffles).shuffle(self.deck)
+            self.emit({"type": "reshuffle", "count": self.reshuffles, "deck": len(self.deck)})
+        return self.deck.pop()
+
+    def _draw_to_hand(self, p: int, k: int) -> None:
+        got = []
+        for _ in range(k):
+            c = self._draw_one()
+            if c < 0:
+                break
+            self.hands[p].append(c)
+            self.tag[c] = self.reshuffles
+            got.append(c)
+        self.emit({"type": "draw", "player": p, "count": len(got)})
+        self.emit({"type": "drew", "cards": [CODE[c] for c in got]}, to=p)
+
+    def _hand_room(self, p: int, card: int) -> int:
+        """How many cards ``p`` may acquire now: the hand limit binds acquiring, not holding."""
+        return 1 << 20 if HAND_IGNORE[card] else HAND_LIMIT - len(self.hands[p])
+
+    # ----- requirements and choice sequences ----------------------------------------------------
+    def _req(self, card: int, q: int) -> bool:
+        """The card's legend requirements for the using pyramid ``q`` (-1: none)."""
+        if NO_PYRAMID[card]:
+            return True
+        if q < 0:
+            return False
+        o = ORI[card]
+        if (o == 1 and self.orient[q] != 0) or (o == 2 and self.orient[q] == 0):
+            return False
+        return not (TERRITORY[card] and self.pos[q] not in self.stacks)
+
+    def _seqs(self, card: int, q: int, me: int, hand: bool) -> Iterator[tuple[int, ...]]:
+        """Every complete choice sequence for using ``card`` with pyramid ``q``."""
+        if EFFECT[card] == "master" or (hand and KIND[card] == "wild"):
+            for k, proto in enumerate(PROTO):
+                if self._req(proto, q):
+                    for s in getattr(self, "_g_" + EFFECT[proto])(proto, q, me):
+                        yield (A_ABIL + k, *s)
+            return
+        if self._req(card, q):
+            yield from getattr(self, "_g_" + EFFECT[card])(card, q, me)
+
+    def _run(self, card: int, q: int, me: int, seq: tuple[int, ...], hand: bool) -> None:
+        if EFFECT[card] == "master" or (hand and KIND[card] == "wild"):
+            card, seq = PROTO[seq[0] - A_ABIL], seq[1:]
+        getattr(self, "_x_" + EFFECT[card])(card, q, me, seq)
+
+    def _usable(self, card: int, q: int, me: int, hand: bool) -> bool:
+        return next(self._seqs(card, q, me, hand), None) is not None
+
+    # --- Common abilities ---
+    def _g_grow_clone(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        s = size_of(q)
+        if s < 2 and self.stash(me, s + 1) >= 0:
+            yield (GROW,)
+        if self.room(self.pos[q], POP_IGNORE[card]):
+            for t in range(s + 1):
+                if self.stash(me, t) >= 0:
+                    yield (A_SIZE + t,)
+
+    def _x_grow_clone(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        if seq[0] == GROW:
+            new = self.stash(me, size_of(q) + 1)
+            self.emit({"type": "grow", "pyramid": piece_label(q), "to": piece_label(new)})
+            self._swap_size(q, new)
+        else:
+            new = self.stash(me, seq[0] - A_SIZE)
+            self._place(new, self.pos[q])  # ruling: a clone arrives standing
+            self.emit({"type": "clone", "pyramid": piece_label(new)})
+
+    def _g_move(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q)
+        if t != self.pos[q] and self.habitable(t) and self.room(t, POP_IGNORE[card]):
+            yield ()
+
+    def _x_move(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._place(q, self.target(q))  # Move: arrives standing
+
+    def _g_attack(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q, DIST[card])
+        if t < 0:
+            return
+        victims = [v for v in self.at(t) if v != q]
+        if victims:
+            for v in victims:
+                yield (A_PIECE + v,)
+        elif t in self.stacks and t != self.pos[q]:
+            yield ()  # no pyramids there: the top card must be destroyed
+
+    def _x_attack(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        if seq:
+            v = seq[0] - A_PIECE
+            self.emit({"type": "attack", "by": piece_label(q), "target": piece_label(v)})
+            if size_of(q) < size_of(v):
+                self._reduce(v)
+            else:
+                self._destroy(v, "attacked")
+        else:
+            self._remove_top(self.target(q, DIST[card]))
+
+    def _g_build(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q, DIST[card])
+        if t >= 0 and self.can_draw() and not self.others_at(t, me):
+            yield ()
+
+    def _build_at(self, cell: int) -> None:
+        c = self._draw_one()
+        self.stacks.setdefault(cell, []).append(c)  # under any pyramids already there
+        self.emit({"type": "build", "cell": list(cell_xy(cell)), "card": CODE[c]})
+
+    def _x_build(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._build_at(self.target(q, DIST[card]))
+
+    # --- Special abilities (reconstructed; see cards.json and docs/games/zarcana.md) ---
+    def _g_draw(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        if min(PARAMS[card]["count"], self._hand_room(me, card), self.can_draw()) >= 1:
+            yield ()
+
+    def _x_draw(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._draw_to_hand(me, min(PARAMS[card]["count"], self._hand_room(me, card)))
+
+    def _g_transport(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q)
+        if t not in self.stacks:
+            return
+        st = self.stacks
+        for d in self.perimeter():
+            if d in self.pos:
+                continue
+            if any(n >= 0 and n != t and n in st for n in NB[d][1:]):
+                yield (A_CELL + d,)
+
+    def _x_transport(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        t, d = self.target(q), seq[0] - A_CELL
+        self.stacks[d] = self.stacks.pop(t)
+        for v, c in enumerate(self.pos):
+            if c == t:
+                self.pos[v] = d
+        self.emit({"type": "transport", "from": list(cell_xy(t)), "to": list(cell_xy(d))})
+        self._purge()
+
+    def _g_move_twice(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        return self._g_move(card, q, me)
+
+    def _x_move_twice(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._x_move(card, q, me, seq)
+        steps = [(A_ORIENT + o,) for o in range(1, 5)
+                 if self.habitable(NB[self.pos[q]][o]) and self.room(NB[self.pos[q]][o], POP_IGNORE[card])]
+        if steps:
+            self._follow(("step", q, card), [*steps, (DONE,)])
+
+    def _g_create_wasteland(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        if self.stash(me, 0) < 0:
+            return
+        for d in self.perimeter():
+            if self.room(d, POP_IGNORE[card]):
+                yield (A_CELL + d,)
+
+    def _x_create_wasteland(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        new = self.stash(me, 0)
+        self._place(new, seq[0] - A_CELL)
+        self.emit({"type": "create", "pyramid": piece_label(new)})
+
+    def _g_teleport(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        here = self.pos[q]
+        for d in sorted(self.stacks):
+            if d != here and self.room(d, POP_IGNORE[card]):
+                yield (A_CELL + d,)
+
+    def _x_teleport(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._place(q, seq[0] - A_CELL)
+
+    def _g_attack_twice(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        return self._g_attack(card, q, me)
+
+    def _x_attack_twice(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._x_attack(card, q, me, seq)
+        again = [(A_ABIL + 2, *s) for s in self._g_attack(card, q, me)]
+        if again:
+            self._follow(("attack", q, card), [*again, (DONE,)])
+
+    def _g_destroy_occupied(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        if self.target(q) in self.stacks:
+            yield ()
+
+    def _x_destroy_occupied(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._remove_top(self.target(q))
+
+    def _g_copy(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        other = self.top(self.target(q)) if q >= 0 else -1
+        if other >= 0 and EFFECT[other] != "copy":
+            yield from self._seqs(other, q, me, False)
+
+    def _x_copy(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        other = self.top(self.target(q))
+        self.emit({"type": "copy", "card": CODE[other]})
+        self._run(other, q, me, seq, False)
+
+    def _g_recycle(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        if self.discard and self._hand_room(me, card) >= 1:
+            yield ()
+
+    def _x_recycle(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        c = self.discard.pop()
+        self.hands[me].append(c)
+        self.tag[c] = -1
+        self.emit({"type": "take", "player": me, "card": CODE[c]})
+
+    def _g_dig(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        if len(self.stacks.get(self.target(q), ())) >= 2:
+            yield ()
+
+    def _x_dig(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        s = self.stacks[self.target(q)]
+        s.insert(0, s.pop())
+
+    def _g_turn(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q)
+        if t < 0:
+            return
+        for v in self.at(t):
+            for o in range(5):
+                yield (A_PIECE + v, A_ORIENT + o)
+
+    def _x_turn(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self.orient[seq[0] - A_PIECE] = seq[1] - A_ORIENT
+
+    def _g_harvest(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q)
+        if t in self.stacks and not self.others_at(t, me) and self._hand_room(me, card) >= 1:
+            yield ()
+
+    def _x_harvest(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        t = self.target(q)
+        s = self.stacks[t]
+        c = s.pop()
+        if not s:
+            del self.stacks[t]
+        self.hands[me].append(c)
+        self.tag[c] = -1
+        self.emit({"type": "take", "player": me, "card": CODE[c]})
+        self._purge()
+
+    def _g_swap(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q)
+        if t >= 0 and t != self.pos[q]:
+            for v in self.at(t):
+                yield (A_PIECE + v,)
+
+    def _x_swap(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        v = seq[0] - A_PIECE
+        here = self.pos[q]
+        self._place(q, self.pos[v])
+        self.pos[v] = here
+
+    def _g_bomb(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        yield ()
+
+    def _x_bomb(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        for v in self.at(self.pos[q]):
+            self._destroy(v, "sacrifice")
+
+    def _g_plague(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        if any(self.hands[p] for p in range(self.players) if p != me):
+            yield ()
+
+    def _x_plague(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        for p in range(self.players):
+            if p != me and self.hands[p]:
+                hand = self.hands[p]
+                c = hand.pop(derive(self.seed, self.salt, "plague", len(self.history), p).randrange(len(hand)))
+                self.discard.append(c)
+                self.emit({"type": "discard", "player": p, "cards": [CODE[c]]})
+
+    def _g_push(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q)
+        if t >= 0 and t != self.pos[q] and t in self.pos:
+            yield ()
+
+    def _x_push(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        t = self.target(q)
+        d = NB[t][self.orient[q]]
+        ok = self.habitable(d)
+        for v in self.at(t):
+            if ok:
+                self.pos[v] = d
+            else:
+                self._destroy(v, "pushed")
+
+    def _g_reduce(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q)
+        if t >= 0:
+            for v in self.at(t):
+                if v != q:
+                    yield (A_PIECE + v,)
+
+    def _x_reduce(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._reduce(seq[0] - A_PIECE)
+
+    def _g_leap(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        d = self.target(q, PARAMS[card]["distance"])
+        if d != self.pos[q] and self.habitable(d) and self.room(d, POP_IGNORE[card]):
+            yield ()
+
+    def _x_leap(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._place(q, self.target(q, PARAMS[card]["distance"]))
+
+    def _grow_twice_size(self, q: int, me: int) -> int:
+        s = size_of(q)
+        if s == 0 and self.stash(me, 2) >= 0:
+            return 2
+        return s + 1 if s < 2 and self.stash(me, s + 1) >= 0 else -1
+
+    def _g_grow_twice(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        if self._grow_twice_size(q, me) > 0:
+            yield ()
+
+    def _x_grow_twice(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._swap_size(q, self.stash(me, self._grow_twice_size(q, me)))
+
+    def _g_colonize(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q)
+        if t != self.pos[q] and self.habitable(t) and self.room(t, POP_IGNORE[card]):
+            for s in range(size_of(q) + 1):
+                if self.stash(me, s) >= 0:
+                    yield (A_SIZE + s,)
+
+    def _x_colonize(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._place(self.stash(me, seq[0] - A_SIZE), self.target(q))
+
+    def _g_grow_all(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        here = self.pos[q]
+        if any(owner_of(v) == me and size_of(v) < 2 and self.stash(me, size_of(v) + 1) >= 0
+               for v in self.at(here)):
+            yield ()
+
+    def _x_grow_all(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        mine = sorted((v for v in self.at(self.pos[q]) if owner_of(v) == me), key=size_of, reverse=True)
+        for v in mine:
+            s = size_of(v)
+            new = self.stash(me, s + 1) if s < 2 else -1
+            if new >= 0:
+                self._swap_size(v, new)
+
+    def _g_discover(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        if not self.can_draw():
+            return
+        for d in self.perimeter():
+            if not self.others_at(d, me):
+                yield (A_CELL + d,)
+
+    def _x_discover(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._build_at(seq[0] - A_CELL)
+
+    def _g_swap_territory(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q)
+        if t >= 0 and t != self.pos[q] and (t in self.stacks or self.pos[q] in self.stacks):
+            yield ()
+
+    def _x_swap_territory(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        here, t = self.pos[q], self.target(q)
+        a, b = self.stacks.pop(here, None), self.stacks.pop(t, None)
+        if a:
+            self.stacks[t] = a
+        if b:
+            self.stacks[here] = b
+        self._purge()
+
+    def _g_rally(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        here = self.pos[q]
+        if self.room(here, POP_IGNORE[card]):
+            for v in self.on_board(me):
+                if self.pos[v] != here:
+                    yield (A_PIECE + v,)
+
+    def _x_rally(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._place(seq[0] - A_PIECE, self.pos[q])
+
+    def _g_resurrect(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        if self.room(self.pos[q], POP_IGNORE[card]):
+            for s in range(3):
+                if self.stash(me, s) >= 0:
+                    yield (A_SIZE + s,)
+
+    def _x_resurrect(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        self._place(self.stash(me, seq[0] - A_SIZE), self.pos[q])
+
+    def _g_convert(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+        t = self.target(q)
+        if t < 0:
+            return
+        for v in self.at(t):
+            if owner_of(v) != me and size_of(v) <= size_of(q) and self.stash(me, size_of(v)) >= 0:
+                yield (A_PIECE + v,)
+
+    def _x_convert(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        v = seq[0] - A_PIECE
+        new = self.stash(me, size_of(v))
+        self.pos[new], self.orient[new] = self.pos[v], self.orient[v]
+        self._destroy(v, "converted")
+
+    # ----- the turn -------------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        if self.to_move is None:
+            return []
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def is_legal(self, action: int) -> bool:
+        return action in self.legal_actions()
+
+    def _compute_legal(self) -> list[int]:
+        if self.stage == CHAIN:
+            return sorted({c[0] for c in self.cands})
+        if self.stage == REORIENTING:
+            return list(range(A_ORIENT, A_ORIENT + 5))
+        me = self.to_move
+        assert me is not None
+        mine = self.on_board(me)
+        out: list[int] = []
+        if not mine:  # Playing: place a small pyramid on any card, if none on the board
+            out += [A_CELL + c for c in sorted(self.stacks) if self.room(c)]
+        hand = self.hands[me]
+        for c in sorted(hand):
+            i = hand.index(c)
+            del hand[i]  # the played card leaves the hand before it resolves (hand limit)
+            if NO_PYRAMID[c]:
+                ok = self._usable(c, -1, me, True)
+            else:
+                ok = any(self._usable(c, q, me, True) for q in mine)
+            hand.insert(i, c)
+            if ok:
+                out.append(A_CARD + c)
+        for q in mine:
+            card = self.top(self.pos[q])
+            if card >= 0 and self._usable(card, q, me, False):
+                out.append(A_PIECE + q)
+        k = min(DRAW_MAX, HAND_LIMIT - len(self.hands[me]), self.can_draw())
+        out += [A_DRAW + i for i in range(max(k, 0))]
+        if self.hands[me]:
+            out.append(DISCARD)
+        out.append(PASS)
+        if self.reshuffles >= 1 and self.declared < 0:
+            out.append(DECLARE)
+        if mine:
+            out.append(REORIENT)
+        return out
+
+    def _apply(self, a: int) -> None:
+        me = self.to_move
+        assert me is not None
+        self._legal = None
+        self.emit({"type": "act", "player": me, "action": self.action_to_json(a)})
+        if self.stage == CHAIN:
+            self.chosen.append(a)
+            self.cands = [c[1:] for c in self.cands if c[0] == a]
+            if self.cands == [()]:
+                self._execute()
+            return
+        if self.stage == REORIENTING:
+            self.orient[self.reo.pop(0)] = a - A_ORIENT
+            if not self.reo:
+                self._end_turn()
+            return
+        if a < A_CARD:
+            self._place(self.stash(me, 0), a - A_CELL)
+            self._end_turn()
+        elif a < A_PIECE:
+            c = a - A_CARD
+            self.hands[me].remove(c)
+            self.playing = c
+            if NO_PYRAMID[c]:
+                cands = list(self._seqs(c, -1, me, True))
+            else:
+                cands = [(A_PIECE + q, *s) for q in self.on_board(me) for s in self._seqs(c, q, me, True)]
+            self._start_chain(("hand", c), cands)
+        elif a < A_ORIENT:
+            q = a - A_PIECE
+            card = self.top(self.pos[q])
+            self._start_chain(("board", card, q), list(self._seqs(card, q, me, False)))
+        elif A_DRAW <= a < DISCARD:
+            self._draw_to_hand(me, a - A_DRAW + 1)
+            self._end_turn()
+        elif a == DISCARD:
+            self.emit({"type": "discard", "player": me, "cards": [CODE[c] for c in self.hands[me]]})
+            self.discard += self.hands[me]
+            self.hands[me] = []
+            self._end_turn()
+        elif a == PASS:
+            self._end_turn()
+        elif a == DECLARE:
+            # Declare the final round: everyone gets one more turn, the declarer the last.
+            self.declared = me
+            self.turns_left = self.players + 1
+            self.emit({"type": "declare", "player": me})
+            self._end_turn()
+        elif a == REORIENT:
+            self.reo = self.on_board(me)
+            self.stage = REORIENTING
+        else:  # pragma: no cover - _compute_legal offers nothing else
+            raise IllegalAction(f"action {a} is not a turn option")
+
+    def _start_chain(self, ctx: tuple[Any, ...], cands: list[tuple[int, ...]]) -> None:
+        self.stage = CHAIN
+        self.ctx = ctx
+        self.chosen = []
+        self.cands = cands
+        if cands == [()]:
+            self._execute()
+
+    def _follow(self, ctx: tuple[Any, ...], cands: list[tuple[int, ...]]) -> None:
+        self._next = (ctx, cands)
+
+    def _execute(self) -> None:
+        me = self.to_move
+        assert me is not None
+        ctx, seq = self.ctx, tuple(self.chosen)
+        self._next = None
+        if ctx[0] == "hand":
+            c = ctx[1]
+            q = -1
+            if not NO_PYRAMID[c]:
+                q, seq = seq[0] - A_PIECE, seq[1:]
+            self._run(c, q, me, seq, True)
+            self.discard.append(c)  # the played card is discarded after it resolves
+            self.playing = -1
+        elif ctx[0] == "board":
+            self._run(ctx[1], ctx[2], me, seq, False)
+        elif ctx[0] == "step":
+            if seq[0] != DONE:
+                q = ctx[1]
+                self._place(q, NB[self.pos[q]][seq[0] - A_ORIENT])
+        elif ctx[0] == "attack" and seq[0] != DONE:
+            self._x_attack(ctx[2], ctx[1], me, seq[1:])
+        self._purge()
+        nxt, self._next = self._next, None
+        if nxt is not None and self.pos[nxt[0][1]] >= 0:
+            self._start_chain(*nxt)
+        else:
+            self._end_turn()
+
+    def _end_turn(self) -> None:
+        self.stage = MAIN
+        self.cands = []
+        self.chosen = []
+        self.ctx = ()
+        self.reo = []
+        self._recenter()
+        if self.declared >= 0:
+            self.turns_left -= 1
+            if self.turns_left == 0:
+                self.to_move = None
+                self.emit({"type": "game_end", "scores": self.scores(), "ranking": self.ranking()})
+                return
+        assert self.to_move is not None
+        self.to_move = (self.to_move + 1) % self.players
+        self.turn += 1
+
+    def _recenter(self) -> None:
+        """Shift the board inside the window when it comes within two spaces of an edge."""
+        cells = [*self.stacks, *(c for c in self.pos if c >= 0)]
+        xs = [c % W for c in cells]
+        ys = [c // W for c in cells]
+        if min(xs) >= 2 and max(xs) <= W - 3 and min(ys) >= 2 and max(ys) <= H - 3:
+            return
+        dx = (W - 1 - max(xs) - min(xs)) // 2
+        dy = (H - 1 - max(ys) - min(ys)) // 2
+        if dx == 0 and dy == 0:
+            return
+        shift = dy * W + dx
+        self.stacks = {c + shift: s for c, s in self.stacks.items()}
+        self.pos = [c + shift if c >= 0 else -1 for c in self.pos]
+        self.emit({"type": "recenter", "dx": dx, "dy": dy})
+
+    # ----- results -------------------------------------------------------------------------
+    def sole_cards(self) -> list[list[int]]:
+        """Per player, the cards they occupy alone (Scoring: a shared card scores for nobody)."""
+        owners: dict[int, set[int]] = {}
+        for q, c in enumerate(self.pos):
+            if c >= 0 and c in self.stacks:
+                owners.setdefault(c, set()).add(owner_of(q))
+        out: list[list[int]] = [[] for _ in range(self.players)]
+        for c, who in owners.items():
+            if len(who) == 1:
+                out[next(iter(who))].append(self.stacks[c][-1])
+        return out
+
+    def scores(self) -> list[float]:
+        return [float(sum(VALUE[c] for c in cards)) for cards in self.sole_cards()]
+
+    def ranking(self) -> list[int]:
+        """Ties share the win; with the optional rule, the highest solely occupied card decides."""
+        if not self.tiebreak:
+            return super().ranking()
+        sole = self.sole_cards()
+        keys = [(sum(VALUE[c] for c in cs), sorted((VALUE[c] for c in cs), reverse=True)) for cs in sole]
+        return [1 + sum(1 for other in keys if other > mine) for mine in keys]
+
+    # ----- information ---------------------------------------------------------------------
+    def view(self, player: int | None) -> dict[str, Any]:
+        v: dict[str, Any] = {
+            "game": "zarcana",
+            "player": player,
+            "players": self.players,
+            "tiebreak": self.tiebreak,
+            "window": [W, H],
+            "to_move": self.to_move,
+            "turn": self.turn,
+            "board": [{"x": c % W, "y": c // W, "stack": [CODE[k] for k in s]} for c, s in sorted(self.stacks.items())],
+            "pyramids": [
+                {"id": q, "owner": owner_of(q), "size": SIZE_NAMES[size_of(q)], "x": c % W, "y": c // W,
+                 "orient": ORIENT_NAMES[self.orient[q]]}
+                for q, c in enumerate(self.pos) if c >= 0
+            ],
+            "stash": [[sum(1 for q in range(p * PIECES + s * PER_SIZE, p * PIECES + (s + 1) * PER_SIZE)
+                           if self.pos[q] < 0) for s in range(3)] for p in range(self.players)],
+            "hand_sizes": [len(h) for h in self.hands],
+            "deck_size": len(self.deck),
+            "discard": [CODE[c] for c in self.discard],
+            "reshuffles": self.reshuffles,
+            "declared_by": self.declared if self.declared >= 0 else None,
+            "turns_left": self.turns_left if self.declared >= 0 else None,
+            "stage": self.stage,
+            "playing": CODE[self.playing] if self.playing >= 0 else None,
+            "chosen": [self.action_to_json(a) for a in self.chosen],
+            "reorient_next": piece_label(self.reo[0]) if self.reo else None,
+            "scores": self.scores(),
+            "over": self.to_move is None,
+        }
+        if player is not None:
+            v["hand"] = sorted(CODE[c] for c in self.hands[player])
+            if player == self.to_move:
+                v["legal"] = self.legal_actions()
+        if self.to_move is None:
+            v["ranking"] = self.ranking()
+        return v
+
+    def _copy(self) -> ZarcanaState:
+        new = object.__new__(ZarcanaState)
+        new.__dict__.update(self.__dict__)
+        new.pos = self.pos.copy()
+        new.orient = self.orient.copy()
+        new.stacks = {c: s.copy() for c, s in self.stacks.items()}
+        new.discard = self.discard.copy()
+        new.deck = self.deck.copy()
+        new.hands = [h.copy() for h in self.hands]
+        new.tag = self.tag.copy()
+        new.chosen = self.chosen.copy()
+        new.reo = self.reo.copy()
+        return new
+
+    def _resample_hidden(self, player: int, rng: random.Random) -> None:
+        """Other hands and the deck, shuffled within each reshuffle epoch (see ``tag``).
+
+        A card drawn in epoch e came from the deck formed at reshuffle e, whose make-up was
+        public (the discard pile), so only cards of the same epoch are interchangeable.
+        """
+        self._legal = None
+        others = [p for p in range(self.players) if p != player]
+        epochs = {self.tag[c] for p in others for c in self.hands[p] if self.tag[c] >= 0}
+        epochs.add(self.reshuffles)
+        for e in sorted(epochs):
+            slots = [(p, i) for p in others for i, c in enumerate(self.hands[p]) if self.tag[c] == e]
+            pool = [self.hands[p][i] for p, i in slots]
+            if e == self.reshuffles:
+                pool += self.deck
+            rng.shuffle(pool)
+            for (p, i), c in zip(slots, pool, strict=False):
+                self.hands[p][i] = c
+            if e == self.reshuffles:
+                self.deck = pool[len(slots):]
+
+    # ----- actions -------------------------------------------------------------------------
+    def action_to_json(self, action: int) -> dict[str, Any]:
+        if A_CELL <= action < A_CARD:
+            return {"cell": list(cell_xy(action - A_CELL))}
+        if action < A_PIECE:
+            return {"card": CODE[action - A_CARD]}
+        if action < A_ORIENT:
+            return {"pyramid": piece_label(action - A_PIECE)}
+        if action < A_SIZE:
+            return {"orient": ORIENT_NAMES[action - A_ORIENT]}
+        if action < A_ABIL:
+            return {"size": SIZE_NAMES[action - A_SIZE]}
+        if action < A_DRAW:
+            return {"ability": TYPE_ORDER[action - A_ABIL]}
+        if action < DISCARD:
+            return {"draw": action - A_DRAW + 1}
+        return {"do": _MISC[action]}
+
+    def action_from_json(self, obj: Any) -> int:
+        if isinstance(obj, dict) and len(obj) == 1:
+            (key, val), = obj.items()
+            a = -1
+            if key == "do" and val in _MISC_ID:
+                a = _MISC_ID[val]
+            elif key == "card" and val in CARD_ID:
+                a = A_CARD + CARD_ID[val]
+            if a >= 0:
+                if self.is_legal(a):
+                    return a
+                raise IllegalAction(f"{obj!r} is not legal now")
+        return super().action_from_json(obj)
+
+    def describe(self, action: int) -> str:
+        j = self.action_to_json(action)
+        if "cell" in j:
+            where = f"({j['cell'][0]},{j['cell'][1]})"
+            return f"place a small pyramid on {where}" if self.stage == MAIN else f"choose space {where}"
+        if "card" in j:
+            return f"play {NAME[action - A_CARD]} from hand"
+        if "pyramid" in j:
+            q = action - A_PIECE
+            if self.stage == MAIN and self.pos[q] >= 0 and self.top(self.pos[q]) >= 0:
+                return f"{j['pyramid']} uses {NAME[self.top(self.pos[q])]}"
+            return f"choose pyramid {j['pyramid']}"
+        if "orient" in j:
+            return "stand up" if j["orient"] == "up" else f"point {j['orient']}"
+        if "size" in j:
+            return f"clone a {j['size']} pyramid"
+        if "ability" in j:
+            return f"as {TYPES[j['ability']]['name']}"
+        if "draw" in j:
+            return f"draw {j['draw']} card" + ("s" if j["draw"] > 1 else "")
+        return {"discard": "discard your hand", "pass": "pass", "declare": "declare the final round",
+                "reorient": "reorient your pyramids", "grow": "grow", "done": "stop here"}[j["do"]]
