@@ -211,21 +211,21 @@ def test_winner_moves_to_next_open_space_leaping_occupied_ones():
 
 def test_flying_into_the_sun_falls_just_below_the_bottom_most_player():
     """Flying Into the Sun: past the top space, fall to just below the bottom-most player."""
-    s = arrange(3, {0: ["sun9", "rain1"], 1: ["cloud1", "rain2"], 2: ["cloud2", "rain3"]}, pos=[10, 4, 6])
+    s = arrange(3, {0: ["sun9", "rain1"], 1: ["cloud1", "rain2"], 2: ["cloud2", "rain3"]}, pos=[10, 4, 6], track=10)
     play(s, "sun9", "cloud1", "cloud2")
     assert s.pos == [3, 4, 6] and s.sun_reached
 
 
 def test_leaping_into_the_sun_over_occupied_top_spaces():
     """Advancing + Flying Into the Sun: leaping over the occupied top space reaches the sun."""
-    s = arrange(3, {0: ["sun9", "rain1"], 1: ["cloud1", "rain2"], 2: ["cloud2", "rain3"]}, pos=[9, 10, 1])
+    s = arrange(3, {0: ["sun9", "rain1"], 1: ["cloud1", "rain2"], 2: ["cloud2", "rain3"]}, pos=[9, 10, 1], track=10)
     play(s, "sun9", "cloud1", "cloud2")
     assert s.pos == [0, 10, 1] and s.sun_reached
 
 
 def test_nobody_goes_below_ground():
     """FAQ: you cannot go below ground level (falling from the sun with someone on the ground)."""
-    s = arrange(3, {0: ["sun9", "rain1"], 1: ["cloud1", "rain2"], 2: ["cloud2", "rain3"]}, pos=[10, 0, 5])
+    s = arrange(3, {0: ["sun9", "rain1"], 1: ["cloud1", "rain2"], 2: ["cloud2", "rain3"]}, pos=[10, 0, 5], track=10)
     play(s, "sun9", "cloud1", "cloud2")
     assert s.pos == [0, 0, 5]
 
@@ -274,7 +274,7 @@ def test_trick_winner_leads_the_next_trick():
 def test_round_ends_game_after_someone_flew_into_the_sun_and_last_winner_leads_next_round():
     """End of Game: the round in which someone flew into the sun is played out, then the game ends.
     Playing the Next Round: otherwise deal again; the last trick's winner leads."""
-    s = arrange(3, {0: ["sun9", "rain1"], 1: ["cloud1", "rain2"], 2: ["cloud2", "rain3"]}, pos=[10, 4, 6])
+    s = arrange(3, {0: ["sun9", "rain1"], 1: ["cloud1", "rain2"], 2: ["cloud2", "rain3"]}, pos=[10, 4, 6], track=10)
     play(s, "sun9", "cloud1", "cloud2")
     assert s.sun_reached and not s.is_over() and s.to_move == 0
     play(s, "rain1", "rain2", "rain3")
@@ -295,7 +295,7 @@ def test_two_player_game_is_one_round():
 
 def test_winner_is_highest_on_the_track():
     """End of Game: the player highest on the Scoring Track wins; the ground is a shared place."""
-    s = arrange(3, {0: ["cloud1"], 1: ["cloud9"], 2: ["cloud2"]}, pos=[10, 0, 0])
+    s = arrange(3, {0: ["cloud1"], 1: ["cloud9"], 2: ["cloud2"]}, pos=[10, 0, 0], track=10)
     s.sun_reached = True
     play(s, "cloud1", "cloud9", "cloud2")
     assert s.is_over()
@@ -320,7 +320,7 @@ def test_cooperative_needs_three_players():
 def test_cooperative_after_the_sun_winners_move_down():
     """Cooperative Mode: once any player has flown into the sun, trick winners move down."""
     s = arrange(3, {0: ["sun9", "cloud9"], 1: ["cloud1", "cloud8"], 2: ["cloud2", "cloud7"]},
-                pos=[10, 4, 6], mode="cooperative")
+                pos=[10, 4, 6], mode="cooperative", track=10)
     play(s, "sun9", "cloud1", "cloud2")
     assert s.sun_reached and s.pos == [3, 4, 6]
     play(s, "cloud9", "cloud8", "cloud7")
@@ -355,8 +355,9 @@ def test_cooperative_without_reaching_the_sun_scores_nothing():
 # ----- Options, chance and information -----------------------------------------------------
 def test_track_length_option_and_its_calibrated_defaults():
     """Reconstructed score track: the length is an option; defaults per player count from data."""
-    for players, length in rules.TRACK_LENGTH.items():
-        assert meeple.make("trickarus", players=players).track_length == length
+    for mode, lengths in rules.TRACK_LENGTH.items():
+        for players, length in lengths.items():
+            assert meeple.make("trickarus", players=players, mode=mode).track_length == length
     assert meeple.make("trickarus", players=4, track=15).view(None)["track_length"] == 15
     with pytest.raises(meeple.BadOption):
         meeple.make("trickarus", players=4, track=1)
@@ -396,7 +397,7 @@ def test_heuristic_wins_cheaply_when_last():
 def test_heuristic_avoids_flying_into_the_sun():
     """Bot: at the top of the track it ducks the trick rather than fly into the sun."""
     s = arrange(3, {0: ["cloud3", "rain1"], 1: ["cloud4", "rain2"], 2: ["cloud6", "cloud9", "cloud2"]},
-                pos=[1, 2, 10])
+                pos=[1, 2, 10], track=10)
     play(s, "cloud3", "cloud4")
     assert HeuristicBot().choose(s) == C("cloud2")
 

@@ -62,7 +62,9 @@ REMOVED = {
     int(k): sum(1 << CARD_ID[code] for code in v) for k, v in _DATA["removed"].items() if k.isdigit()
 }
 COOP_ROUNDS = {int(k): v for k, v in _DATA["coop_rounds"].items() if k.isdigit()}
-TRACK_LENGTH = {int(k): v for k, v in _DATA["track_length"].items() if k.isdigit()}
+TRACK_LENGTH = {
+    mode: {int(k): v for k, v in _DATA["track_length"][mode].items()} for mode in ("competitive", "cooperative")
+}
 ALL_CARDS = (1 << NUM_CARDS) - 1
 SIDE_NAMES = ("day", "night")
 
@@ -115,7 +117,7 @@ class TrickarusState(State):
         super().__init__(players, seed, options)
         self.coop = options["mode"] == "cooperative"
         self.lightning_strong = options["lightning_variant"]
-        self.track_length = options["track"] or TRACK_LENGTH[players]
+        self.track_length = options["track"] or TRACK_LENGTH[options["mode"]][players]
         self.round_limit = COOP_ROUNDS[players] if self.coop else (1 if players == 2 else 0)
         self.removed = REMOVED[players]
         self.pos = [0] * players  # 0 is the ground (room for everyone); 1..track_length one each
