@@ -1,0 +1,57 @@
+"""The `meeple` command, driven as a newcomer would: a subprocess with typed input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import meeple
+
+
+def meeple_cmd(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "meeple.cli", *args],
+        input=stdin, capture_output=True, text=True, timeout=120,
+        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin", "TERM": "dumb"},
+    )
+
+
+def test_play_a_whole_game_with_bad_input_then_replay(tmp_path):
+    record_path = tmp_path / "game.json"
+    typed = "xyz\n0\n99\n" + "1\n" * 40  # three bad answers, then always the first choice
+    done = meeple_cmd("play", "trickarus", "--players", "2", "--seat", "0", "--bots", "random",
+                      "--seed", "3", "--save", str(record_path), stdin=typed)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.count("is not one of") == 3  # each bad answer got a message and a new prompt
+    assert "P1 (random)" in out and "Game over" in out and "Result" in out
+    record = json.loads(record_path.read_text())
+    state = meeple.replay(record)
+    assert state.is_over() and record["meta"]["seats"] == {"1": "random"}
+    assert record["result"]["ranking"] == state.ranking()
+
+    shown = meeple_cmd("replay", str(record_path), "--as", "1")
+    assert shown.returncode == 0, shown.stderr
+    assert "P1's view" in shown.stdout and f"#{len(record['actions'])} " in shown.stdout
+
+
+def test_list_shows_every_game():
+    done = meeple_cmd("list")
+    assert done.returncode == 0
+    for g in meeple.games():
+        assert g["id"] in done.stdout
+
+
+def test_bad_game_or_option_is_a_clear_error():
+    done = meeple_cmd("play", "chess")
+    assert done.returncode == 2 and "trickarus" in done.stdout
+    done = meeple_cmd("play", "trickarus", "-o", "mode=solo")
+    assert done.returncode == 2 and "competitive" in done.stdout
+
+
+def test_input_ending_early_saves_the_unfinished_game(tmp_path):
+    record_path = tmp_path / "part.json"
+    done = meeple_cmd("play", "trickarus", "--players", "3", "--seed", "1", "--save", str(record_path), stdin="1\n")
+    assert done.returncode == 1 and "not finished" in done.stdout
+    assert not meeple.replay(json.loads(record_path.read_text())).is_over()
