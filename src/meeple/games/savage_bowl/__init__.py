@@ -1,0 +1,35 @@
+"""Savage Bowl: the game's registration. Rules in `rules.py`, components in `components.json`."""
+
+from meeple.core import GameInfo, Option
+
+from .bot import HeuristicBot
+from .render import render_text
+from .rules import NUM_ACTIONS, SETUP, SavageBowlState, check
+
+GAME = GameInfo(
+    id="savage_bowl",
+    title="Savage Bowl",
+    description=(
+        "URiO's savage trick-taker: win exactly the target number of tricks. In the first five "
+        "tricks the second-strongest card wins and the strongest is yellow-carded; one trick "
+        "too many gets you thrown out of the round."
+    ),
+    player_counts=tuple(sorted(SETUP)),
+    options=(
+        Option("chameleons", True, (True, False),
+               "Chameleon cards: one per player per round, played with a card to copy the colour "
+               "of the last card played (the rulebook leaves them out of a first game)"),
+        Option("offcolour", "by_number", ("by_number", "equal"),
+               "first half: how cards neither trump nor of the led colour rank for 'second "
+               "strongest': by number, or all alike (then by play order)"),
+        Option("ties", "first_played", ("first_played", "last_played"),
+               "equal strength (a Chameleon copy, or off-colour cards): the card played first "
+               "is stronger, or the card played last"),
+    ),
+    num_actions=NUM_ACTIONS,
+    state_factory=SavageBowlState,
+    rules_doc="docs/games/savage_bowl.md",
+    check=check,
+    bots={"heuristic": HeuristicBot},
+    text_renderer=render_text,
+)

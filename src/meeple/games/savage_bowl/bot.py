@@ -1,0 +1,125 @@
+"""A heuristic Savage Bowl bot: counts its tricks toward the exact target.
+
+It wants a trick while it is short of the target and avoids tricks once it has it (one more
+eliminates). In the first half the trick goes to the second strongest card, so a bot that wants
+it aims for second place, and one that does not plays its highest card to take the Yellow Card,
+which sheds that card and lets it discard its next most dangerous one. It uses the Chameleon only
+when that reaches an outcome no plain card reaches. It reads only public state and its own hand.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .rules import (
+    CHAM_BASE,
+    COLOUR,
+    DISCARD,
+    FIRST_HALF,
+    NUM_CARDS,
+    NUMBER,
+    TRUMP,
+    SavageBowlState,
+)
+
+
+def danger(card: int) -> int:
+    """How likely a card is to win tricks: trumps above every colour, then by number."""
+    return NUMBER[card] + (100 if COLOUR[card] == TRUMP else 0)
+
+
+class HeuristicBot:
+    name = "heuristic"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, state: SavageBowlState) -> int:
+        me = state.to_move
+        assert me is not None
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        need = state.target - state.won[me]
+        if state.phase == DISCARD:
+            return self._discard(legal, need)
+        return self._play(state, legal, need)
+
+    @staticmethod
+    def _discard(legal: list[int], need: int) -> int:
+        """Shed the most dangerous card, unless it is one of the few winners still needed."""
+        cards = sorted((a % NUM_CARDS for a in legal), key=danger)
+        strong = [c for c in cards if danger(c) >= 100 or NUMBER[c] >= 10]
+        if need > 0 and len(strong) <= need:
+            weak = [c for c in cards if c not in strong]
+            pick = weak[0] if weak else cards[0]
+        else:
+            pick = cards[-1]
+        return next(a for a in legal if a % NUM_CARDS == pick)
+
+    def _play(self, state: SavageBowlState, legal: list[int], need: int) -> int:
+        first_half = state.trick_no <= FIRST_HALF
+        want = need > 0
+        if not state.trick:  # leading: no Chameleon here
+            ranked = sorted(legal, key=danger)
+            if first_half:
+                # Lead high to take the Yellow Card when avoiding tricks, middling when wanting one.
+                return ranked[len(ranked) // 2] if want else ranked[-1]
+            return ranked[-1] if want else ranked[0]
+        plays = [self._outcome(state, a) for a in legal]  # (action, place, key, is_chameleon)
+        left = len(state.order) - len(state.trick) - 1  # players after me in this trick
+
+        def pick(cands: list[tuple[int, int, int, bool]], high: bool) -> int | None:
+            if not cands:
+                return None
+            plain = [o for o in cands if not o[3]] or cands  # keep the Chameleon for need
+            best = (max if high else min)(plain, key=lambda o: (o[2], danger(o[0] % NUM_CARDS)))
+            return best[0]
+
+        if first_half:
+            if want:
+                if left == 0:
+                    choice = pick([o for o in plays if o[1] == 1], high=False)
+                else:
+                    # A modest lead that someone later beats once lands on second place.
+                    choice = pick([o for o in plays if o[1] == 1], high=True)
+                    if choice is None:
+                        choice = pick([o for o in plays if o[1] == 0], high=False)
+            else:
+                choice = pick([o for o in plays if o[1] == 0], high=True)  # Yellow Card: shed
+                if choice is None:
+                    choice = pick([o for o in plays if o[1] >= 2], high=True)
+        else:
+            if want:
+                winners = [o for o in plays if o[1] == 0]
+                choice = pick(winners, high=left > 0)
+            else:
+                choice = pick([o for o in plays if o[1] > 0], high=True)
+        if choice is None:
+            choice = pick(plays, high=False)
+        assert choice is not None
+        return choice
+
+    @staticmethod
+    def _outcome(state: SavageBowlState, action: int) -> tuple[int, int, int, bool]:
+        """My place in the trick so far (0 = strongest) after ``action``, and my strength key."""
+        cham = action >= CHAM_BASE
+        card = action % NUM_CARDS
+        colour = state.tcol[-1] if cham else COLOUR[card]
+        lead = state.tcol[0]
+
+        def key(c: int, col: int) -> int:
+            if col == TRUMP:
+                return 200 + NUMBER[c]
+            if col == lead:
+                return 100 + NUMBER[c]
+            return NUMBER[c] if state.off_by_number else 0
+
+        mine = key(card, colour)
+        tie_ok = state.later_wins_ties
+        place = sum(
+            1
+            for c, col in zip(state.trick, state.tcol, strict=True)
+            if key(c, col) > mine or (key(c, col) == mine and not tie_ok)
+        )
+        return action, place, mine, cham

@@ -1,0 +1,455 @@
+"""Savage Bowl (URiO, Burekeke Games, 2023): a must-follow trick-taker aiming at an exact count.
+
+Rulebook: shared/rules/001 (English translation). Section names in comments refer to it.
+Rulings: docs/games/savage_bowl.md. Components and setup tables: components.json.
+
+Representation (hot path, so ints only): a hand is a 60-bit mask of card ids; the eliminated
+players and the players still holding an unused Chameleon are bitmasks over seats; the trick is
+three parallel lists (cards, effective colours, Chameleon flags) in play order, and ``order`` is
+the seats taking part in it, leader first.
+
+Actions are single ints (one decision each, so no half-made compound turn ever exists):
+  ``c``            play card ``c`` (0..59),
+  ``60 + c``       play card ``c`` together with the Chameleon card,
+  ``120 + c``      discard card ``c`` face down (the Yellow Card holder, first half).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from importlib import resources
+from typing import Any
+
+from meeple.core import BadPlayerCount, IllegalAction, State, derive
+
+# ----- components, read from data --------------------------------------------------------------
+_DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
+
+COLOURS: list[str] = [*_DATA["colours"]["order"], _DATA["colours"]["trump"]]
+TRUMP = len(COLOURS) - 1
+CARDS: list[dict[str, Any]] = _DATA["cards"]
+NUM_CARDS = len(CARDS)
+CODE: list[str] = [c["code"] for c in CARDS]
+CARD_ID = {code: i for i, code in enumerate(CODE)}
+COLOUR: tuple[int, ...] = tuple(COLOURS.index(c["colour"]) for c in CARDS)
+NUMBER: tuple[int, ...] = tuple(c["number"] for c in CARDS)
+COLOUR_MASK: tuple[int, ...] = tuple(
+    sum(1 << c for c in range(NUM_CARDS) if COLOUR[c] == k) for k in range(len(COLOURS))
+)
+ALL_CARDS = (1 << NUM_CARDS) - 1
+CHAMELEONS: int = _DATA["chameleons"]["count"]
+FIRST_HALF: int = _DATA["first_half_tricks"]["value"]
+END_POINTS: int = _DATA["game_end_points"]["value"]
+BASE_POINTS: list[int] = _DATA["base_points"]["by_round"]
+SETUP: dict[int, dict[str, Any]] = {int(k): v for k, v in _DATA["setup"].items()}
+REMOVED: dict[int, int] = {
+    n: sum(
+        1 << c
+        for c in range(NUM_CARDS)
+        if COLOUR[c] != TRUMP and NUMBER[c] in s["removed_numbers"]
+    )
+    for n, s in SETUP.items()
+}
+
+CHAM_BASE = NUM_CARDS
+DISCARD_BASE = 2 * NUM_CARDS
+NUM_ACTIONS = 3 * NUM_CARDS
+PLAY, DISCARD = 0, 1
+
+
+def mask_to_list(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def card_label(card: int) -> str:
+    return f"{COLOURS[COLOUR[card]].title()} {NUMBER[card]}"
+
+
+def card_json(card: int) -> dict[str, Any]:
+    return {"code": CODE[card], "colour": COLOURS[COLOUR[card]], "number": NUMBER[card]}
+
+
+def check(players: int, options: dict[str, Any]) -> None:
+    if players not in SETUP:
+        raise BadPlayerCount(f"savage_bowl takes {', '.join(map(str, SETUP))} players")
+    if options["chameleons"] and players > CHAMELEONS:
+        raise BadPlayerCount(f"only {CHAMELEONS} Chameleon cards exist")
+
+
+class SavageBowlState(State):
+    """A game of Savage Bowl. See the module docstring for the representation."""
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        super().__init__(players, seed, options)
+        setup = SETUP[players]
+        self.target: int = setup["target"]
+        self.num_tricks: int = setup["tricks"]
+        self.num_rounds: int = setup["rounds"]
+        self.hand_size: int = setup["hand_size"]
+        self.champ_values: tuple[int, ...] = tuple(setup["champ_cards"])
+        self.removed = REMOVED[players]
+        self.use_chameleons: bool = options["chameleons"]
+        self.off_by_number = options["offcolour"] == "by_number"
+        self.later_wins_ties = options["ties"] == "last_played"
+        self.points = [0] * players
+        self.results: list[dict[str, Any]] = []  # public, one entry per finished round
+        self.last_champ: list[int] = []  # Runaway Champ holders of the last finished round
+        self.round = 0
+        self.first_leader = 0  # ruling: seat 0 starts the game (seats are arbitrary)
+        self.to_move = 0
+        self._deal()
+
+    # ----- setup ---------------------------------------------------------------------------
+    def _deal(self) -> None:
+        """Setup 7-8 / Get Ready for the Next Round: shuffle, deal, hand out the Chameleons."""
+        self.round += 1
+        n = self.players
+        deck = mask_to_list(ALL_CARDS & ~self.removed)
+        derive(self.seed, self.salt, "deal", self.round).shuffle(deck)
+        size = self.hand_size
+        self.hands = [sum(1 << c for c in deck[i * size : (i + 1) * size]) for i in range(n)]
+        self.cham = (1 << n) - 1 if self.use_chameleons else 0  # seats with an unused Chameleon
+        self.won = [0] * n
+        self.won_cards = [0] * n  # face down with their winner: nobody may look (hidden)
+        self.discards = [0] * n  # on the Game Progress Sheet, face down (hidden)
+        self.sheet: list[tuple[int, int, int]] = []  # (trick, player, card) per discard
+        self.out = 0  # eliminated seats
+        self.champ: list[int] = []  # seats in the order they reached the target
+        self.yellow = -1  # Yellow Card holder; -1: the card is on the sheet
+        self.sitting = -1  # the seat sitting out the current trick
+        self.trick_no = 0
+        self.phase = PLAY
+        self.next_leader = self.first_leader
+        self.order: list[int] = []
+        self.trick: list[int] = []
+        self.tcol: list[int] = []
+        self.tcham: list[bool] = []
+        for p in range(n):
+            self.emit({"type": "deal", "round": self.round, "hand": [CODE[c] for c in mask_to_list(self.hands[p])],
+                       "chameleon": self.use_chameleons}, to=p)
+        self.emit({"type": "round", "round": self.round, "leader": self.first_leader})
+        self._start_trick()
+
+    def _start_trick(self) -> None:
+        """Step 5 of both halves: the trick winner leads; the Yellow Card holder sits out.
+
+        Ruling: a leader who was just eliminated (or sits out) passes the lead to the next
+        player to the left who takes part. With fewer than two players left the round ends
+        (End of a Round: the rare 4-player case).
+        """
+        n = self.players
+        self.trick_no += 1
+        if self.trick_no > self.num_tricks or n - self.out.bit_count() < 2:
+            self._end_round()
+            return
+        self.sitting = self.yellow  # a second-half trick 6 still has the trick-5 holder out
+        order = []
+        p = self.next_leader
+        for _ in range(n):
+            if not self.out >> p & 1 and p != self.sitting:
+                order.append(p)
+            p = (p + 1) % n
+        if len(order) < 2:  # unreachable by counting (see docs); never play a one-card trick
+            self._end_round()
+            return
+        self.order = order
+        self.trick = []
+        self.tcol = []
+        self.tcham = []
+        self.to_move = order[0]
+
+    # ----- the rules -----------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        p = self.to_move
+        if p is None:
+            return []
+        hand = self.hands[p]
+        if self.phase == DISCARD:
+            return [DISCARD_BASE + c for c in mask_to_list(hand)]
+        if not self.trick:  # the leader: any card, but never the Chameleon
+            return mask_to_list(hand)
+        follow = hand & COLOUR_MASK[self.tcol[0]]
+        legal = mask_to_list(follow or hand)
+        if self.cham >> p & 1:  # the Chameleon frees the player from following
+            legal += [CHAM_BASE + c for c in mask_to_list(hand)]
+        return legal
+
+    def is_legal(self, action: int) -> bool:
+        p = self.to_move
+        if p is None or type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            return False
+        kind, c = divmod(action, NUM_CARDS)
+        hand = self.hands[p]
+        if not hand >> c & 1:
+            return False
+        if self.phase == DISCARD:
+            return kind == 2
+        if kind == 2:
+            return False
+        if kind == 1:
+            return bool(self.trick) and bool(self.cham >> p & 1)
+        if not self.trick:
+            return True
+        follow = hand & COLOUR_MASK[self.tcol[0]]
+        return not follow or bool(follow >> c & 1)
+
+    def _apply(self, action: int) -> None:
+        p = self.to_move
+        assert p is not None
+        kind, c = divmod(action, NUM_CARDS)
+        self.hands[p] ^= 1 << c
+        if kind == 2:  # Step 3a: the Yellow Card holder discards face down onto the sheet
+            self.discards[p] |= 1 << c
+            self.sheet.append((self.trick_no, p, c))
+            self.emit({"type": "discard", "player": p, "trick": self.trick_no})
+            self.emit({"type": "discard_own", "card": CODE[c]}, to=p)
+            self.phase = PLAY
+            self._start_trick()
+            return
+        if kind == 1:  # the Chameleon copies the colour of the last card played in the trick
+            self.cham &= ~(1 << p)
+            colour = self.tcol[-1]
+        else:
+            colour = COLOUR[c]
+        self.trick.append(c)
+        self.tcol.append(colour)
+        self.tcham.append(kind == 1)
+        self.emit({"type": "play", "player": p, "card": CODE[c], "chameleon": kind == 1,
+                   "colour": COLOURS[colour]})
+        if len(self.trick) == len(self.order):
+            self._finish_trick()
+        else:
+            self.to_move = self.order[len(self.trick)]
+
+    def strength_order(self) -> list[int]:
+        """Indices into the current trick, strongest first.
+
+        Trumps by number beat the led colour by number, which beats every other colour. Other
+        colours rank by number (option ``offcolour="by_number"``) or all alike ("equal"); equal
+        strength goes to the card played first (option ``ties``). Colours are the effective ones,
+        so a Chameleon-played card counts in the colour it copied.
+        """
+        lead = self.tcol[0]
+        later = self.later_wins_ties
+        by_number = self.off_by_number
+        keys = []
+        for i, c in enumerate(self.trick):
+            col = self.tcol[i]
+            if col == TRUMP:
+                k = 200 + NUMBER[c]
+            elif col == lead:
+                k = 100 + NUMBER[c]
+            else:
+                k = NUMBER[c] if by_number else 0
+            keys.append(k * 16 + (i if later else 15 - i))
+        return sorted(range(len(keys)), key=keys.__getitem__, reverse=True)
+
+    def _finish_trick(self) -> None:
+        ranked = self.strength_order()
+        first_half = self.trick_no <= FIRST_HALF
+        strongest = self.order[ranked[0]]
+        # Step 3: the second strongest wins in tricks 1-5, the strongest from the 6th on.
+        winner = self.order[ranked[1]] if first_half else strongest
+        cards = 0
+        for c in self.trick:
+            cards |= 1 << c
+        self.won[winner] += 1
+        self.won_cards[winner] |= cards
+        self.emit({"type": "trick", "trick": self.trick_no, "winner": winner,
+                   "yellow": strongest if first_half else None})
+        # Runaway Champ Cards: in order of reaching the target.
+        if self.won[winner] == self.target and len(self.champ) < len(self.champ_values):
+            self.champ.append(winner)
+            self.emit({"type": "champ", "player": winner, "value": self.champ_values[len(self.champ) - 1]})
+        # Step 4: one trick too many eliminates at once; the hand is set aside unseen.
+        elif self.won[winner] > self.target:
+            self.out |= 1 << winner
+            self.cham &= ~(1 << winner)
+            self.emit({"type": "eliminated", "player": winner})
+        self.next_leader = winner
+        self.trick = []
+        self.tcol = []
+        self.tcham = []
+        if first_half:
+            # Step 3a: the strongest takes the Yellow Card, discards, and sits out the next trick.
+            self.yellow = strongest
+            self.phase = DISCARD
+            self.to_move = strongest
+        else:
+            self.yellow = -1  # after trick 6 the Yellow Card goes back to the sheet
+            self._start_trick()
+
+    def _end_round(self) -> None:
+        """End-of-Round Scoring: base points by round for exactly the target, plus surviving Champs."""
+        gained = [0] * self.players
+        for p in range(self.players):
+            if self.out >> p & 1 or self.won[p] != self.target:
+                continue
+            gained[p] = BASE_POINTS[self.round - 1]
+            if p in self.champ:
+                gained[p] += self.champ_values[self.champ.index(p)]
+            self.points[p] += gained[p]
+        result = {
+            "round": self.round,
+            "tricks": list(self.won),
+            "tricks_played": self.trick_no - 1,
+            "eliminated": [bool(self.out >> p & 1) for p in range(self.players)],
+            "champ": list(self.champ),
+            "gained": gained,
+            "points": list(self.points),
+        }
+        self.results.append(result)
+        self.last_champ = list(self.champ)
+        self.emit({"type": "round_end", **result})
+        self.to_move = None
+        if max(self.points) >= END_POINTS or self.round >= self.num_rounds:
+            self.emit({"type": "game_end", "scores": self.scores(), "ranking": self.ranking()})
+            return
+        # Get Ready for the Next Round: the 2-point Champ holder starts, eliminated or not.
+        self.first_leader = self.champ[0] if self.champ else (self.first_leader + 1) % self.players
+        self._deal()
+
+    # ----- results -------------------------------------------------------------------------
+    def scores(self) -> list[float]:
+        return [float(q) for q in self.points]
+
+    def ranking(self) -> list[int]:
+        """Most points wins; tied leaders: the 2-point Champ holder, then the 1-point (End of a Game)."""
+        top = max(self.points)
+        k = len(self.champ_values)
+        keys = [
+            (q, k - self.last_champ.index(p) if q == top and p in self.last_champ else 0)
+            for p, q in enumerate(self.points)
+        ]
+        return [1 + sum(1 for other in keys if other > mine) for mine in keys]
+
+    # ----- information ---------------------------------------------------------------------
+    def view(self, player: int | None) -> dict[str, Any]:
+        n = self.players
+        playing = self.to_move is not None and self.phase == PLAY
+        v: dict[str, Any] = {
+            "game": "savage_bowl",
+            "player": player,
+            "players": n,
+            "options": dict(self.options),
+            "round": self.round,
+            "rounds": self.num_rounds,
+            "target": self.target,
+            "tricks_per_round": self.num_tricks,
+            "trick_number": min(self.trick_no, self.num_tricks),
+            "half": "first" if self.trick_no <= FIRST_HALF else "second",
+            "phase": "discard" if self.phase == DISCARD else "play",
+            "to_move": self.to_move,
+            "order": list(self.order) if playing else [],
+            "sitting_out": self.sitting if playing and self.sitting >= 0 else None,
+            "yellow_card": self.yellow if self.yellow >= 0 else None,
+            "trick": [
+                {"player": self.order[i], **card_json(c), "as": COLOURS[self.tcol[i]], "chameleon": self.tcham[i]}
+                for i, c in enumerate(self.trick)
+            ],
+            "lead_colour": COLOURS[self.tcol[0]] if self.trick else None,
+            "tricks_won": list(self.won),
+            "eliminated": [bool(self.out >> p & 1) for p in range(n)],
+            "chameleon_unused": [bool(self.cham >> p & 1) for p in range(n)],
+            "runaway_champ": [
+                {"value": val, "player": self.champ[i] if i < len(self.champ) else None}
+                for i, val in enumerate(self.champ_values)
+            ],
+            "hand_sizes": [h.bit_count() for h in self.hands],
+            "progress_sheet": [
+                {"trick": t, "player": q, "card": CODE[c] if q == player else None}
+                for t, q, c in self.sheet
+            ],
+            "points": list(self.points),
+            "round_results": list(self.results),
+            "over": self.to_move is None,
+            "scores": self.scores(),
+        }
+        if player is not None:
+            v["hand"] = [card_json(c) for c in mask_to_list(self.hands[player])]
+            v["set_aside"] = bool(self.out >> player & 1)
+            if player == self.to_move:
+                v["legal"] = self.legal_actions()
+        if self.to_move is None:
+            v["ranking"] = self.ranking()
+        return v
+
+    def _copy(self) -> SavageBowlState:
+        new = object.__new__(SavageBowlState)
+        new.__dict__.update(self.__dict__)
+        new.points = self.points.copy()
+        new.results = self.results.copy()
+        new.last_champ = self.last_champ.copy()
+        new.hands = self.hands.copy()
+        new.won = self.won.copy()
+        new.won_cards = self.won_cards.copy()
+        new.discards = self.discards.copy()
+        new.sheet = self.sheet.copy()
+        new.champ = self.champ.copy()
+        new.order = self.order.copy()
+        new.trick = self.trick.copy()
+        new.tcol = self.tcol.copy()
+        new.tcham = self.tcham.copy()
+        return new
+
+    def _resample_hidden(self, player: int, rng: random.Random) -> None:
+        """Other hands (eliminated ones too) and others' face-down discards are re-dealt, sizes kept.
+
+        Won tricks are not resampled: every player saw those cards played.
+        """
+        others = [p for p in range(self.players) if p != player]
+        pool = mask_to_list(sum(self.hands[p] | self.discards[p] for p in others))
+        rng.shuffle(pool)
+        start = 0
+        for p in others:
+            size = self.hands[p].bit_count()
+            self.hands[p] = sum(1 << c for c in pool[start : start + size])
+            start += size
+            self.discards[p] = 0
+        sheet = []
+        for t, q, c in self.sheet:
+            if q != player:
+                c = pool[start]
+                start += 1
+                self.discards[q] |= 1 << c
+            sheet.append((t, q, c))
+        self.sheet = sheet
+
+    # ----- actions -------------------------------------------------------------------------
+    def action_to_json(self, action: int) -> dict[str, Any]:
+        kind, c = divmod(action, NUM_CARDS)
+        if kind == 2:
+            return {"discard": CODE[c]}
+        if kind == 1:
+            return {"play": CODE[c], "chameleon": True}
+        return {"play": CODE[c]}
+
+    def action_from_json(self, obj: Any) -> int:
+        if isinstance(obj, dict):
+            if set(obj) == {"discard"} and obj["discard"] in CARD_ID:
+                action = DISCARD_BASE + CARD_ID[obj["discard"]]
+            elif set(obj) in ({"play"}, {"play", "chameleon"}) and obj["play"] in CARD_ID:
+                cham = obj.get("chameleon", False)
+                if type(cham) is not bool:
+                    raise IllegalAction(f"'chameleon' must be true or false, not {cham!r}")
+                action = CARD_ID[obj["play"]] + (CHAM_BASE if cham else 0)
+            else:
+                raise IllegalAction(f"{obj!r} names no Savage Bowl action")
+            if self.is_legal(action):
+                return action
+            raise IllegalAction(f"{self.describe(action)} is not legal now")
+        return super().action_from_json(obj)
+
+    def describe(self, action: int) -> str:
+        kind, c = divmod(action, NUM_CARDS)
+        if kind == 2:
+            return f"discard {card_label(c)}"
+        if kind == 1:
+            return f"play {card_label(c)} with the Chameleon"
+        return f"play {card_label(c)}"
