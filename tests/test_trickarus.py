@@ -421,3 +421,20 @@ def test_heuristic_beats_random_over_many_games():
             s.apply(bot.choose(s) if s.to_move == seat else rng.choice(s.legal_actions()))
         places.append(s.ranking()[seat])
     assert sum(places) / len(places) < 2.2  # random would average 2.5
+
+
+def test_determinize_respects_shown_voids():
+    """Gameplay flow (must follow): a player who did not follow has no card of that colour, so
+    determinize never deals them one."""
+    s = meeple.make("trickarus", players=4, seed=21)
+    rng = random.Random(5)
+    checked = 0
+    while not s.is_over() and s.round == 1:
+        for p in range(4):
+            if s.voids[(p + 1) % 4]:
+                det = s.determinize(p, rng)
+                for q in range(4):
+                    assert det.hands[q] & s.voids[q] == 0
+                checked += 1
+        s.apply(rng.choice(s.legal_actions()))
+    assert checked > 0

@@ -110,6 +110,28 @@ def check(players: int, options: dict[str, Any]) -> None:
         raise BadOption(f"trickarus track must have at least {players} spaces for {players} players")
 
 
+def _deal_respecting(pool: list[int], sizes: list[int], voids: list[int]) -> list[int] | None:
+    """Deal ``pool`` (already shuffled) into hands of ``sizes`` avoiding each hand's ``voids``;
+    the most constrained hands choose first. None if this shuffle leads to a dead end."""
+    hands = [0] * len(sizes)
+    taken = 0
+    for i in sorted(range(len(sizes)), key=lambda i: -voids[i].bit_count()):
+        need = sizes[i]
+        hand = 0
+        for c in pool:
+            if need == 0:
+                break
+            bit = 1 << c
+            if not (taken | voids[i]) & bit:
+                hand |= bit
+                need -= 1
+        if need:
+            return None
+        hands[i] = hand
+        taken |= hand
+    return hands
+
+
 class TrickarusState(State):
     """A game of Trickarus. See the module docstring for the representation."""
 
@@ -140,6 +162,9 @@ class TrickarusState(State):
         self.undealt = sum(1 << c for c in deck[self.players * size :])  # 2 players: 11 hidden cards
         self.side = 0  # ruling: every round starts on the Day side (cards are re-arranged)
         self.played = 0  # cards played this round (public)
+        # voids[p]: cards p is known not to hold, having failed to follow (public knowledge);
+        # determinize respects it so that search deals no impossible hands.
+        self.voids = [0] * self.players
         self.trick: list[int] = []
         self.lead_card = -1  # first non-Lightning card of the trick (FAQ: Lightning led)
         self.to_move = self.leader
@@ -194,8 +219,14 @@ class TrickarusState(State):
         self.hands[p] ^= 1 << card
         self.played |= 1 << card
         self.trick.append(card)
-        if self.lead_card < 0 and card != LIGHTNING:
-            self.lead_card = card
+        lead = self.lead_card
+        if lead < 0:
+            if card != LIGHTNING:
+                self.lead_card = card
+        else:
+            lead_mask = SUIT_MASK[self.side][SUIT[self.side][lead]]
+            if not lead_mask >> card & 1:  # did not follow: void in the lead colour
+                self.voids[p] |= lead_mask
         events = self._events
         if events is not None:
             events.append((None, (p, card, self.side)))  # a play; see _format_event
@@ -366,19 +397,28 @@ class TrickarusState(State):
         new.pos = self.pos.copy()
         new.hands = self.hands.copy()
         new.trick = self.trick.copy()
+        new.voids = self.voids.copy()
         return new
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:
-        """Other hands and the undealt cards are shuffled together and re-dealt, sizes kept."""
+        """Other hands and the undealt cards are shuffled together and re-dealt, sizes kept,
+        never giving a player a card of a colour they have shown to be void in."""
         others = [p for p in range(self.players) if p != player]
         pool = mask_to_list(self.undealt | sum(self.hands[p] for p in others))
-        rng.shuffle(pool)
-        start = 0
-        for p in others:
-            size = self.hands[p].bit_count()
-            self.hands[p] = sum(1 << c for c in pool[start : start + size])
-            start += size
-        self.undealt = sum(1 << c for c in pool[start:])
+        sizes = [self.hands[p].bit_count() for p in others]
+        voids = [self.voids[p] for p in others]
+        for _ in range(100):
+            rng.shuffle(pool)
+            hands = _deal_respecting(pool, sizes, voids)
+            if hands is not None:
+                break
+        else:  # pragma: no cover - the real deal always satisfies the constraints
+            hands = [self.hands[p] for p in others]
+        dealt = 0
+        for p, hand in zip(others, hands):
+            self.hands[p] = hand
+            dealt |= hand
+        self.undealt = sum(1 << c for c in pool) & ~dealt
 
     # ----- actions -------------------------------------------------------------------------
     def action_to_json(self, action: int) -> dict[str, Any]:
