@@ -415,7 +415,7 @@ class TrickarusState(State):
         else:  # pragma: no cover - the real deal always satisfies the constraints
             hands = [self.hands[p] for p in others]
         dealt = 0
-        for p, hand in zip(others, hands):
+        for p, hand in zip(others, hands, strict=True):
             self.hands[p] = hand
             dealt |= hand
         self.undealt = sum(1 << c for c in pool) & ~dealt
