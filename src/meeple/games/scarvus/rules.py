@@ -52,7 +52,7 @@ SINGED_MAX: int = _DATA["feathers"]["singed_max_difference"]
 TOKENS: int = _DATA["feathers"]["tokens"]
 END_AT: int = _DATA["feathers"]["end_at"]
 FEATHER_CHOICES: tuple[int, ...] = tuple(_DATA["longer_flights"]["choices"])
-HAND_LIMIT: int = _DATA["flight_hand_limit"]["between_matches"]
+FLIGHT_LIMIT: int = _DATA["flight_hand_limit"]["between_matches"]
 FIGHT = _DATA["fight_in_the_skies"]
 RECOMMENDED_LIVES: int = FIGHT["recommended_lives"]
 MORE_LIVES_MAX_PLAYERS: int = FIGHT["more_lives_max_players"]
@@ -567,11 +567,11 @@ class ScarvusState(State):
         self.emit({"type": "match_end", "match": self.match})
         start = self.next_starter
         seats = [(start + i) % self.players for i in range(self.players)]
-        self.limit_queue = [q for q in seats if self.alive[q] and sum(self.flight_hand[q]) > HAND_LIMIT]
+        self.limit_queue = [q for q in seats if self.alive[q] and sum(self.flight_hand[q]) > FLIGHT_LIMIT]
         self._continue_hand_limit()
 
     def _continue_hand_limit(self) -> None:
-        while self.limit_queue and sum(self.flight_hand[self.limit_queue[0]]) <= HAND_LIMIT:
+        while self.limit_queue and sum(self.flight_hand[self.limit_queue[0]]) <= FLIGHT_LIMIT:
             self.limit_queue.pop(0)
         if self.limit_queue:
             self.phase = HAND_LIMIT

@@ -1,0 +1,717 @@
+"""Scarvus (Knizia's Icarus): each rule and variant, named by its rulebook section, and the
+probabilistic bot's maths against hand-computed and brute-force results."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+import meeple
+from contract import check_finished, check_no_leak, check_replay
+from meeple.core import BadOption, IllegalAction
+from meeple.games.scarvus import GAME
+from meeple.games.scarvus import rules as R
+from meeple.games.scarvus.bot import (
+    HeuristicBot,
+    ProbabilisticBot,
+    colour_beliefs,
+    expected_losses,
+    total_distribution,
+)
+from meeple.games.scarvus.render import render_text
+
+RED, ORANGE, YELLOW, GREEN, BLUE, INDIGO, VIOLET = range(7)
+
+
+def new(players: int = 4, seed: int = 1, **options) -> R.ScarvusState:
+    return meeple.make("scarvus", players=players, seed=seed, **options)
+
+
+def set_colour(s: R.ScarvusState, c: int, values: list[int]) -> None:
+    """Test set-up: give each player the card ``values[p]`` of colour ``c``."""
+    for p, v in enumerate(values):
+        s.hand[p * R.NC + c] = v
+
+
+def do(s: R.ScarvusState, *moves) -> None:
+    for m in moves:
+        s.apply_json(m)
+
+
+def bid(n: int, colour: str) -> dict:
+    return {"bid": n, "colour": colour}
+
+
+PASS = {"card_step": "pass"}
+ACCEPT = {"respond": "accept"}
+CHALLENGE = {"respond": "challenge"}
+
+
+def give_flight(s: R.ScarvusState, p: int, effect: str) -> None:
+    """Test set-up: move a card of ``effect`` from the Flight deck to ``p``'s hand."""
+    t = R.EFFECTS.index(effect)
+    s.flight_deck.remove(t)
+    s.flight_hand[p][t] += 1
+
+
+# ----- components and set up -----------------------------------------------------------------
+def test_game_components_seven_decks_of_fifteen():
+    """Game Components: 7 colour decks of 0,0,0,1,1,2,2,3,3,4,4,5,5,6,7 and 21 Flight cards."""
+    assert len(R.COLOURS) == 7
+    assert sorted(R.DECK) == [0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 7]
+    assert len(R.FLIGHT_CARDS) == 21 == len(R.FLIGHT_DECK)
+
+
+def test_flight_cards_data_has_provenance_and_when_and_how():
+    """Flight Cards: each card says when and how to play it; each value carries its provenance."""
+    for card in R.FLIGHT_CARDS:
+        assert card["when"] and card["text"] and card["effect"] in R.EFFECTS
+        prov = card["provenance"]
+        assert prov["source"] == "reconstructed" and prov["why"]
+    assert Counter(c["effect"] for c in R.FLIGHT_CARDS) == {e: 3 for e in R.EFFECTS}
+    # Flight Cards: "Cards that are not possible to play (e.g. because a draw pile is exhausted)"
+    assert any("exhausted" in c["text"] for c in R.FLIGHT_CARDS)
+
+
+@pytest.mark.parametrize("players", range(3, 8))
+def test_set_up_one_card_per_colour_and_the_daedalus_hand(players):
+    """Set Up: each player draws one card of each deck; one more hand goes back unseen."""
+    s = new(players)
+    for c in range(7):
+        cards = [s.hand[p * 7 + c] for p in range(players)] + [s.daedalus[c]] + s.decks[c]
+        assert sorted(cards) == sorted(R.DECK)
+        assert len(s.decks[c]) == 15 - players - 1
+    for p in range(players):
+        assert len(s.view(p)["hand"]) == 7
+    views = [s.view(p) for p in [None, *range(players)]]
+    s.daedalus = [(v + 1) % 8 for v in s.daedalus]  # the Daedalus Hand is never seen by anyone
+    assert views == [s.view(p) for p in [None, *range(players)]]
+
+
+def test_set_up_first_player_and_standard_game_has_no_flight_cards():
+    """Set Up: seat 0 starts; in the Standard Game the Flight cards go back in the box."""
+    s = new()
+    assert s.to_move == 0 and s.view(None)["phase"] == "card"
+    assert s.view(None)["flight"]["deck"] == 0
+
+
+# ----- the Card Step --------------------------------------------------------------------------
+def test_card_step_swap_discards_face_up_and_draws_same_colour():
+    """Card Step: discard one card face up and draw the top card of the same colour deck."""
+    s = new()
+    old, top = s.hand[BLUE], s.decks[BLUE][-1]
+    do(s, {"swap": "blue"})
+    assert s.hand[BLUE] == top and s.view(None)["discards"]["blue"] == [old]
+    assert s.view(None)["decks"]["blue"] == 15 - 4 - 1 - 1
+    assert s.view(None)["phase"] == "bid"  # one swap only, then the Bid Step
+
+
+def test_card_step_swap_is_optional():
+    """Card Step: 'you may first swap one card'."""
+    s = new()
+    assert R.PASS in s.legal_actions()
+    do(s, PASS)
+    assert s.view(None)["phase"] == "bid"
+
+
+def test_card_step_exhausted_deck_is_not_reshuffled():
+    """Card Step: when a deck is exhausted, do not reshuffle; no more draws from it."""
+    s = new(7)
+    for _ in range(len(s.decks[RED])):
+        p = s.to_move
+        do(s, {"swap": "red"}, bid(s.bid[0] + 1 if s.bid else 1, "blue"), ACCEPT)
+        assert s.to_move == (p + 1) % 7
+    assert s.decks[RED] == [] and len(s.discards[RED]) == 7
+    assert R.SWAP + RED not in s.legal_actions() and R.SWAP + BLUE in s.legal_actions()
+
+
+# ----- the Bid Step ---------------------------------------------------------------------------
+def test_bid_step_first_turn_any_number_any_colour_worked_example():
+    """Bid Step: the first turn of a Round may bid any sum of any one colour (e.g. '11 Blue')."""
+    s = new()
+    do(s, PASS)
+    legal = set(s.legal_actions())
+    assert {R.bid_action(n, c) for n in range(1, R.CAP + 1) for c in range(7)} == legal
+    do(s, bid(11, "blue"))
+    assert s.view(None)["bid"] == {"number": 11, "colour": "blue", "bidder": 0}
+
+
+def test_bid_step_after_accepting_bid_higher_in_any_colour_in_play():
+    """Bid Step: after accepting, bid higher (not necessarily by 1) in any colour still in play."""
+    s = new()
+    do(s, PASS, bid(13, "orange"), ACCEPT, PASS)
+    legal = set(s.legal_actions())
+    assert R.bid_action(13, R.COLOUR_ID["blue"]) not in legal  # equal is not higher
+    assert R.bid_action(12, R.COLOUR_ID["orange"]) not in legal
+    assert R.bid_action(15, R.COLOUR_ID["blue"]) in legal  # '13 orange then 15 blue'
+    with pytest.raises(IllegalAction):
+        do(s, bid(13, "blue"))
+    do(s, bid(15, "blue"))
+
+
+def test_bid_step_removed_colour_cannot_be_bid():
+    """Bid Step / Removal: a colour out of play cannot be bid, even to open a Round."""
+    s = new()
+    do(s, PASS, bid(40, "red"), CHALLENGE)
+    do(s, PASS)
+    assert all(R.bid_of(a)[1] != RED for a in s.legal_actions())
+    with pytest.raises(IllegalAction):
+        do(s, bid(3, "red"))
+
+
+def test_bid_cap_is_at_least_the_largest_reachable_total_and_fixes_the_action_space():
+    """Bid Step, with the Bid Value marker's '+20' side: bids are bounded by a documented cap."""
+    assert R.max_total(7) == 7 + 6 + 5 + 5 + 4 + 4 + 3 == 34
+    assert R.CAP >= R.max_total(7)
+    assert GAME.num_actions == R.NUM_ACTIONS == R.BID + 7 * R.CAP
+    assert R.bid_of(GAME.num_actions - 1) == (R.CAP, 6)
+
+
+def test_a_bid_at_the_cap_must_be_challenged():
+    """Bid Step: a bid must be higher, so a bid at the cap leaves the next player no acceptance."""
+    s = new()
+    do(s, PASS, bid(R.CAP, "green"))
+    assert s.legal_actions() == [R.CHALLENGE]
+
+
+# ----- the Challenge Step ---------------------------------------------------------------------
+def challenged(values: list[int], number: int, colour: int = BLUE, **opts) -> R.ScarvusState:
+    s = new(len(values), **opts)
+    set_colour(s, colour, values)
+    do(s, PASS, bid(number, R.COLOURS[colour]), CHALLENGE)
+    return s
+
+
+def test_challenge_safe_when_total_equals_bid():
+    """Challenge Step: safe if the total is equal to or greater than the bid; the challenger
+    takes a feather, singed (-2) as the difference is two or less."""
+    s = challenged([3, 4, 0, 5], 12)
+    assert s.last_challenge["safe"] and s.last_challenge["loser"] == 1
+    assert s.singed == [0, 1, 0, 0] and s.burnt == [0] * 4
+    assert s.scores() == [0, -2, 0, 0]
+
+
+def test_challenge_safe_by_three_burns_the_challenger():
+    """Challenge Step, Feather tokens: a difference of three or more is burnt (-5)."""
+    s = challenged([3, 4, 0, 5], 9)
+    assert s.burnt == [0, 1, 0, 0] and s.scores()[1] == -5
+
+
+@pytest.mark.parametrize(("number", "side"), [(13, "singed"), (14, "singed"), (15, "burnt"), (40, "burnt")])
+def test_challenge_unsafe_bidder_feather_by_difference(number, side):
+    """Challenge Step: unsafe if the total is less than the bid; the bidder takes the feather,
+    singed if the difference is two or less, burnt if three or more."""
+    s = challenged([3, 4, 0, 5], number)
+    assert not s.last_challenge["safe"] and s.last_challenge["loser"] == 0
+    assert (s.singed[0], s.burnt[0]) == ((1, 0) if side == "singed" else (0, 1))
+
+
+def test_challenge_reveals_the_challenged_colour_only():
+    """Challenge Step: all players reveal their card in the challenged colour (only)."""
+    s = challenged([3, 4, 0, 5], 10)
+    events = [e for e in s.log(None) if e["type"] == "challenge"]
+    assert events[0]["cards"] == [3, 4, 0, 5] and events[0]["colour"] == "blue"
+    assert s.view(None)["revealed"] == [{}, {}, {}, {}]  # nothing else was shown
+
+
+def test_removal_after_a_challenge_and_the_challenger_opens_the_next_round():
+    """Removal: the colour's cards go back in the box; Next Turn: the challenger, safe or not."""
+    for number in (3, 30):
+        s = challenged([3, 4, 0, 5], number)
+        v = s.view(2)
+        assert "blue" not in v["in_play"] and "blue" not in v["hand"] and len(v["hand"]) == 6
+        assert s.to_move == 1 and v["phase"] == "card" and v["bid"] is None
+
+
+def first_in_play(s: R.ScarvusState) -> str:
+    return R.COLOURS[next(c for c in range(7) if s.in_play >> c & 1)]
+
+
+def test_a_match_is_seven_rounds_then_set_up_again():
+    """Sequence of Play: a Match is seven Rounds, one colour removed each; then repeat Set Up."""
+    s = new(4)
+    for r in range(7):
+        assert s.match == 1 and s.round == r + 1
+        c = first_in_play(s)
+        do(s, PASS, bid(4, c))
+        set_colour(s, R.COLOUR_ID[c], [1, 1, 1, 1])
+        do(s, CHALLENGE)  # safe: the challenger singes, and opens the next Round
+    assert s.singed == [1, 2, 2, 2]  # challengers P1, P2, P3, P0, P1, P2, P3
+    assert s.match == 2 and s.view(0)["in_play"] == R.COLOURS and len(s.view(0)["hand"]) == 7
+    assert s.to_move == 3  # the last challenger begins the new Match
+
+
+def test_game_ends_at_once_on_the_fourth_feather():
+    """How to Win: the game ends immediately when a player acquires four feathers."""
+    s = new(3)
+    challenges = 0
+    while not s.is_over():
+        assert max(a + b for a, b in zip(s.singed, s.burnt, strict=True)) < 4
+        do(s, PASS, bid(40, first_in_play(s)), CHALLENGE)  # always unsafe: the bidder burns
+        challenges += 1
+    assert challenges == 10 and s.burnt == [4, 3, 3]  # bidders rotate P0, P1, P2, P0...
+    assert s.scores() == [-20, -15, -15] and s.ranking() == [3, 1, 1]
+    with pytest.raises(IllegalAction):
+        s.apply(R.PASS)
+
+
+def test_joint_winners_share_first_place():
+    """How to Win: 'Tied scores are joint winners.'"""
+    s = new(3)
+    s.singed = [1, 1, 0]
+    s.burnt = [0, 0, 1]
+    assert s.ranking() == [1, 1, 3]
+
+
+# ----- Longer Flights -------------------------------------------------------------------------
+def test_longer_flights_more_feathers_end_the_game():
+    """Longer Flights: more Feather tokens are needed to end the game."""
+    s = new(3, feathers=6)
+    while not s.is_over():
+        do(s, PASS, bid(40, first_in_play(s)), CHALLENGE)
+    counts = [a + b for a, b in zip(s.singed, s.burnt, strict=True)]
+    assert max(counts) == 6
+
+
+def test_longer_flights_bounded_by_the_feather_supply():
+    """Longer Flights / Game Components: 30 Feather tokens; four players up to a fifth, three up
+    to a seventh. A game that could need more tokens than exist is refused."""
+    meeple.make("scarvus", players=3, feathers=7)
+    meeple.make("scarvus", players=4, feathers=5)
+    with pytest.raises(BadOption, match="30"):
+        meeple.make("scarvus", players=7, feathers=6)
+
+
+# ----- The Daedalus Challenge -----------------------------------------------------------------
+def test_daedalus_challenge_only_the_top_discard_is_visible():
+    """The Daedalus Challenge: discards in a neat pile; only the top card's value is visible,
+    in the view and in the log (the memory test)."""
+    s = new(4, daedalus=True)
+    first = s.hand[BLUE]
+    do(s, {"swap": "blue"}, bid(1, "red"), ACCEPT)
+    second = s.hand[R.NC + BLUE]
+    do(s, {"swap": "blue"})
+    for p in [None, 0, 1, 2, 3]:
+        assert s.view(p)["discards"]["blue"] == {"top": second, "count": 2}
+        for e in s.log(p):
+            if e["type"] == "discard":
+                assert "value" not in e
+    assert s.discards[BLUE] == [first, second]
+
+
+def test_daedalus_challenge_leak_buried_discards_are_resampled_not_shown():
+    """The Daedalus Challenge, leak test: a view never reveals buried discards; determinize
+    resamples them and keeps the view."""
+    s = new(4, daedalus=True, seed=3)
+    for _ in range(3):
+        do(s, {"swap": "green"}, bid(s.bid[0] + 1 if s.bid else 1, "red"), ACCEPT)
+    rng = random.Random(0)
+    buried_changed = False
+    for _ in range(20):
+        det = s.determinize(0, rng)
+        assert det.view(0) == s.view(0)
+        assert det.discards[GREEN][-1] == s.discards[GREEN][-1]
+        buried_changed |= det.discards[GREEN][:-1] != s.discards[GREEN][:-1]
+    assert buried_changed
+
+
+def test_standard_game_all_discards_visible():
+    """Card Step: as beginners, discards stay in a row with every value visible."""
+    s = new(4)
+    a = s.hand[BLUE]
+    do(s, {"swap": "blue"}, bid(1, "red"), ACCEPT)
+    b = s.hand[R.NC + BLUE]
+    do(s, {"swap": "blue"})
+    assert s.view(None)["discards"]["blue"] == [a, b]
+
+
+# ----- Flight Cards, Fancy Flying, Talons ------------------------------------------------------
+def test_fancy_flying_reveal_instead_of_swap_and_draw_a_flight_card():
+    """Fancy Flying: reveal a card face up for all instead of swapping; draw a Flight card."""
+    s = new(4, fancy_flying=True)
+    value = s.hand[YELLOW]
+    do(s, {"reveal": "yellow"})
+    for p in [None, 1, 2]:
+        assert s.view(p)["revealed"][0] == {"yellow": value}
+    assert sum(s.flight_hand[0]) == 1 and s.view(None)["flight"]["deck"] == 20
+    assert s.view(None)["flight"]["hand_sizes"] == [1, 0, 0, 0]
+    assert s.view(None)["phase"] == "bid"  # instead of swapping: the Card Step is over
+
+
+def test_fancy_flying_swapped_revealed_card_stays_revealed_until_its_challenge():
+    """Fancy Flying: a revealed card may be swapped; its replacement also remains revealed;
+    after its colour's challenge all revealed cards are removed."""
+    s = new(4, fancy_flying=True)
+    do(s, {"reveal": "yellow"}, bid(1, "red"), ACCEPT, PASS, bid(2, "red"), ACCEPT, PASS)
+    do(s, bid(3, "red"), ACCEPT, PASS, bid(4, "red"), ACCEPT)  # back to P0
+    assert s.to_move == 0
+    do(s, {"swap": "yellow"})
+    assert s.view(2)["revealed"][0] == {"yellow": s.hand[YELLOW]}
+    do(s, bid(40, "yellow"), CHALLENGE)
+    assert s.view(2)["revealed"][0] == {}
+
+
+def test_fancy_flying_cannot_reveal_when_the_flight_deck_is_exhausted():
+    """Flight Cards: an exhausted Flight deck is not reshuffled (and revealing draws from it)."""
+    s = new(4, fancy_flying=True)
+    s.flight_deck = []
+    assert not any(R.REVEAL <= a < R.ACCEPT for a in s.legal_actions())
+
+
+def test_flight_hand_limit_between_matches():
+    """Flight Cards: at the end of a Match each player keeps at most one Flight card."""
+    s = new(3, fancy_flying=True)
+    give_flight(s, 1, "updraft")
+    give_flight(s, 1, "tailwind")
+    give_flight(s, 1, "sun_flare")
+    give_flight(s, 2, "scout")
+    for r in range(7):
+        c = R.COLOURS[6 - r]
+        do(s, PASS, bid(1, c))
+        set_colour(s, 6 - r, [0, 0, 0])
+        do(s, CHALLENGE)  # unsafe bid of 1 on zeros: the bidder singes
+        if s.is_over():
+            pytest.fail("game ended early")
+    assert s.view(None)["phase"] == "hand_limit" and s.to_move == 1
+    do(s, {"discard_flight": "updraft"})
+    assert s.to_move == 1
+    do(s, {"discard_flight": "sun_flare"})
+    assert sum(s.flight_hand[1]) == 1 and sum(s.flight_hand[2]) == 1
+    assert s.match == 2 and s.view(None)["phase"] == "card"
+    assert s.view(None)["flight"]["discard"][-2:] == ["updraft", "sun_flare"]
+
+
+def test_talons_challenge_every_other_player_in_turn_may_challenge():
+    """Talons Challenge: after the next player accepts, each other player (not the bidder) may
+    challenge in turn; if all accept, the next player's turn goes on."""
+    s = new(5, talons=True)
+    do(s, PASS, bid(3, "red"), ACCEPT)
+    assert s.to_move == 2 and s.legal_actions() == [R.ACCEPT, R.CHALLENGE]
+    do(s, ACCEPT, ACCEPT, ACCEPT)
+    assert s.to_move == 1 and s.view(None)["phase"] == "card"
+
+
+def test_talons_unsafe_challenge_draws_a_flight_card_for_the_talon():
+    """Talons Challenge: if the bidder is unsafe, the challenger draws a Flight card and takes
+    the turn."""
+    s = new(4, talons=True)
+    set_colour(s, RED, [0, 0, 0, 0])
+    do(s, PASS, bid(5, "red"), ACCEPT, CHALLENGE)
+    assert s.last_challenge["loser"] == 0 and sum(s.flight_hand[2]) == 1
+    assert s.to_move == 2
+    s = new(4, talons=True)
+    set_colour(s, RED, [7, 6, 5, 5])
+    do(s, PASS, bid(5, "red"), ACCEPT, CHALLENGE)  # safe: no card
+    assert sum(s.flight_hand[2]) == 0
+
+
+def test_talons_next_players_own_challenge_draws_nothing():
+    """Talons Challenge: the card rewards a talon (a player after the accepting one)."""
+    s = new(4, talons=True)
+    set_colour(s, RED, [0, 0, 0, 0])
+    do(s, PASS, bid(5, "red"), CHALLENGE)
+    assert sum(map(sum, s.flight_hand)) == 0
+
+
+# ----- the reconstructed Flight card effects ----------------------------------------------------
+def test_flight_updraft_two_swaps_and_not_with_exhausted_decks():
+    """Flight card Updraft: swap up to two cards this Card Step; unplayable with no deck."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 0, "updraft")
+    assert R.UPDRAFT in s.legal_actions()
+    do(s, {"flight": "updraft"}, {"swap": "red"})
+    assert s.view(None)["phase"] == "card"
+    do(s, {"swap": "blue"})
+    assert s.view(None)["phase"] == "bid"
+    s = new(4, fancy_flying=True)
+    give_flight(s, 0, "updraft")
+    s.decks = [[] for _ in range(7)]
+    assert R.UPDRAFT not in s.legal_actions()
+
+
+def test_flight_scout_keep_or_discard():
+    """Flight card Scouting Flight: draw one card, keep it (yours goes face up) or discard it."""
+    s = new(4, talons=True)
+    give_flight(s, 0, "scout")
+    mine, top = s.hand[GREEN], s.decks[GREEN][-1]
+    do(s, {"flight": "scout", "colour": "green"})
+    assert s.view(0)["scouted"] == {"colour": "green", "value": top}
+    assert "scouted" not in s.view(1) and "scouted" not in s.view(None)
+    do(s, {"scouted": "keep"})
+    assert s.hand[GREEN] == top and s.view(None)["discards"]["green"] == [mine]
+    assert s.view(None)["phase"] == "bid"
+    s = new(4, talons=True)
+    give_flight(s, 0, "scout")
+    mine, top = s.hand[GREEN], s.decks[GREEN][-1]
+    do(s, {"flight": "scout", "colour": "green"}, {"scouted": "discard"})
+    assert s.hand[GREEN] == mine and s.view(None)["discards"]["green"] == [top]
+
+
+def test_flight_sun_flare_discards_a_deck_top_face_up():
+    """Flight card Sun Flare: the top card of a deck goes face up; unplayable on an empty deck."""
+    s = new(4, talons=True)
+    give_flight(s, 0, "sun_flare")
+    top = s.decks[INDIGO][-1]
+    do(s, {"flight": "sun_flare", "colour": "indigo"})
+    assert s.view(None)["discards"]["indigo"] == [top] and s.view(None)["phase"] == "card"
+    s = new(4, talons=True)
+    give_flight(s, 0, "sun_flare")
+    s.decks[INDIGO] = []
+    assert R.FLARE + INDIGO not in s.legal_actions()
+
+
+def test_flight_counsel_peeks_at_the_daedalus_card_privately_and_determinize_keeps_it():
+    """Flight card Daedalus' Counsel: see one Daedalus card; only you; search keeps it fixed."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 0, "counsel")
+    do(s, {"flight": "counsel", "colour": "violet"})
+    seen = {"owner": "daedalus", "colour": "violet", "value": s.daedalus[VIOLET]}
+    assert s.view(0)["seen"] == [seen] and s.view(1)["seen"] == []
+    assert R.COUNSEL + VIOLET not in s.legal_actions()
+    rng = random.Random(1)
+    for _ in range(10):
+        assert s.determinize(0, rng).daedalus[VIOLET] == s.daedalus[VIOLET]
+
+
+def test_flight_sharp_eyes_sees_a_card_in_the_challenge_step_and_forgets_it_on_a_swap():
+    """Flight card Sharp Eyes: before accepting or challenging, see one player's card of the bid
+    colour; a swap of that card makes the knowledge stale."""
+    s = new(4, talons=True)
+    give_flight(s, 1, "sharp_eyes")
+    do(s, PASS, bid(9, "orange"))
+    assert R.EYES + 0 in s.legal_actions() and R.EYES + 1 not in s.legal_actions()
+    do(s, {"flight": "sharp_eyes", "player": 3})
+    assert s.view(1)["seen"] == [{"owner": 3, "colour": "orange", "value": s.hand[3 * 7 + ORANGE]}]
+    assert s.to_move == 1 and s.view(1)["phase"] == "respond"
+    do(s, ACCEPT, ACCEPT, ACCEPT, PASS, bid(10, "red"), ACCEPT, ACCEPT, ACCEPT, PASS, bid(11, "red"))
+    do(s, ACCEPT, ACCEPT, ACCEPT, {"swap": "orange"})
+    assert s.view(1)["seen"] == []
+
+
+def test_flight_tailwind_allows_an_equal_bid_in_another_colour():
+    """Flight card Tailwind: after accepting, bid the same number in a different colour."""
+    s = new(4, talons=True)
+    give_flight(s, 1, "tailwind")
+    do(s, PASS, bid(12, "red"), ACCEPT, ACCEPT, ACCEPT, PASS)
+    legal = s.legal_actions()
+    assert R.bid_action(12, BLUE) in legal and R.bid_action(12, RED) not in legal
+    do(s, bid(12, "blue"))
+    assert sum(s.flight_hand[1]) == 0 and s.view(None)["flight"]["discard"] == ["tailwind"]
+
+
+def test_tailwind_lets_a_player_accept_a_bid_at_the_cap():
+    """Flight card Tailwind with the bid cap: accepting is legal only if a bid can follow."""
+    s = new(4, talons=True)
+    give_flight(s, 1, "tailwind")
+    do(s, PASS, bid(R.CAP, "red"))
+    assert R.ACCEPT in s.legal_actions()
+
+
+@pytest.mark.parametrize("play", [True, False])
+def test_flight_wax_repair_turns_a_burnt_feather_singed(play):
+    """Flight card Wax Repair: when you lose by three or more, take a singed feather instead."""
+    s = new(4, talons=True)
+    give_flight(s, 0, "wax_repair")
+    set_colour(s, RED, [0, 0, 0, 0])
+    do(s, PASS, bid(9, "red"), CHALLENGE)
+    assert s.view(None)["phase"] == "loss" and s.to_move == 0
+    do(s, {"flight": "wax_repair"} if play else {"flight": "decline"})
+    assert (s.singed[0], s.burnt[0]) == ((1, 0) if play else (0, 1))
+    assert s.to_move == 1
+
+
+def test_wax_repair_not_offered_for_a_singed_feather():
+    """Flight card Wax Repair: only a burnt feather (a difference of three or more) triggers it."""
+    s = new(4, talons=True)
+    give_flight(s, 0, "wax_repair")
+    set_colour(s, RED, [0, 0, 0, 0])
+    do(s, PASS, bid(2, "red"), CHALLENGE)
+    assert s.singed[0] == 1 and s.view(None)["phase"] == "card"
+
+
+# ----- Fight in the Skies ---------------------------------------------------------------------
+def test_fight_in_the_skies_incorrect_player_loses_a_life_correct_nothing():
+    """Fight In The Skies: the player who is incorrect loses one Life; nothing for the other."""
+    s = challenged([3, 4, 0, 5], 30, lives=3)
+    assert s.lives == [2, 3, 3, 3] and s.singed == [0] * 4 and s.burnt == [0] * 4
+
+
+def test_fight_in_the_skies_elimination_and_last_flyer_wins():
+    """Fight In The Skies: at no Lives you are out, your cards go in the box, play passes on;
+    the last player with Lives wins."""
+    s = new(3, lives=1)
+    set_colour(s, RED, [1, 1, 1])
+    do(s, PASS, bid(2, "red"), CHALLENGE)  # safe: P1 (the challenger) is out
+    assert not s.alive[1] and s.view(None)["alive"] == [True, False, True]
+    assert all(v == -1 for v in s.hand[7:14])
+    assert s.to_move == 2  # the challenger was out, so play passed to the next player
+    do(s, PASS, bid(40, "blue"))
+    assert s.to_move == 0  # P1 is skipped
+    do(s, CHALLENGE)
+    assert s.is_over() and s.ranking() == [1, 3, 2]  # P1 fell first
+
+
+def test_fight_in_the_skies_totals_leave_out_the_fallen():
+    """Fight In The Skies: a player out of the game places their cards in the box."""
+    s = new(3, lives=1)
+    set_colour(s, RED, [1, 1, 1])
+    set_colour(s, BLUE, [2, 7, 2])
+    do(s, PASS, bid(2, "red"), CHALLENGE)
+    assert s.colour_total(BLUE) == 4
+
+
+def test_fight_in_the_skies_lives_bounded_and_not_with_longer_flights():
+    """Fight In The Skies: three recommended, more only with five or fewer players; Longer
+    Flights (feathers) has no meaning with Lives."""
+    meeple.make("scarvus", players=5, lives=6)
+    meeple.make("scarvus", players=7, lives=3)
+    with pytest.raises(BadOption):
+        meeple.make("scarvus", players=6, lives=4)
+    with pytest.raises(BadOption):
+        meeple.make("scarvus", players=4, lives=3, feathers=5)
+
+
+def test_fight_wax_repair_keeps_the_life():
+    """Flight card Wax Repair in Fight In The Skies: keep the Life a big miss would cost."""
+    s = new(3, lives=2, fancy_flying=True)
+    give_flight(s, 0, "wax_repair")
+    set_colour(s, RED, [0, 0, 0])
+    do(s, PASS, bid(9, "red"), CHALLENGE, {"flight": "wax_repair"})
+    assert s.lives == [2, 2, 2]
+
+
+# ----- every option combination, random play with invariants ---------------------------------
+def _invariants(s: R.ScarvusState) -> None:
+    n = s.players
+    for c in range(7):
+        if s.in_play >> c & 1:
+            cards = [s.hand[p * 7 + c] for p in range(n) if s.alive[p]] + [s.daedalus[c]]
+            cards += s.decks[c] + s.discards[c] + ([s.pending] if s.pending_colour == c else [])
+            if all(s.alive):
+                assert sorted(cards) == sorted(R.DECK), "a colour's 15 cards are all somewhere"
+            else:  # Fight In The Skies: the fallen put their cards in the box
+                assert not Counter(cards) - Counter(R.DECK) and len(cards) >= 15 - n
+        else:
+            assert all(s.hand[p * 7 + c] == -1 for p in range(n))
+    flight = sum(map(sum, s.flight_hand)) + len(s.flight_deck) + len(s.flight_discard)
+    assert flight == (21 if s.flight_on else 0) or s.fight  # the fallen box their Flight cards
+    assert sum(s.singed) + sum(s.burnt) <= R.TOKENS
+    if s.to_move is not None:
+        assert s.alive[s.to_move]
+
+
+COMBOS = [
+    dict(zip(("daedalus", "fancy_flying", "talons", "lives"), combo, strict=True))
+    for combo in itertools.product([False, True], [False, True], [False, True], [None, 2])
+]
+
+
+@pytest.mark.parametrize("options", COMBOS, ids=lambda o: ",".join(k for k, v in o.items() if v))
+def test_random_games_every_option_combination(options):
+    """Play Variations: 'any of these variations in whatever combination': random games at 3-7
+    players finish, replay and keep every card accounted for."""
+    for players in range(3, 8):
+        feathers = 5 if options["lives"] is None and players <= 5 else 4
+        s = new(players, seed=players, feathers=feathers, **options)
+        rng = random.Random(players)
+        step = 0
+        while not s.is_over():
+            s.apply(rng.choice(s.legal_actions()))
+            _invariants(s)
+            step += 1
+            if step % 25 == 0:
+                check_no_leak(s, rng, tries=1)
+        check_finished(s)
+        check_replay(s)
+        assert render_text(s.view(0))
+
+
+# ----- the probabilistic bot's maths -----------------------------------------------------------
+def brute_force(known: int, unseen: list[int], k: int) -> dict[int, Fraction]:
+    cards = [v for v, m in enumerate(unseen) for _ in range(m)]
+    combos = list(itertools.combinations(range(len(cards)), k))
+    out: Counter = Counter(known + sum(cards[i] for i in combo) for combo in combos)
+    return {t: Fraction(w, len(combos)) for t, w in out.items()}
+
+
+def test_distribution_hand_computed_case():
+    """One hidden card from {0, 5}, known 2: totals 2 and 7, half each."""
+    dist = total_distribution(2, [1, 0, 0, 0, 0, 1], 1)
+    assert dist == [0, 0, 0.5, 0, 0, 0, 0, 0.5]
+    # two hidden cards from {0,0,3}: sums 0 (1 way of 3) and 3 (2 ways of 3)
+    dist = total_distribution(1, [2, 0, 0, 1], 2)
+    assert dist[1] == pytest.approx(1 / 3) and dist[4] == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("case", [
+    (0, list(R.VALUE_COUNTS), 2),
+    (5, [3, 2, 2, 0, 1, 2, 1, 1], 3),
+    (0, [1, 1, 1, 1, 1, 1, 1, 1], 4),
+    (3, [3, 0, 0, 0, 0, 0, 0, 2], 2),
+    (0, [0, 2, 2, 2], 0),
+])
+def test_distribution_matches_brute_force_enumeration(case):
+    """The convolution equals enumerating every k-subset of the unseen cards."""
+    known, unseen, k = case
+    dist = total_distribution(known, unseen, k)
+    exact = brute_force(known, unseen, k)
+    assert sum(dist) == pytest.approx(1.0)
+    for t, p in enumerate(dist):
+        assert p == pytest.approx(float(exact.get(t, 0)), abs=1e-12)
+
+
+def test_expected_losses_hand_computed():
+    """Challenge Step penalties: totals 2 or 7 at 1/2 each; bid 5 -> the bidder pays 5 (short by
+    3) half the time, the challenger 2 (over by 2) half the time."""
+    dist = [0, 0, 0.5, 0, 0, 0, 0, 0.5]
+    assert expected_losses(dist, 5) == (2.5, 1.0)
+    assert expected_losses(dist, 2) == (0.0, 0.5 * 2 + 0.5 * 5)
+    assert expected_losses(dist, 5, fight=True) == (0.5, 0.5)
+
+
+def test_beliefs_count_every_seen_card():
+    """From a seat's view: own card, revealed cards, visible discards and seen cards are known;
+    the rest of the colour is the unseen multiset, other hidden hands are draws from it."""
+    s = new(4, fancy_flying=True)
+    do(s, {"reveal": "red"}, bid(1, "blue"), ACCEPT, {"swap": "red"})
+    v = s.view(2)
+    known, unseen, hidden = colour_beliefs(v)[RED]
+    assert known == s.hand[2 * 7 + RED] + s.hand[RED]  # own + P0's revealed
+    assert hidden == 2  # P1 and P3
+    assert sum(unseen) == 15 - 1 - 1 - 1  # own, revealed, one discard
+    assert sum(unseen) == hidden + 1 + len(s.decks[RED])  # + Daedalus + deck
+
+
+def test_beliefs_daedalus_mode_forget_buried_discards():
+    """The Daedalus Challenge: the bot counts only the top discard as seen."""
+    s = new(4, daedalus=True)
+    do(s, {"swap": "red"}, bid(1, "blue"), ACCEPT, {"swap": "red"})
+    _, unseen, _ = colour_beliefs(s.view(2))[RED]
+    assert sum(unseen) == 15 - 1 - 1
+
+
+def test_probabilistic_bot_challenges_an_impossible_bid_and_accepts_a_sure_one():
+    """The bot's expected-loss rule on clear cases."""
+    bot = ProbabilisticBot(0)
+    s = new(4)
+    do(s, PASS, bid(35, "red"))
+    assert bot.choose(s) == R.CHALLENGE
+    s = new(4)
+    do(s, PASS, bid(1, "red"))
+    set_colour(s, RED, [0, 7, 0, 0])
+    assert bot.choose(s) == R.ACCEPT
+
+
+def test_bots_play_legal_moves_in_every_variant():
+    """Both bots finish games with every variant on."""
+    for options in (COMBOS[-1], COMBOS[-2]):
+        for players in (3, 7):
+            s = new(players, seed=players, **options)
+            bots = [ProbabilisticBot(p) if p % 2 else HeuristicBot(p) for p in range(players)]
+            while not s.is_over():
+                s.apply(bots[s.to_move].choose(s))
+            check_finished(s)
