@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import meeple
 from contract import (
@@ -105,3 +107,28 @@ def test_bad_record_is_refused():
         meeple.replay(record)
     with pytest.raises(meeple.BadRecord):
         meeple.replay({"format": "nope"})
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_prefix_of_any_game_replays_and_hides_what_it_should(data):
+    """Property: after any sequence of legal moves, the record replays to identical views, a
+    clone is identical, and determinize leaves the mover's view unchanged."""
+    game, players, options = data.draw(st.sampled_from(CONFIGS), label="config")
+    seed = data.draw(st.integers(0, 2**31 - 1), label="seed")
+    picks = data.draw(st.lists(st.integers(0, 10**6), max_size=150), label="picks")
+    state = meeple.make(game, players=players, seed=seed, **options)
+    for pick in picks:
+        if state.is_over():
+            break
+        legal = state.legal_actions()
+        state.apply(legal[pick % len(legal)])
+    again = meeple.replay(state.record())
+    for p in [None, *range(players)]:
+        assert again.view(p) == state.view(p)
+    assert state.clone().view(None) == state.view(None)
+    if not state.is_over():
+        mover = state.to_move
+        det = state.determinize(mover, random.Random(seed))
+        assert det.view(mover) == state.view(mover)
+        assert det.legal_actions() == state.legal_actions()
