@@ -1,0 +1,457 @@
+"""Every meeple game as an OpenSpiel game (``pyspiel``), registered on import.
+
+>>> import pyspiel
+>>> import meeple.interop.openspiel  # registers meeple_<game> for every game
+>>> game = pyspiel.load_game("meeple_trickarus", {"players": 4})
+
+One name per game, ``meeple_<id>``; the player count (``players``) and the game's options are
+game parameters. Options whose choices are not a single OpenSpiel type are mapped: ``None``
+beside ints is ``-1`` (e.g. ``meeple_trickarus(track=-1)`` is the default track), ``None``
+beside strings is ``"none"``; see `param_spec`.
+
+**Chance.** A meeple game draws all its randomness from one seed (`meeple.core.rng`). Here the
+game opens with `SEED_BYTES` explicit chance nodes, each drawing one byte of a 32-bit seed
+uniformly (256 outcomes); the meeple game starts once the seed is complete, and every later
+shuffle or draw is a function of that seed. So the game is ``EXPLICIT_STOCHASTIC`` and a state
+is a function of its history: serialization by history works, games pickle, and algorithms that
+sample or enumerate chance see the seed as what it is, a uniform hidden draw (the deck order,
+dealt in advance). Information states never contain the seed. See docs/interop.md for why this
+was preferred to a sampled-stochastic game.
+
+**Information.** Observation strings are the player's `view` as canonical JSON; information
+state strings add the player's own actions and their event `log` (perfect recall). Tensors come
+from `meeple.interop.tensor`. `resample_from_infostate` is `State.determinize`: everything the
+player cannot know is resampled, future draws included, and the player's log is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+import meeple
+from meeple.core import BadOption, GameInfo, Option, State
+
+from .tensor import Encoding, encoding, hook
+
+__all__ = [
+    "PREFIX",
+    "SEED_BYTES",
+    "MeepleBot",
+    "from_meeple",
+    "game_name",
+    "load",
+    "meeple_state",
+    "param_spec",
+    "register",
+]
+
+PREFIX = "meeple_"
+SEED_BYTES = 4
+MAX_GAME_LENGTH = 20_000  # the contract's bound on a random game, unless the game gives one
+_CHANCE = [(b, 1.0 / 256) for b in range(256)]
+_TERMINAL = pyspiel.PlayerId.TERMINAL
+_CHANCE_PLAYER = pyspiel.PlayerId.CHANCE
+
+
+def game_name(game_id: str) -> str:
+    """The OpenSpiel short name of a meeple game."""
+    return PREFIX + game_id
+
+
+# ----- options as OpenSpiel parameters -----------------------------------------------------
+class _Codec:
+    """Maps one meeple option to one typed OpenSpiel parameter and back."""
+
+    def __init__(self, option: Option) -> None:
+        self.option = option
+        choices = option.choices
+        nonnull = [c for c in choices if c is not None]
+        self.none: Any = _UNSET
+        if all(isinstance(c, bool) for c in nonnull):
+            kind: type = bool
+        elif all(isinstance(c, str) for c in nonnull):
+            kind = str
+            if None in choices:
+                self.none = "none"
+        elif all(isinstance(c, int) and not isinstance(c, bool) for c in nonnull):
+            kind = int
+            if None in choices:
+                self.none = -1 if -1 not in nonnull else min(nonnull) - 1
+        elif all(isinstance(c, int | float) and not isinstance(c, bool) for c in nonnull):
+            kind = float
+        else:
+            kind = str  # anything else travels as JSON text
+            self.none = _JSON
+        self.kind = kind
+        self.default = self.encode(option.default)
+
+    def encode(self, value: Any) -> Any:
+        if self.none is _JSON:
+            return json.dumps(value)
+        if value is None:
+            return self.none
+        return self.kind(value)
+
+    def decode(self, value: Any) -> Any:
+        if self.none is _JSON:
+            return json.loads(value)
+        if self.none is not _UNSET and value == self.none:
+            return None
+        for c in self.option.choices:
+            if c is not None and c == value and (self.kind is not bool or isinstance(c, bool)):
+                return c
+        raise BadOption(f"{self.option.name}={value!r} is not allowed")
+
+
+_UNSET = object()
+_JSON = object()
+
+
+def param_spec(info: GameInfo) -> dict[str, Any]:
+    """The OpenSpiel parameter specification (defaults) of a meeple game."""
+    spec: dict[str, Any] = {"players": min(info.player_counts)}
+    for opt in info.options:
+        spec[opt.name] = _Codec(opt).default
+    return spec
+
+
+def _options_from_params(info: GameInfo, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    players = int(params.get("players", min(info.player_counts)))
+    options = {}
+    for opt in info.options:
+        codec = _Codec(opt)
+        options[opt.name] = codec.decode(params[opt.name]) if opt.name in params else opt.default
+    return players, info.resolve_options(players, options)
+
+
+def _params_from_options(info: GameInfo, players: int, options: dict[str, Any]) -> dict[str, Any]:
+    params: dict[str, Any] = {"players": players}
+    for opt in info.options:
+        if opt.name in options:
+            params[opt.name] = _Codec(opt).encode(options[opt.name])
+    return params
+
+
+# ----- the game ----------------------------------------------------------------------------
+def _game_type(info: GameInfo) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=game_name(info.id),
+        long_name=f"meeple {info.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        # Even a game with no hidden cards hides its future draws (the seed), so every game is
+        # one of imperfect information from OpenSpiel's point of view.
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,  # returns come from places; ties share
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=max(info.player_counts),
+        min_num_players=min(info.player_counts),
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        provides_factored_observation_string=False,
+        parameter_specification=param_spec(info),
+    )
+
+
+class MeepleGame(pyspiel.Game):
+    """A meeple game as a ``pyspiel.Game``; one subclass per meeple game (see `register`)."""
+
+    info: GameInfo
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        info = self.info
+        players, options = _options_from_params(info, dict(params or {}))
+        self.players = players
+        self.options = options
+        length = hook(info, "max_game_length")
+        self.max_length = int(length(players, dict(options))) if length else MAX_GAME_LENGTH
+        game_info = pyspiel.GameInfo(
+            num_distinct_actions=info.num_actions,
+            max_chance_outcomes=256,
+            num_players=players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=None,
+            max_game_length=self.max_length + SEED_BYTES,
+        )
+        full = {**param_spec(info), **_params_from_options(info, players, options)}
+        super().__init__(_GAME_TYPES[info.id], game_info, full)
+
+    def new_initial_state(self) -> MeepleState:
+        return MeepleState(self)
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
+    ) -> MeepleObserver:
+        return MeepleObserver(
+            self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params
+        )
+
+    @property
+    def encoding(self) -> Encoding:
+        return encoding(self.info.id, self.players, self.options)
+
+
+class _Core:
+    """Everything a state holds, behind one attribute so that cloning stays cheap.
+
+    OpenSpiel clones a Python state by deep-copying its ``__dict__``; this object answers that
+    with `State.clone` instead of a generic deep copy.
+    """
+
+    __slots__ = ("seed_bytes", "s", "actors")
+
+    def __init__(self, seed_bytes: list[int], s: State | None, actors: list[int]) -> None:
+        self.seed_bytes = seed_bytes
+        self.s = s
+        self.actors = actors  # who took each player action, for the information state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
+        return _Core(self.seed_bytes.copy(), None if self.s is None else self.s.clone(), self.actors.copy())
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.seed_bytes, self.s, self.actors)
+
+    def __setstate__(self, st: tuple[Any, ...]) -> None:
+        self.seed_bytes, self.s, self.actors = st
+
+
+class MeepleState(pyspiel.State):
+    """A meeple state as a ``pyspiel.State``: `SEED_BYTES` chance nodes, then the game."""
+
+    def __init__(self, game: MeepleGame) -> None:
+        super().__init__(game)
+        self._c = _Core([], None, [])
+
+    @property
+    def meeple(self) -> State | None:
+        """The meeple state (None while the seed is being drawn)."""
+        return self._c.s
+
+    def current_player(self) -> int:
+        s = self._c.s
+        if s is None:
+            return _CHANCE_PLAYER
+        to_move = s.to_move
+        return _TERMINAL if to_move is None else to_move
+
+    def _legal_actions(self, player: int) -> list[int]:
+        s = self._c.s
+        if s is None or s.to_move != player:
+            return []
+        return s.legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return list(_CHANCE) if self._c.s is None else []
+
+    def _apply_action(self, action: int) -> None:
+        c = self._c
+        s = c.s
+        if s is None:
+            c.seed_bytes.append(int(action))
+            if len(c.seed_bytes) == SEED_BYTES:
+                game: MeepleGame = self.get_game()  # type: ignore[assignment]
+                seed = int.from_bytes(bytes(c.seed_bytes), "big")
+                c.s = meeple.make(game.info.id, players=game.players, seed=seed, **game.options)
+            return
+        c.actors.append(s.to_move)  # type: ignore[arg-type]
+        s.apply(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == _CHANCE_PLAYER:
+            return f"seed byte {action}"
+        s = self._c.s
+        return s.describe(action) if s is not None else str(action)
+
+    def is_terminal(self) -> bool:
+        s = self._c.s
+        return s is not None and s.to_move is None
+
+    def returns(self) -> list[float]:
+        s = self._c.s
+        if s is None:
+            return [0.0] * self.num_players()
+        return [float(r) for r in s.returns()]
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> MeepleState:
+        """A state the player cannot tell from this one: `State.determinize`, log kept."""
+        rng = random.Random(int(probability_sampler() * 2**53))
+        new = self.clone()
+        c = new._c
+        s = self._c.s
+        if s is None:
+            c.seed_bytes = [rng.randrange(256) for _ in c.seed_bytes]
+            return new
+        det = s.determinize(player_id, rng)
+        # The player's own record of the game stays: public events and their private ones.
+        events = s._events
+        if events is not None:
+            det._events = [(to, e) for to, e in events if to is None or to == player_id]
+        c.s = det
+        return new
+
+    def __str__(self) -> str:
+        s = self._c.s
+        if s is None:
+            return f"drawing the seed: {len(self._c.seed_bytes)}/{SEED_BYTES} bytes"
+        views = [s.view(p) for p in range(s.players)]
+        return (
+            f"{s.game_id} seed={s.seed} salt={s.salt} moves={len(s.history)}\n"
+            + json.dumps({"spectator": s.view(None), "players": views}, sort_keys=True)
+        )
+
+
+# ----- observations ------------------------------------------------------------------------
+class MeepleObserver:
+    """Observation (``perfect_recall=False``) or information state (``True``) of a player.
+
+    ``private_info`` NONE gives the spectator's view (public information only); SINGLE_PLAYER
+    the player's own view. The information-state tensor is the observation tensor followed by
+    how many times the player took each action (a game may export a perfect-recall
+    ``information_state_tensor`` hook instead; see docs/interop.md).
+    """
+
+    def __init__(self, game: MeepleGame, iig_obs_type: pyspiel.IIGObservationType, params: Any) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            raise ValueError("meeple games observe one player or the public, not all players")
+        self.game = game
+        self.public_only = iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
+        self.recall = bool(iig_obs_type.perfect_recall)
+        self.encoding = game.encoding
+        self.hook = hook(game.info, "information_state_tensor") if self.recall else None
+        shape_hook = hook(game.info, "information_state_tensor_shape") if self.recall else None
+        if self.hook is not None and shape_hook is not None:
+            size = int(np.prod(shape_hook(game.players, dict(game.options))))
+            self.tensor = np.zeros(size, np.float32)
+            self.dict = {"information_state": self.tensor}
+        else:
+            self.hook = None
+            n = self.encoding.size
+            extra = game.info.num_actions if self.recall else 0
+            self.tensor = np.zeros(n + extra, np.float32)
+            self.dict = {"observation": self.tensor[:n]}
+            if extra:
+                self.dict["own_actions"] = self.tensor[n:]
+
+    def _who(self, player: int) -> int | None:
+        return None if self.public_only else player
+
+    def set_from(self, state: MeepleState, player: int) -> None:
+        s = state._c.s
+        self.tensor.fill(0.0)
+        if s is None:
+            return
+        who = self._who(player)
+        if self.hook is not None:
+            self.tensor[:] = np.asarray(self.hook(s, who), np.float32).reshape(-1)
+            return
+        n = self.encoding.size
+        self.tensor[:n] = self.encoding.encode(s, who)
+        if self.recall and who is not None:
+            own = self.tensor[n:]
+            for actor, action in zip(state._c.actors, s.history, strict=False):
+                if actor == who:
+                    own[action] += 1.0
+
+    def string_from(self, state: MeepleState, player: int) -> str:
+        s = state._c.s
+        if s is None:
+            return "seed"  # nobody sees the seed being drawn
+        who = self._who(player)
+        view = json.dumps(s.view(who), sort_keys=True, separators=(",", ":"))
+        if not self.recall:
+            return view
+        own = [a for actor, a in zip(state._c.actors, s.history, strict=False) if actor == who]
+        log = json.dumps(s.log(who), sort_keys=True, separators=(",", ":"))
+        return f'{{"log":{log},"own_actions":{json.dumps(own)},"view":{view}}}'
+
+
+# ----- registration and helpers ------------------------------------------------------------
+_GAME_TYPES: dict[str, pyspiel.GameType] = {}
+_GAME_CLASSES: dict[str, type[MeepleGame]] = {}
+
+
+def register(games: Iterable[str] | None = None) -> list[str]:
+    """Register meeple games with pyspiel (all by default; idempotent). Returns the names."""
+    known = set(pyspiel.registered_names())
+    names = []
+    for gid in games if games is not None else [g["id"] for g in meeple.games()]:
+        info = meeple.game_info(gid)
+        name = game_name(gid)
+        names.append(name)
+        if gid in _GAME_CLASSES or name in known:
+            continue
+        _GAME_TYPES[gid] = _game_type(info)
+        cls_name = f"Meeple{info.id.title().replace('_', '')}Game"
+        cls = type(cls_name, (MeepleGame,), {"info": info, "__module__": __name__})
+        globals()[cls_name] = cls  # importable by name, so that games pickle
+        _GAME_CLASSES[gid] = cls
+        pyspiel.register_game(_GAME_TYPES[gid], cls)
+    return names
+
+
+def load(game: str, players: int | None = None, **options: Any) -> pyspiel.Game:
+    """The OpenSpiel game of meeple ``game`` with ``players`` and ``options`` (meeple values)."""
+    register([game])
+    info = meeple.game_info(game)
+    n = players if players is not None else min(info.player_counts)
+    return pyspiel.load_game(game_name(game), _params_from_options(info, n, info.resolve_options(n, options)))
+
+
+def seed_actions(seed: int) -> list[int]:
+    """The chance actions that draw ``seed`` (0 <= seed < 2**32)."""
+    if not 0 <= seed < 256**SEED_BYTES:
+        raise ValueError(f"an OpenSpiel meeple seed is in [0, {256**SEED_BYTES}), not {seed}")
+    return list(seed.to_bytes(SEED_BYTES, "big"))
+
+
+def from_meeple(state: State) -> MeepleState:
+    """The OpenSpiel state of a (real, not determinized) meeple state: same seed, same moves."""
+    game = load(state.game_id, state.players, **state.options)
+    os_state = game.new_initial_state()
+    for a in seed_actions(state.seed) + list(state.history):
+        os_state.apply_action(a)
+    return os_state
+
+
+def meeple_state(state: pyspiel.State) -> State | None:
+    """The meeple state inside an OpenSpiel state of ours (None while the seed is drawn)."""
+    return state._c.s  # type: ignore[attr-defined]
+
+
+class MeepleBot(pyspiel.Bot):
+    """A meeple bot (any level of `meeple.bots.make_bot`) as a ``pyspiel.Bot``.
+
+    The bot reads the meeple state, and meeple bots decide only from what their player may know.
+    """
+
+    def __init__(self, game: str, level: str, seed: int = 0) -> None:
+        from meeple.bots import make_bot
+
+        pyspiel.Bot.__init__(self)
+        self.bot = make_bot(level, meeple.game_info(game), seed)
+
+    def step(self, state: pyspiel.State) -> int:
+        s = meeple_state(state)
+        assert s is not None, "a meeple bot does not play chance nodes"
+        return int(self.bot.choose(s))
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        return None
+
+    def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+        return None
+
+
+
+register()
