@@ -528,11 +528,10 @@ def test_hidden_cards_never_in_other_logs():
     while not s.is_over():
         secret = {q: cards(s.discards[q]) | (cards(s.hands[q]) if s.out >> q & 1 else set())
                   for q in range(5)}
-        events = s._events
-        assert events is not None
-        start = max(i for i, (_, e) in enumerate(events) if e["type"] == "round")
         for viewer in [None, *range(5)]:
-            seen = quoted_codes([e for to, e in events[start:] if to is None or to == viewer])
+            log = s.log(viewer)
+            start = max(i for i, e in enumerate(log) if e["type"] == "round")
+            seen = quoted_codes(log[start:])
             for q in range(5):
                 if q != viewer:
                     assert not seen & secret[q]

@@ -56,15 +56,43 @@ CHAM_BASE = NUM_CARDS
 DISCARD_BASE = 2 * NUM_CARDS
 NUM_ACTIONS = 3 * NUM_CARDS
 PLAY, DISCARD = 0, 1
+# _ROTATION[n][leader]: the seats in playing order (to the left) starting with ``leader``.
+_ROTATION = {n: tuple(tuple((lead + i) % n for i in range(n)) for lead in range(n)) for n in SETUP}
+_NUMBERS = range(max(NUMBER) + 1)
+# KEY[by_number][lead][colour][number]: trump by number, then the led colour, then the rest.
+KEY = tuple(
+    tuple(
+        tuple(
+            tuple(200 + n if col == TRUMP else 100 + n if col == lead else n if by_number else 0
+                  for n in _NUMBERS)
+            for col in range(len(COLOURS))
+        )
+        for lead in range(len(COLOURS))
+    )
+    for by_number in (False, True)
+)
+
+
+# Bit positions of every 10-bit chunk (and the same shifted to the Chameleon action range), so a
+# 60-bit mask becomes a list in six lookups: legal actions are built from these on every move.
+_CHUNKS = tuple(
+    tuple(tuple(base + i for i in range(10) if b >> i & 1) for b in range(1024))
+    for base in range(0, 2 * NUM_CARDS, 10)
+)
 
 
 def mask_to_list(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    """The set bits of a card mask, ascending."""
+    c0, c1, c2, c3, c4, c5 = _CHUNKS[:6]
+    return [*c0[mask & 1023], *c1[mask >> 10 & 1023], *c2[mask >> 20 & 1023],
+            *c3[mask >> 30 & 1023], *c4[mask >> 40 & 1023], *c5[mask >> 50 & 1023]]
+
+
+def _cham_list(mask: int) -> list[int]:
+    """The Chameleon actions (``CHAM_BASE + c``) for the cards of ``mask``, ascending."""
+    c0, c1, c2, c3, c4, c5 = _CHUNKS[6:]
+    return [*c0[mask & 1023], *c1[mask >> 10 & 1023], *c2[mask >> 20 & 1023],
+            *c3[mask >> 30 & 1023], *c4[mask >> 40 & 1023], *c5[mask >> 50 & 1023]]
 
 
 def card_label(card: int) -> str:
@@ -148,13 +176,9 @@ class SavageBowlState(State):
         if self.trick_no > self.num_tricks or n - self.out.bit_count() < 2:
             self._end_round()
             return
-        self.sitting = self.yellow  # a second-half trick 6 still has the trick-5 holder out
-        order = []
-        p = self.next_leader
-        for _ in range(n):
-            if not self.out >> p & 1 and p != self.sitting:
-                order.append(p)
-            p = (p + 1) % n
+        self.sitting = sitting = self.yellow  # trick 6 still has the trick-5 holder out
+        skip = self.out | (1 << sitting if sitting >= 0 else 0)
+        order = [p for p in _ROTATION[n][self.next_leader] if not skip >> p & 1]
         if len(order) < 2:  # unreachable by counting (see docs); never play a one-card trick
             self._end_round()
             return
@@ -177,7 +201,7 @@ class SavageBowlState(State):
         follow = hand & COLOUR_MASK[self.tcol[0]]
         legal = mask_to_list(follow or hand)
         if self.cham >> p & 1:  # the Chameleon frees the player from following
-            legal += [CHAM_BASE + c for c in mask_to_list(hand)]
+            legal += _cham_list(hand)
         return legal
 
     def is_legal(self, action: int) -> bool:
@@ -202,7 +226,13 @@ class SavageBowlState(State):
     def _apply(self, action: int) -> None:
         p = self.to_move
         assert p is not None
-        kind, c = divmod(action, NUM_CARDS)
+        if action < NUM_CARDS:
+            c, kind, colour = action, 0, COLOUR[action]
+        elif action < DISCARD_BASE:  # the Chameleon copies the colour of the last card played
+            c, kind, colour = action - NUM_CARDS, 1, self.tcol[-1]
+            self.cham &= ~(1 << p)
+        else:
+            c, kind, colour = action - DISCARD_BASE, 2, -1
         self.hands[p] ^= 1 << c
         if kind == 2:  # Step 3a: the Yellow Card holder discards face down onto the sheet
             self.discards[p] |= 1 << c
@@ -212,16 +242,12 @@ class SavageBowlState(State):
             self.phase = PLAY
             self._start_trick()
             return
-        if kind == 1:  # the Chameleon copies the colour of the last card played in the trick
-            self.cham &= ~(1 << p)
-            colour = self.tcol[-1]
-        else:
-            colour = COLOUR[c]
         self.trick.append(c)
         self.tcol.append(colour)
         self.tcham.append(kind == 1)
-        self.emit({"type": "play", "player": p, "card": CODE[c], "chameleon": kind == 1,
-                   "colour": COLOURS[colour]})
+        events = self._events
+        if events is not None:
+            events.append((None, (p, c, kind, colour)))  # a play; see _format_event
         if len(self.trick) == len(self.order):
             self._finish_trick()
         else:
@@ -235,19 +261,12 @@ class SavageBowlState(State):
         strength goes to the card played first (option ``ties``). Colours are the effective ones,
         so a Chameleon-played card counts in the colour it copied.
         """
-        lead = self.tcol[0]
+        table = KEY[self.off_by_number][self.tcol[0]]
         later = self.later_wins_ties
-        by_number = self.off_by_number
-        keys = []
-        for i, c in enumerate(self.trick):
-            col = self.tcol[i]
-            if col == TRUMP:
-                k = 200 + NUMBER[c]
-            elif col == lead:
-                k = 100 + NUMBER[c]
-            else:
-                k = NUMBER[c] if by_number else 0
-            keys.append(k * 16 + (i if later else 15 - i))
+        keys = [
+            table[col][NUMBER[c]] * 16 + (i if later else 15 - i)
+            for i, (c, col) in enumerate(zip(self.trick, self.tcol, strict=True))
+        ]
         return sorted(range(len(keys)), key=keys.__getitem__, reverse=True)
 
     def _finish_trick(self) -> None:
@@ -261,8 +280,9 @@ class SavageBowlState(State):
             cards |= 1 << c
         self.won[winner] += 1
         self.won_cards[winner] |= cards
-        self.emit({"type": "trick", "trick": self.trick_no, "winner": winner,
-                   "yellow": strongest if first_half else None})
+        events = self._events
+        if events is not None:  # see _format_event
+            events.append((None, ("trick", self.trick_no, winner, strongest if first_half else None)))
         # Runaway Champ Cards: in order of reaching the target.
         if self.won[winner] == self.target and len(self.champ) < len(self.champ_values):
             self.champ.append(winner)
@@ -314,6 +334,14 @@ class SavageBowlState(State):
         # Get Ready for the Next Round: the 2-point Champ holder starts, eliminated or not.
         self.first_leader = self.champ[0] if self.champ else (self.first_leader + 1) % self.players
         self._deal()
+
+    def _format_event(self, event: tuple) -> dict[str, Any]:
+        if event[0] == "trick":
+            _, trick, winner, yellow = event
+            return {"type": "trick", "trick": trick, "winner": winner, "yellow": yellow}
+        p, c, kind, colour = event
+        return {"type": "play", "player": p, "card": CODE[c], "chameleon": kind == 1,
+                "colour": COLOURS[colour]}
 
     # ----- results -------------------------------------------------------------------------
     def scores(self) -> list[float]:
