@@ -1,4 +1,30 @@
-"""Karvi (Torgeir Tjong, Hans im Glück 2023): registration.
+"""Karvi (Torgeir Tjong, Hans im Glück 2023): the game's registration.
 
-Not yet registered as ``GAME``: the rules are landing in steps (see docs/games/karvi.md).
+Rules in `rules.py`, the reconstructed components in the JSON files read by `components.py`.
 """
+
+from meeple.core import GameInfo, Option
+
+from .rules import NUM_ACTIONS, KarviState, check
+
+_INFO = dict(
+    id="karvi",
+    title="Karvi",
+    description=(
+        "Torgeir Tjong's Viking euro: move the die furthest back along the action track, sail "
+        "the North Sea to scout, build and trade or raid, and fill your trade and raid tracks."
+    ),
+    player_counts=(2, 3, 4),
+    options=(
+        Option("draft_start", False, (False, True), "Draft start cards: choose start cards in turn"),
+        Option("variety", False, (False, True), "More action variety: action boards and stop tiles on their B sides"),
+        Option("chaos", False, (False, True), "Chaos variant: swap same-size action boards, random sides"),
+        Option("draw_two", False, (False, True), "Whenever you get an upgrade card, draw 2 and keep 1"),
+    ),
+    num_actions=NUM_ACTIONS,
+    state_factory=KarviState,
+    rules_doc="docs/games/karvi.md",
+    check=check,
+)
+
+GAME = GameInfo(**_INFO)

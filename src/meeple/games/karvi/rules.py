@@ -1,0 +1,1521 @@
+"""Karvi (Torgeir Tjong, Hans im Glück 2023): dice on an action track, a sea map, trade and raid.
+
+Rulebook: shared/rules/002. Section names in comments refer to it. Rulings and the reconstructed
+edition: docs/games/karvi.md. Components: the JSON files read by `components.py`.
+
+A turn is a chain of atomic decisions by one player: free actions, the die move, the choices of
+the action, more free actions, then END. The rules keep a stack of pending *tasks*; the task on
+top says which decision comes next and `legal_actions` lists exactly its legal options. Effects
+(cards, tiles, spots) are short step lists in data; `_run` executes steps until one needs a choice.
+All chance is in the setup (deck orders, stacks, deals), drawn from `derive(seed, salt, ...)`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from typing import Any
+
+from meeple.core import State, derive
+
+from . import components as C
+
+# ----- the action space: fixed ranges of ints -------------------------------------------------
+MAX_SPOTS = 26  # 20 action spots + 6 stop positions
+MAX_NODES = 32
+MAX_DICE = 8
+_sizes = [
+    ("END", 1), ("MOVE_DIE", MAX_SPOTS), ("SHIP_TO", MAX_NODES), ("DISPLACE_TO", MAX_NODES),
+    ("SCOUT", 1), ("BUILD", 1), ("TAKE_TILE", C.NUM_TR * 2), ("PLAY_CARD", 45), ("DISCARD", 45),
+    ("BOX", 4), ("GOLD_FUR", 1), ("GOLD_SILVER", 1), ("GOLD_PROV", 1), ("GOLD_BEER", MAX_DICE),
+    ("RES_FUR", 1), ("RES_SILVER", 1), ("DIE", MAX_DICE), ("WARRIOR", 12), ("DRAW_STACK", 3),
+    ("PLACE_TILE", C.NUM_PLACEABLE), ("RUNE_SPOT", len(C.RUNE_SPOTS)), ("ACTIVATE", C.NUM_TR * 2),
+    ("FRANCIA", 1), ("TRADE_CARD", 36), ("PART", 2), ("ABILITY", 3), ("KEEP", 45),
+    ("START_CARD", 5), ("SPECIAL", 8), ("SPOT", MAX_SPOTS),
+]
+BASE: dict[str, int] = {}
+_n = 0
+for _name, _size in _sizes:
+    BASE[_name] = _n
+    _n += _size
+NUM_ACTIONS = _n
+SIZE = dict(_sizes)
+END = BASE["END"]
+ABILITIES = ("sail_any", "sail_two", "die_minus_two")
+RES = ("fur", "silver", "gold")
+
+
+def _family(action: int) -> tuple[str, int]:
+    for name, _size in reversed(_sizes):
+        if action >= BASE[name]:
+            return name, action - BASE[name]
+    raise ValueError(action)
+
+
+_FAMILY = [_family(a) for a in range(NUM_ACTIONS)]
+
+
+def warrior_class(value: int, injured: bool) -> int:
+    """A warrior's class 0..11: value 1..6, healthy (blue) or injured (red)."""
+    return (value - 1) * 2 + int(injured)
+
+
+def check(players: int, options: dict[str, Any]) -> None:
+    """Every option works at every player count (2-4)."""
+
+
+class Player:
+    """One player's tableau and supply."""
+
+    __slots__ = (
+        "res", "prov", "war", "points", "hand", "played", "trade_cards", "trade_track", "raid_track",
+        "beside", "kinds", "hidden_ut", "hidden_runes", "slots", "rune_spots", "tower_supply",
+        "post_supply", "tower_tab", "post_tab", "built", "ship", "map", "start", "exception",
+    )
+
+    def __init__(self) -> None:
+        self.res = [0, 0, 0]  # fur, silver, gold
+        self.prov = 0
+        self.war = [0] * 12  # counts per warrior class
+        self.points = 0
+        self.hand: list[int] = []  # upgrade card indices 0..44
+        self.played: list[int] = []
+        self.trade_cards: list[int] = []
+        self.trade_track: list[int] = []  # tile ids
+        self.raid_track: list[int] = []
+        self.beside: list[int] = []  # scouted tiles not yet activated
+        self.kinds = 0  # bitmask of the kinds of tile taken (Scouting: 1 of each kind)
+        self.hidden_ut: list[int] = []  # upgrade tiles above the tableau
+        self.hidden_runes: list[int] = []  # rune stones above the tableau (ids 0..11)
+        self.slots: dict[str, list[int]] = {s: [] for s in C.SLOTS}  # stacks, top effective
+        self.rune_spots: list[list[int]] = [[] for _ in C.RUNE_SPOTS]  # ("n", id) / ("s", id) codes
+        self.tower_supply = 1
+        self.post_supply = 1
+        self.tower_tab = 2
+        self.post_tab = 2
+        self.built: list[tuple[int, str]] = []  # (node, "tower"/"post")
+        self.ship = 0
+        self.map = False
+        self.start = 0  # start card value
+        self.exception = False  # in the obstructed area by a special ability without the map
+
+    def copy(self) -> Player:
+        new = Player.__new__(Player)
+        for k in Player.__slots__:
+            v = getattr(self, k)
+            if isinstance(v, list):
+                v = [list(x) if isinstance(x, list) else x for x in v]
+            elif isinstance(v, dict):
+                v = {a: list(b) for a, b in v.items()}
+            setattr(new, k, v)
+        return new
+
+    # ----- counts used by requirements, rune stones and scoring ---------------------------------
+    def strength(self) -> int:
+        """Combat strength: the sum of the warriors' values, either side (Raid: combat strength)."""
+        return sum((c // 2 + 1) * n for c, n in enumerate(self.war))
+
+    def warriors(self) -> int:
+        return sum(self.war)
+
+    def count(self, what: str) -> int:
+        if what == "towers":
+            return sum(1 for _, b in self.built if b == "tower")
+        if what == "posts":
+            return sum(1 for _, b in self.built if b == "post")
+        if what == "buildings":
+            return len(self.built)
+        if what == "trade_tiles":
+            return len(self.trade_track)
+        if what == "raid_tiles":
+            return len(self.raid_track)
+        if what == "upgrade_tiles":
+            return sum(len(v) for v in self.slots.values())
+        if what == "played_cards":
+            return len(self.played)
+        if what == "trade_cards":
+            return len(self.trade_cards)
+        if what == "healthy":
+            return sum(self.war[0::2])
+        if what == "injured":
+            return sum(self.war[1::2])
+        if what == "warriors":
+            return self.warriors()
+        if what == "strength":
+            return self.strength()
+        if what in ("provisions", "provision"):
+            return self.prov
+        if what in ("tower", "post", "building"):
+            return self.count(what + "s")
+        if what in ("trade_tile", "raid_tile"):
+            return self.count(what + "s")
+        raise ValueError(what)
+
+    def meets(self, req: dict[str, int]) -> bool:
+        return all(self.count(k) >= v for k, v in req.items())
+
+    def effects(self) -> list[dict[str, Any]]:
+        """The effects of the uncovered upgrade tiles (a covered tile loses its effect)."""
+        return [C.UPGRADE_TILES[st[-1]]["effect"] for st in self.slots.values() if st]
+
+    def can_pay(self, cost: dict[str, int]) -> bool:
+        return all(self.res[RES.index(k)] >= v for k, v in cost.items())
+
+    def pay(self, cost: dict[str, int]) -> None:
+        for k, v in cost.items():
+            self.res[RES.index(k)] -= v
+
+
+class KarviState(State):
+    """A game of Karvi. See the module docstring for the representation."""
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        super().__init__(players, seed, options)
+        n = players
+        self.side = C.side(n)
+        self.nodes = [s["name"] for s in self.side["spots"]]
+        self.adj: list[list[int]] = [[] for _ in self.nodes]
+        for a, b in self.side["routes"]:
+            ia, ib = self.nodes.index(a), self.nodes.index(b)
+            self.adj[ia].append(ib)
+            self.adj[ib].append(ia)
+        self.obstructed = [bool(s.get("obstructed")) for s in self.side["spots"]]
+        rng = derive(seed, 0, "setup")
+        # Action boards (Setup 3; More action variety and Chaos variants).
+        order = list(C.BOARD_ORDER)
+        face = "B" if options["variety"] else "A"
+        sides = {b: face for b in order}
+        if options["chaos"]:
+            if rng.random() < 0.5:
+                order[0], order[4] = order[4], order[0]
+            if rng.random() < 0.5:
+                order[1], order[3] = order[3], order[1]
+            sides = {b: rng.choice("AB") for b in order}
+        self.board_order = order
+        self.board_sides = sides
+        self.spots = C.track_spots(sides, order)
+        self.T = len(self.spots)
+        self.blocked = [bool(n == 2 and s.get("three_plus")) for s in self.spots]
+        tiles = [i for i, t in enumerate(C.STOP_TILES) if n in t["players"]]
+        rng.shuffle(tiles)
+        stop_face = "B" if options["variety"] or (options["chaos"] and rng.random() < 0.5) else "A"
+        self.stop_stack = [C.STOP_TILES[i][stop_face] for i in tiles]
+        self.round = 1
+        self.rounds = C.ROUNDS[n]
+        self.D = C.DICE[n]
+        nd = n * self.D
+        self.die_pos = [0] * nd
+        self.die_beer = [0] * nd
+        self.die_done = [False] * nd
+        self.die_height = [0] * nd
+        self.removed_this_round = False
+        self.p = [Player() for _ in range(n)]
+        # Location stacks (Setup 2): kind -> node; 1 tile per player of each kind.
+        self.stacks: dict[int, list[int]] = {}
+        self.stack_known: dict[int, int] = {}
+        pairs: dict[tuple[str, ...], list[int]] = {}
+        for i, s in enumerate(self.side["spots"]):
+            syms = s.get("symbols")
+            if not syms:
+                continue
+            key = tuple(sorted(f"{k}:{v}" for sym in syms for k, v in sym.items()))
+            pairs.setdefault(key, []).append(i)
+        for key, locs in pairs.items():
+            kinds = [C.KINDS.index(tuple(k.split(":"))) for k in key]  # type: ignore[arg-type]
+            rng.shuffle(kinds)
+            for loc, kind in zip(locs, kinds, strict=True):
+                pool = [t for t in range(C.NUM_TR * 2) if C.TILE_KIND[t] == kind]
+                rng.shuffle(pool)
+                self.stacks[loc] = sorted(pool[:n])
+                self.stack_known[loc] = 0
+        self.sites: dict[int, list[int]] = {
+            i: [] for i, s in enumerate(self.side["spots"]) if "site" in s
+        }
+        specials = list(range(len(C.SPECIALS)))
+        rng.shuffle(specials)
+        self.special_stacks: dict[int, list[int]] = {}
+        self.special_known: dict[int, int] = {}
+        for i, s in enumerate(self.side["spots"]):
+            if "special_runes" in s:
+                self.special_stacks[i] = sorted(specials[:n])
+                specials = specials[n:]
+                self.special_known[i] = 0
+        self.discarded_specials: list[int] = []
+        # Trade cards (Setup 6): 3 face up.
+        deck = list(range(len(C.TRADE_CARDS)))
+        rng.shuffle(deck)
+        self.trade_deck = deck[3:]
+        self.display = deck[:3]
+        # Upgrade cards: one stack per type, the 1s on top of the 2s (top = index 0).
+        self.decks: list[list[int]] = []
+        for t in C.CARD_TYPES:
+            ones = [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == 1]
+            twos = [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == 2]
+            rng.shuffle(ones)
+            rng.shuffle(twos)
+            self.decks.append(ones + twos)
+        # Individual setup 2-3: 3 rune stones, 2 upgrade tiles of each type.
+        runes = list(range(len(C.RUNES)))
+        rng.shuffle(runes)
+        by_slot = {s: [i for i, t in enumerate(C.UPGRADE_TILES) if t["slot"] == s] for s in C.SLOTS}
+        for s in C.SLOTS:
+            rng.shuffle(by_slot[s])
+        for q, pl in enumerate(self.p):
+            pl.hidden_runes = sorted(runes[3 * q : 3 * q + 3])
+            pl.hidden_ut = sorted(x for s in C.SLOTS for x in by_slot[s][2 * q : 2 * q + 2])
+        # Turn state.
+        self.cur_die = -1
+        self.moved = False
+        self.ship_moved = False
+        self.used: set[str] = set()  # abilities used this turn
+        self.free_move = False  # card 19
+        self.stack_move = False  # card 30
+        self.raid_deaths = 0
+        self.tasks: list[tuple[Any, ...]] = []
+        self.over = False
+        self.to_move: int | None = 0
+        if options["draft_start"]:
+            self.start_pool = list(range(len(C.START_CARDS)))
+            self.tasks = [("draft", q) for q in reversed(range(n))]
+        else:
+            cards = list(range(len(C.START_CARDS)))
+            rng.shuffle(cards)
+            self.start_pool = []
+            for q in range(n):
+                self._take_start(q, cards[q])
+            self._place_dice()
+        self._run()
+
+    # ----- setup ------------------------------------------------------------------------------
+    def _take_start(self, q: int, card: int) -> None:
+        """Start cards: take the resources, warriors, upgrade cards and provisions shown."""
+        sc = C.START_CARDS[card]
+        side = sc["4" if self.players == 4 else "2-3"]
+        pl = self.p[q]
+        pl.start = sc["value"]
+        for k, v in side["resources"].items():
+            pl.res[RES.index(k)] += v
+        for v in side["warriors"]:
+            pl.war[warrior_class(v, False)] += 1
+        for t in side["upgrade_cards"]:
+            deck = self.decks[C.CARD_TYPES.index(t)]
+            if deck:
+                pl.hand.append(deck.pop(0))
+        pl.prov = min(C.MAX_PROVISIONS, side["provisions"])
+        self.emit({"start_card": sc["value"], "player": q})
+
+    def _place_dice(self) -> None:
+        """Start cards: dice on the stop-area tile by card value, set to the beer shown; then the
+        free first rune stone, chosen by each player."""
+        order = sorted(range(self.players), key=lambda q: self.p[q].start)
+        for rank, q in enumerate(order):
+            side = C.START_CARDS[[c["value"] for c in C.START_CARDS].index(self.p[q].start)]
+            beer = side["4" if self.players == 4 else "2-3"]["beer"]
+            for i, pos in enumerate(C.START_POSITIONS[self.players][rank]):
+                d = q * self.D + i
+                self.die_pos[d] = self.T + pos
+                self.die_beer[d] = beer[i]
+        self.tasks = [("free_rune", q) for q in reversed(order)] + self.tasks
+
+    # ----- the die order ------------------------------------------------------------------------
+    def _in_stop(self, d: int) -> bool:
+        return self.die_pos[d] >= self.T
+
+    def _next_die(self) -> int:
+        """The die furthest back (Overview): dice waiting in the stop area leftmost first, then
+        the track from the start; a stacked die on top moves before the one below (card 30)."""
+        best, key = -1, None
+        for d in range(len(self.die_pos)):
+            if self.die_done[d]:
+                continue
+            pos = self.die_pos[d]
+            k = (pos - 100 if pos >= self.T else pos, -self.die_height[d])
+            if key is None or k < key:
+                best, key = d, k
+        return best
+
+    def _occupied(self, s: int) -> bool:
+        return s in self.die_pos
+
+    def _cost(self, q: int, s: int) -> int:
+        """A spot's beer cost for player q: the printed cost, at most 1 with the sail tile."""
+        cost = self.spots[s]["cost"] if s < self.T else 0
+        if cost > 1 and any(e.get("cap_cost") for e in self.p[q].effects()):
+            cost = 1
+        return cost
+
+    def _die_targets(self, d: int) -> list[int]:
+        """Moving dice: clockwise, at least one spot, a free spot the die can pay for; a die in
+        the stop area must land outside it first."""
+        q = d // self.D
+        pos = self.die_pos[d]
+        beer = self.die_beer[d]
+        out = []
+        if self.stack_move:
+            start = 0 if pos >= self.T else pos + 1
+            return [s for s in range(start, self.T) if self._occupied(s) and s != pos]
+        start = 0 if pos >= self.T else pos + 1
+        for s in range(start, self.T):
+            if not self.blocked[s] and not self._occupied(s) and (self.free_move or self._cost(q, s) <= beer):
+                out.append(s)
+        if pos < self.T:
+            out += [self.T + k for k in range(C.STOP_POSITIONS) if not self._occupied(self.T + k)]
+        return out
+
+    def stop_spots(self) -> list[dict[str, Any]]:
+        """The stop-area actions in force: the top tile, or the village's once all are gone."""
+        return self.stop_stack[0] if self.stop_stack else C.VILLAGE_STOP
+
+    def _spot(self, s: int) -> dict[str, Any]:
+        return self.spots[s] if s < self.T else self.stop_spots()[s - self.T]
+
+    # ----- legal actions ------------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        if self.over:
+            return []
+        if self.tasks:
+            return sorted(set(self._task_actions(self.tasks[-1])))
+        return sorted(set(self._main_actions()))
+
+    def _gold(self, pl: Player) -> list[int]:
+        if pl.res[2] <= 0:
+            return []
+        out = [BASE["GOLD_FUR"], BASE["GOLD_SILVER"]]
+        if pl.prov < C.MAX_PROVISIONS:
+            out.append(BASE["GOLD_PROV"])
+        q = self.p.index(pl)
+        out += [BASE["GOLD_BEER"] + d for d in self._own_dice(q) if self.die_beer[d] < 5]
+        return out
+
+    def _own_dice(self, q: int) -> range:
+        return range(q * self.D, q * self.D + self.D)
+
+    def _main_actions(self) -> list[int]:
+        q = self.to_move
+        assert q is not None
+        pl = self.p[q]
+        out: list[int] = []
+        if not self.moved:
+            targets = self._die_targets(self.cur_die)
+            out += [BASE["MOVE_DIE"] + s for s in targets]
+            if not targets:
+                out.append(END)  # ruling: a stop-area die that cannot move sits the round out
+        else:
+            out.append(END)
+        if not self.ship_moved:
+            dist = self._distances(q, pl.ship, pl.prov)
+            for node, k in dist.items():
+                if node == pl.ship:
+                    if self._location_options(q, node):
+                        out.append(BASE["SHIP_TO"] + node)
+                elif self._arrival_cost(q, node, "normal") + k <= pl.prov:
+                    out.append(BASE["SHIP_TO"] + node)
+        for c in set(pl.hand):
+            if self._card_playable(q, c):
+                out.append(BASE["PLAY_CARD"] + c)
+        if len(pl.hand) >= 2:
+            out += [BASE["DISCARD"] + c for c in pl.hand]
+        out += self._gold(pl)
+        effects = pl.effects()
+        for i, ab in enumerate(ABILITIES):
+            if ab in self.used or {"ability": ab} not in effects:
+                continue
+            if ab == "sail_any" and pl.prov >= 2 or ab == "sail_two" and pl.prov >= 1:
+                out.append(BASE["ABILITY"] + i)
+            if ab == "die_minus_two" and any(self.die_beer[d] >= 2 for d in self._own_dice(q)):
+                out.append(BASE["ABILITY"] + i)
+        return out
+
+    def _card_playable(self, q: int, c: int) -> bool:
+        card = C.UPGRADE_CARDS[c]
+        if not self.p[q].can_pay(card["cost"]):
+            return False
+        first = card["boxes"][0][0][0]
+        if first in ("free_move", "stack_move"):
+            if self.moved or self.free_move or self.stack_move:
+                return False
+            if first == "stack_move":
+                self.stack_move = True
+                ok = bool(self._die_targets(self.cur_die))
+                self.stack_move = False
+                return ok
+        return True
+
+    def _task_actions(self, t: tuple[Any, ...]) -> list[int]:
+        kind = t[0]
+        q = self.to_move
+        assert q is not None
+        pl = self.p[q]
+        if kind == "draft":
+            return [BASE["START_CARD"] + c for c in self.start_pool]
+        if kind == "free_rune":
+            return [BASE["PLACE_TILE"] + C.NUM_UT + r for r in pl.hidden_runes]
+        if kind == "res":
+            return [BASE["RES_FUR"], BASE["RES_SILVER"], END]
+        if kind == "beer":
+            dice = [BASE["DIE"] + d for d in self._own_dice(q) if self.die_beer[d] < 5]
+            return [*dice, END]
+        if kind == "strength":
+            return [*self._raisable(pl), END]
+        if kind == "heal":
+            return [BASE["WARRIOR"] + c for c in range(1, 12, 2) if pl.war[c]] + [END]
+        if kind == "place_warrior":
+            return [BASE["WARRIOR"] + c for c in range(12) if pl.war[c]] + [END]
+        if kind == "damage":
+            return [BASE["WARRIOR"] + c for c in range(12) if pl.war[c]]
+        if kind in ("double", "flip_for", "sacrifice"):
+            return [BASE["WARRIOR"] + c for c in range(0, 12, 2) if pl.war[c]] + [END]
+        if kind == "trade_card":
+            return [BASE["TRADE_CARD"] + c for c in self.display] + [END]
+        if kind == "upcard":
+            return [BASE["DRAW_STACK"] + i for i, dk in enumerate(self.decks) if dk] + [END]
+        if kind == "keep":
+            return [BASE["KEEP"] + c for c in pl.hand[-2:]]
+        if kind == "upgrade_action":
+            out = [BASE["DRAW_STACK"] + i for i, dk in enumerate(self.decks) if dk] + [END]
+            for u in pl.hidden_ut:
+                tile = C.UPGRADE_TILES[u]
+                if pl.meets(tile["requirement"]) and pl.can_pay(C.SLOT_COST[tile["slot"]]):
+                    out.append(BASE["PLACE_TILE"] + u)
+            for r in pl.hidden_runes:
+                if pl.meets(C.RUNES[r]["requirement"]) and any(
+                    pl.can_pay(s["cost"]) for s in C.RUNE_SPOTS
+                ):
+                    out.append(BASE["PLACE_TILE"] + C.NUM_UT + r)
+            return out + self._gold(pl)
+        if kind == "rune_spot":
+            return [BASE["RUNE_SPOT"] + k for k, s in enumerate(C.RUNE_SPOTS) if pl.can_pay(s["cost"])]
+        if kind == "special_spot":
+            return [BASE["RUNE_SPOT"] + k for k in range(len(C.RUNE_SPOTS))] + [END]
+        if kind == "special_choose":
+            return [BASE["SPECIAL"] + s for s in self.special_stacks[t[1]]]
+        if kind == "trade_action":
+            out = [END]
+            for tile in pl.beside:
+                if tile < C.NUM_TR and pl.can_pay(C.TR_TILES[tile]["cost"]):
+                    out.append(BASE["ACTIVATE"] + tile)
+            if len(pl.trade_track) >= 6 and pl.res[0] + pl.res[1] >= C.TRADE_TRACK[5]["francia"]["pay_res"]:
+                out.append(BASE["FRANCIA"])
+            return out + self._gold(pl)
+        if kind == "raid_action":
+            out = [END]
+            strength = pl.strength()
+            for tile in pl.beside:
+                if tile >= C.NUM_TR and C.TR_TILES[tile]["strength"] <= strength:
+                    out.append(BASE["ACTIVATE"] + tile)
+            if len(pl.raid_track) >= 6 and strength >= C.RAID_TRACK[5]["francia"]["strength"]:
+                out.append(BASE["FRANCIA"])
+            return out
+        if kind == "parts":
+            _, parts, join, done = t
+            return [END] + [BASE["PART"] + k for k in range(len(parts)) if not done >> k & 1]
+        if kind == "boxes":
+            return [BASE["BOX"] + k for k in range(len(t[1]))]
+        if kind == "locked":
+            return [BASE["PART"] + k for k in range(len(t[1]))]
+        if kind == "choice2":
+            return [BASE["PART"], BASE["PART"] + 1]
+        if kind == "move":
+            _, steps, mode = t
+            out = [END]
+            for node in self._distances(q, pl.ship, steps):
+                if node == pl.ship:
+                    continue
+                if mode == "normal" and self._arrival_cost(q, node, mode) > pl.prov:
+                    continue
+                out.append(BASE["SHIP_TO"] + node)
+            return out
+        if kind == "paid_move":
+            _, steps, paid = t
+            return [END] + [
+                BASE["SHIP_TO"] + node
+                for node, k in self._distances(q, pl.ship, steps).items()
+                if node != pl.ship and self._arrival_cost(q, node, "normal") <= pl.prov
+            ]
+        if kind == "map_jump":
+            return [BASE["SHIP_TO"] + i for i, s in enumerate(self.side["spots"]) if s["kind"] == "map"]
+        if kind == "join":
+            others = {self.p[o].ship for o in range(self.players) if o != q}
+            return [BASE["SHIP_TO"] + node for node in sorted(others) if node != pl.ship] + [END]
+        if kind == "displace":
+            return [BASE["DISPLACE_TO"] + node for node in self._displace_targets(t[1], t[2])]
+        if kind == "location":
+            opts = self._location_options(q, t[1])
+            return [BASE["SCOUT"]] * ("scout" in opts) + [BASE["BUILD"]] * ("build" in opts) + [END]
+        if kind == "scout":
+            return [BASE["TAKE_TILE"] + x for x in self.stacks[t[1]]]
+        if kind == "discard2":
+            hand = list(pl.hand)
+            hand.remove(t[1])
+            return [BASE["DISCARD"] + c for c in hand]
+        if kind == "set_die":
+            return [BASE["DIE"] + d for d in self._own_dice(q)]
+        if kind == "copy_die":
+            return [BASE["DIE"] + d for d in self._own_dice(q)]
+        if kind == "copy_from":
+            return [BASE["DIE"] + d for d in range(len(self.die_pos)) if d != t[1]]
+        if kind == "die_back":
+            return [BASE["DIE"] + d for d in self._own_dice(q) if self._back_target(d, t[1], t[2]) is not None] + [END]
+        if kind == "reuse":
+            return [BASE["SPOT"] + self.die_pos[d] for d in self._own_dice(q)] + [END]
+        if kind == "any_spot":
+            pay = t[1]
+            best = max(self.die_beer[d] for d in self._own_dice(q))
+            return [
+                BASE["SPOT"] + s
+                for s in range(self.T + C.STOP_POSITIONS)
+                if not self._occupied(s) and not (s < self.T and self.blocked[s])
+                and (not pay or self._cost(q, s) <= best)
+            ] + [END]
+        if kind == "pay_die":
+            return [BASE["DIE"] + d for d in self._own_dice(q) if self.die_beer[d] >= t[1]]
+        if kind == "minus_two":
+            return [BASE["DIE"] + d for d in self._own_dice(q) if self.die_beer[d] >= 2]
+        if kind == "prov_pts":
+            return [BASE["PART"], END] if pl.prov > 0 and t[2] > 0 else [END]
+        raise AssertionError(f"unknown task {t!r}")
+
+    def _raisable(self, pl: Player) -> list[int]:
+        """Increase combat strength: a warrior below 6 whose next value is still in the supply."""
+        out = []
+        for c in range(12):
+            v = c // 2 + 1
+            if pl.war[c] and v < 6 and self._supply(v + 1) > 0:
+                out.append(BASE["WARRIOR"] + c)
+        return out
+
+    def _supply(self, v: int) -> int:
+        used = sum(pl.war[(v - 1) * 2] + pl.war[(v - 1) * 2 + 1] for pl in self.p)
+        return C.WARRIOR_SUPPLY - used
+
+    # ----- the map ------------------------------------------------------------------------------
+    def _distances(self, q: int, start: int, limit: int) -> dict[int, int]:
+        """Nodes reachable in at most ``limit`` steps, with their distance. Without the map, a
+        ship may not enter the obstructed spots; one already inside (special ability) may move
+        within and out of the area, not back in (Obstructed spots, special case)."""
+        unlocked = self._has_map(q)
+        inside = self.obstructed[start]
+        dist: dict[int, int] = {start: 0}
+        seen = {(start, inside)}
+        frontier = deque([(start, inside, 0)])
+        while frontier:
+            node, ins, k = frontier.popleft()
+            if k >= limit:
+                continue
+            for nb in self.adj[node]:
+                if self.obstructed[nb] and not unlocked and not ins:
+                    continue
+                state = (nb, ins and self.obstructed[nb])
+                if state in seen:
+                    continue
+                seen.add(state)
+                if nb not in dist:
+                    dist[nb] = k + 1
+                frontier.append((nb, state[1], k + 1))
+        return dist
+
+    def _has_map(self, q: int) -> bool:
+        pl = self.p[q]
+        return pl.map or any(e.get("map") for e in pl.effects())
+
+    def _ships_at(self, node: int, but: int) -> list[int]:
+        return [o for o in range(self.players) if o != but and self.p[o].ship == node]
+
+    def _arrival_cost(self, q: int, node: int, mode: str) -> int:
+        """Occupied spot: displacing costs 1 provision per ship at least as strong (mode normal)."""
+        if node == 0 or mode != "normal":
+            return 0
+        mine = self.p[q].strength()
+        return sum(1 for o in self._ships_at(node, q) if self.p[o].strength() >= mine)
+
+    def _displace_targets(self, victim: int, node: int) -> list[int]:
+        """Displacing: a free adjacent spot (obstructed only if that player has the map), else a
+        spot 2 away (special case); Kaupanger always has room."""
+        ok = self._has_map(victim)
+
+        def free(x: int) -> bool:
+            if self.obstructed[x] and not ok:
+                return False
+            return x == 0 or not any(self.p[o].ship == x for o in range(self.players))
+
+        near = [x for x in self.adj[node] if free(x)]
+        if near:
+            return sorted(near)
+        far = {y for x in self.adj[node] for y in self.adj[x] if y != node and free(y)}
+        return sorted(far) or [0]
+
+    def _location_options(self, q: int, node: int) -> list[str]:
+        """End movement: scout a stack whose kind you lack, or build the building shown."""
+        pl = self.p[q]
+        out = []
+        stack = self.stacks.get(node)
+        if stack and not pl.kinds >> C.TILE_KIND[stack[0]] & 1:
+            out.append("scout")
+        if node in self.sites:
+            site = self.side["spots"][node]["site"]
+            supply = pl.tower_supply if site["building"] == "tower" else pl.post_supply
+            if supply > 0 and q not in self.sites[node] and len(self.sites[node]) < len(site["points"]):
+                out.append("build")
+        return out
+
+    def _back_target(self, d: int, k: int, pay: bool) -> int | None:
+        """Cards 20, 27-29: a die moves back k free spots (blocked spots not counted), not in or
+        into the stop area; a stacked die under another may not move."""
+        pos = self.die_pos[d]
+        if pos >= self.T or any(
+            self.die_pos[e] == pos and self.die_height[e] > self.die_height[d] for e in range(len(self.die_pos))
+        ):
+            return None
+        frees = [s for s in range(pos - 1, -1, -1) if not self.blocked[s] and not self._occupied(s)]
+        if len(frees) < k:
+            return None
+        s = frees[k - 1]
+        if pay and self._cost(d // self.D, s) > self.die_beer[d]:
+            return None
+        return s
+
+    # ----- applying actions ---------------------------------------------------------------------
+    def _apply(self, action: int) -> None:
+        fam, x = _FAMILY[action]
+        q = self.to_move
+        assert q is not None
+        pl = self.p[q]
+        if fam.startswith("GOLD"):
+            pl.res[2] -= 1
+            if fam == "GOLD_FUR":
+                pl.res[0] += 1
+            elif fam == "GOLD_SILVER":
+                pl.res[1] += 1
+            elif fam == "GOLD_PROV":
+                pl.prov += 1
+            else:
+                self.die_beer[x] += 1
+            self._run()
+            return
+        if self.tasks:
+            self._apply_task(self.tasks.pop(), fam, x, q, pl)
+        else:
+            self._apply_main(fam, x, q, pl)
+        self._run()
+
+    def _apply_main(self, fam: str, x: int, q: int, pl: Player) -> None:
+        if fam == "END":
+            if not self.moved:
+                self.die_done[self.cur_die] = True  # a stop-area die that cannot move sits out
+                self.emit({"player": q, "die": self.cur_die, "sits_out": True})
+                self._check_removal()
+            self._end_turn()
+        elif fam == "MOVE_DIE":
+            self._move_die(q, x)
+        elif fam == "SHIP_TO":
+            self.ship_moved = True
+            if x == pl.ship:
+                self.tasks.append(("location", x))  # move 0 spots to use the location
+            else:
+                pl.prov -= self._distances(q, pl.ship, pl.prov)[x]
+                self._sail(q, x, "normal")
+        elif fam == "PLAY_CARD":
+            card = C.UPGRADE_CARDS[x]
+            pl.pay(card["cost"])
+            pl.hand.remove(x)
+            pl.played.append(x)
+            self.emit({"player": q, "plays": card["number"]})
+            self._push_boxes(card["boxes"])
+        elif fam == "DISCARD":
+            self.tasks.append(("discard2", x))
+        elif fam == "ABILITY":
+            ab = ABILITIES[x]
+            self.used.add(ab)
+            if ab == "sail_any":
+                pl.prov -= 2
+                self.tasks.append(("paid_move", 99, 2))
+            elif ab == "sail_two":
+                pl.prov -= 1
+                self.tasks.append(("paid_move", 2, 1))
+            else:
+                self.tasks.append(("minus_two",))
+
+    def _move_die(self, q: int, s: int) -> None:
+        d = self.cur_die
+        if self.stack_move:
+            cost = 0
+            self.die_height[d] = 1 + max(self.die_height[e] for e in range(len(self.die_pos)) if self.die_pos[e] == s)
+        else:
+            cost = 0 if self.free_move else self._cost(q, s)
+            self.die_height[d] = 0
+        self.die_beer[d] -= cost
+        self.die_pos[d] = s
+        self.moved = True
+        self.free_move = self.stack_move = False
+        if s >= self.T:
+            self.die_done[d] = True
+        self.emit({"player": q, "die": d, "to": s, "paid": cost})
+        self._check_removal()
+        self._push_spot(s)
+
+    def _check_removal(self) -> None:
+        """End of round: from round 2, once all dice have left the stop area, remove 1 tile."""
+        if self.round >= 2 and not self.removed_this_round and not any(
+            not self.die_done[e] and self.die_pos[e] >= self.T for e in range(len(self.die_pos))
+        ):
+            self.removed_this_round = True
+            if self.stop_stack:
+                self.stop_stack.pop(0)
+
+    def _push_spot(self, s: int) -> None:
+        spot = self._spot(s)
+        parts = spot["parts"]
+        if len(parts) == 1:
+            self._push_steps(parts[0])
+        else:
+            self.tasks.append(("parts", parts, spot["join"], 0))
+
+    def _push_steps(self, steps: list[Any]) -> None:
+        if steps:
+            self.tasks.append(("steps", steps, 0))
+
+    def _push_boxes(self, boxes: list[Any]) -> None:
+        if len(boxes) == 1:
+            self._push_steps(boxes[0])
+        else:
+            self.tasks.append(("boxes", boxes))
+
+    def _sail(self, q: int, node: int, mode: str) -> None:
+        """Ship arrives at ``node``: displace (paying if not stronger), then the location."""
+        pl = self.p[q]
+        pl.prov -= self._arrival_cost(q, node, mode)
+        if pl.exception and not self.obstructed[node]:
+            pl.exception = False
+        pl.ship = node
+        self.emit({"player": q, "ship": self.nodes[node]})
+        self.tasks.append(("location", node))
+        if node != 0 and mode in ("normal", "force"):
+            for o in reversed(self._ships_at(node, q)):
+                self.tasks.append(("displace", o, node))
+
+    def _apply_task(self, t: tuple[Any, ...], fam: str, x: int, q: int, pl: Player) -> None:
+        kind = t[0]
+        if kind == "draft":
+            self.start_pool.remove(x)
+            self._take_start(t[1], x)
+            if not any(tt[0] == "draft" for tt in self.tasks):
+                self._place_dice()
+        elif kind == "free_rune":
+            pl.hidden_runes.remove(x - C.NUM_UT)
+            pl.rune_spots[0].append(x - C.NUM_UT)
+            self.emit({"player": q, "free_rune": x - C.NUM_UT})
+        elif kind == "res":
+            if fam != "END":
+                pl.res[0 if fam == "RES_FUR" else 1] += 1
+                if t[1] > 1:
+                    self.tasks.append(("res", t[1] - 1))
+        elif kind == "beer":
+            if fam != "END":
+                self.die_beer[x] += 1
+                if t[1] > 1:
+                    self.tasks.append(("beer", t[1] - 1))
+        elif kind == "strength":
+            if fam != "END":
+                pl.war[x] -= 1
+                pl.war[x + 2] += 1  # Increase combat strength: keep the warrior's side
+                if t[1] > 1:
+                    self.tasks.append(("strength", t[1] - 1))
+        elif kind == "heal":
+            if fam != "END":
+                pl.war[x] -= 1
+                pl.war[x - 1] += 1
+                if t[1] > 1 and any(pl.war[1::2]):
+                    self.tasks.append(("heal", t[1] - 1))
+        elif kind == "place_warrior":
+            if fam != "END":
+                pl.war[x] -= 1
+                self._gain_warrior(pl, t[1])
+        elif kind == "damage":
+            if x % 2 == 0:
+                pl.war[x] -= 1
+                pl.war[x + 1] += 1
+            else:
+                pl.war[x] -= 1
+                pl.points += x // 2 + 1  # Valhalla: points equal to her strength
+                self.raid_deaths += 1
+            if t[1] > 1 and pl.warriors():
+                self.tasks.append(("damage", t[1] - 1))
+        elif kind == "double":
+            if fam != "END":
+                v = x // 2 + 1
+                nv = min(6, 2 * v)
+                while nv > v and self._supply(nv) <= 0:
+                    nv -= 1
+                pl.war[x] -= 1
+                pl.war[warrior_class(nv, False)] += 1
+                if t[1] > 1:
+                    self.tasks.append(("double", t[1] - 1))
+        elif kind == "flip_for":
+            if fam != "END":
+                _, what, per, cap, got = t
+                pl.war[x] -= 1
+                pl.war[x + 1] += 1
+                gain = min(per, cap - got)
+                if what == "points":
+                    pl.points += gain
+                else:
+                    pl.res[2] += gain
+                if got + gain < cap:
+                    self.tasks.append(("flip_for", what, per, cap, got + gain))
+        elif kind == "sacrifice":
+            if fam != "END":
+                pl.war[x] -= 1
+                pl.points += t[1]
+        elif kind == "trade_card":
+            if fam != "END":
+                self.display.remove(x)
+                pl.trade_cards.append(x)
+                bonus = sum(e.get("trade_card_points", 0) for e in pl.effects())
+                pl.points += bonus
+                self.emit({"player": q, "trade_card": x + 1})
+                if t[1] > 1 and self.display:
+                    self.tasks.append(("trade_card", t[1] - 1))
+                self._push_boxes(C.TRADE_CARDS[x]["boxes"])
+        elif kind == "upcard":
+            if fam != "END":
+                self._draw(q, x)
+                if t[1] > 1:
+                    self.tasks.append(("upcard", t[1] - 1))
+        elif kind == "keep":
+            a, b = pl.hand[-2:]
+            back = b if x == a else a
+            pl.hand.remove(back)
+            self.decks[C.CARD_TYPES.index(C.UPGRADE_CARDS[back]["type"])].append(back)
+        elif kind == "upgrade_action":
+            if fam == "DRAW_STACK":
+                self._draw(q, x)
+            elif fam == "PLACE_TILE":
+                if x < C.NUM_UT:
+                    tile = C.UPGRADE_TILES[x]
+                    slot = tile["slot"]
+                    pl.pay(C.SLOT_COST[slot])
+                    if not pl.slots[slot]:
+                        pl.points += C.SLOT_POINTS[slot]
+                    pl.slots[slot].append(x)
+                    pl.hidden_ut.remove(x)
+                    self.emit({"player": q, "upgrade_tile": x, "slot": slot})
+                else:
+                    self.tasks.append(("rune_spot", x - C.NUM_UT))
+        elif kind == "rune_spot":
+            spot = C.RUNE_SPOTS[x]
+            pl.pay(spot["cost"])
+            if not pl.rune_spots[x]:
+                pl.points += spot["points"]
+            pl.hidden_runes.remove(t[1])
+            pl.rune_spots[x].append(t[1])
+            self.emit({"player": q, "rune": t[1], "spot": x})
+        elif kind == "special_choose":
+            stack = self.special_stacks[t[1]]
+            stack.remove(x)
+            self.tasks.append(("special_spot", x))
+            self._push_steps(C.SPECIALS[x]["bonus"])
+            self.emit({"player": q, "special_rune": x})
+        elif kind == "special_spot":
+            if fam == "END":
+                self.discarded_specials.append(t[1])
+            else:
+                pl.rune_spots[x].append(100 + t[1])  # specials are coded 100+
+        elif kind == "trade_action":
+            if fam == "ACTIVATE":
+                tile = C.TR_TILES[x]
+                pl.pay(tile["cost"])
+                pl.beside.remove(x)
+                self._track_place(q, "trade", x)
+                self._push_steps(tile["bonus"])
+            elif fam == "FRANCIA":
+                need = C.TRADE_TRACK[5]["francia"]["pay_res"]
+                for _ in range(need):  # ruling: pay from the larger pile first
+                    pl.res[0 if pl.res[0] >= pl.res[1] else 1] -= 1
+                pl.points += C.TRADE_TRACK[5]["francia"]["points"]
+                self.emit({"player": q, "francia": "trade"})
+        elif kind == "raid_action":
+            if fam == "ACTIVATE":
+                tile = C.TR_TILES[x]
+                pl.beside.remove(x)
+                self._raid(q, tile["damage"], tile["bonus"], x)
+            elif fam == "FRANCIA":
+                f = C.RAID_TRACK[5]["francia"]
+                self._raid(q, f["damage"], [["points", f["points"]]], None)
+        elif kind == "parts":
+            _, parts, join, done = t
+            if fam == "PART":
+                if join == "+" and (done | 1 << x) != (1 << len(parts)) - 1:
+                    self.tasks.append(("parts", parts, join, done | 1 << x))
+                self._push_steps(parts[x])
+        elif kind == "boxes":
+            self._push_steps(t[1][x])
+        elif kind == "locked":
+            self._push_steps(t[1][x])
+        elif kind == "choice2":
+            self._do_action(q, "trade" if x == 0 else "raid")
+        elif kind in ("move", "paid_move", "map_jump", "join"):
+            if fam == "SHIP_TO":
+                if kind in ("map_jump", "join") and self.obstructed[x] and not self._has_map(q):
+                    pl.exception = True
+                if kind == "move":
+                    mode = t[2]
+                elif kind == "join":
+                    mode = "force" if t[1] else "beside"
+                else:  # ruling: a map jump shares a taken map spot; a sail move displaces as usual
+                    mode = "beside" if kind == "map_jump" else "normal"
+                self._sail(q, x, mode)
+        elif kind == "displace":
+            self.p[t[1]].ship = x
+            self.emit({"player": t[1], "displaced_to": self.nodes[x]})
+        elif kind == "location":
+            node = t[1]
+            if fam == "SCOUT":
+                self.stack_known[node] |= 1 << q
+                self.tasks.append(("scout", node))
+            elif fam == "BUILD":
+                self._build(q, node)
+        elif kind == "scout":
+            self.stacks[t[1]].remove(x)
+            pl.beside.append(x)
+            pl.kinds |= 1 << C.TILE_KIND[x]
+            self.emit({"player": q, "scouts": x})
+        elif kind == "discard2":
+            for c in (t[1], x):
+                pl.hand.remove(c)
+                self.decks[C.CARD_TYPES.index(C.UPGRADE_CARDS[c]["type"])].append(c)
+            pl.res[2] += 1
+            self.emit({"player": q, "discards": 2})
+        elif kind == "set_die":
+            self.die_beer[x] = t[1]
+        elif kind == "copy_die":
+            self.tasks.append(("copy_from", x))
+        elif kind == "copy_from":
+            self.die_beer[t[1]] = self.die_beer[x]
+        elif kind == "die_back":
+            if fam == "DIE":
+                s = self._back_target(x, t[1], t[2])
+                assert s is not None
+                if t[2]:
+                    self.die_beer[x] -= self._cost(q, s)
+                self.die_pos[x] = s
+                self.die_height[x] = 0
+                self._push_spot(s)
+        elif kind == "reuse":
+            if fam == "SPOT":
+                self._push_spot(x)
+        elif kind == "any_spot":
+            if fam == "SPOT":
+                if t[1] and self._cost(q, x) > 0:
+                    self.tasks.append(("pay_die", self._cost(q, x), x))
+                else:
+                    self._push_spot(x)
+        elif kind == "pay_die":
+            self.die_beer[x] -= t[1]
+            self._push_spot(t[2])
+        elif kind == "minus_two":
+            self.die_beer[x] -= 2
+            self.tasks.append(("choice2",))
+        elif kind == "prov_pts":
+            if fam == "PART":
+                pl.prov -= 1
+                pl.points += t[1]
+                self.tasks.append(("prov_pts", t[1], t[2] - 1))
+        else:
+            raise AssertionError(f"unhandled {t!r}")
+
+    def _gain_warrior(self, pl: Player, v: int) -> None:
+        """Take a warrior; (In)finite components: a weaker one if none of that value is left."""
+        while v > 0 and self._supply(v) <= 0:
+            v -= 1
+        if v > 0:
+            pl.war[warrior_class(v, False)] += 1
+
+    def _draw(self, q: int, t: int) -> None:
+        """Draw an upgrade card (the draw-two-keep-one variant draws 2 and keeps 1)."""
+        pl = self.p[q]
+        deck = self.decks[t]
+        n = 2 if self.options["draw_two"] and len(deck) >= 2 else 1
+        for _ in range(n):
+            pl.hand.append(deck.pop(0))
+        self.emit({"player": q, "draws_from": C.CARD_TYPES[t]})
+        if n == 2:
+            self.tasks.append(("keep",))
+
+    def _build(self, q: int, node: int) -> None:
+        pl = self.p[q]
+        site = self.side["spots"][node]["site"]
+        b = site["building"]
+        pts = site["points"][len(self.sites[node])]
+        self.sites[node].append(q)
+        if b == "tower":
+            pl.tower_supply -= 1
+        else:
+            pl.post_supply -= 1
+        pl.built.append((node, b))
+        pl.points += pts
+        self.emit({"player": q, "builds": b, "at": self.nodes[node], "points": pts})
+        if node in self.special_stacks and self.special_stacks[node]:
+            self.stack_known_special(node, q)
+            self.tasks.append(("special_choose", node))
+        if any(e.get("on") == "build" for e in pl.effects()):
+            self._push_steps([["strength", 2]] if b == "tower" else [["res", 2]])
+
+    def stack_known_special(self, node: int, q: int) -> None:
+        self.special_known[node] |= 1 << q
+
+    def _track_place(self, q: int, track: str, tile: int) -> None:
+        """Trade and raid tracks: the tile goes on the leftmost space; its improvement unlocks."""
+        pl = self.p[q]
+        lane = pl.trade_track if track == "trade" else pl.raid_track
+        lane.append(tile)
+        space = (C.TRADE_TRACK if track == "trade" else C.RAID_TRACK)[len(lane) - 1]
+        if space.get("building") == "post" and pl.post_tab:
+            pl.post_tab -= 1
+            pl.post_supply += 1
+        if space.get("building") == "tower" and pl.tower_tab:
+            pl.tower_tab -= 1
+            pl.tower_supply += 1
+        if space.get("map"):
+            pl.map = True
+        self.emit({"player": q, "track": track, "tile": tile})
+
+    def _raid(self, q: int, damage: int, bonus: list[Any], tile: int | None) -> None:
+        """Raid: suffer the damage, then take the bonus (head tiles: -1 damage, +4 points, double)."""
+        pl = self.p[q]
+        eff = pl.effects()
+        damage = max(0, damage + sum(e.get("raid_damage", 0) for e in eff))
+        double = any(e.get("raid_double") for e in eff)
+        steps = []
+        for step in bonus:
+            if step[0] == "points" and double:
+                steps.append(["points", step[1] * 2])
+            else:
+                steps.append(step)
+        extra = sum(e.get("raid_points", 0) for e in eff)
+        if extra:
+            steps.append(["points", extra * (2 if double else 1)])
+        if tile is not None:
+            steps.append(["_track", "raid", tile])
+        if any(e.get("on_death") == "beer" for e in eff):
+            steps.insert(0, ["_if_died_beer"])
+        self.raid_deaths = 0
+        self._push_steps(steps)
+        if damage and pl.warriors():
+            self.tasks.append(("damage", damage))
+        self.emit({"player": q, "raid": tile, "damage": damage})
+
+    def _do_action(self, q: int, name: str) -> None:
+        """A dice action by name (Dice actions), with the upgrade tiles' bonuses before it."""
+        pl = self.p[q]
+        eff = pl.effects()
+        hooks = [s for e in eff if e.get("on") == name for s in e["do"]]
+        if name == "beer":
+            n = C.START_BEER
+            for sp in C.TRADE_TRACK[: len(pl.trade_track)]:
+                n = max(n, sp.get("beer", n))
+            self.tasks.append(("beer", n))
+        elif name == "provisions":
+            n = C.START_PROVISIONS
+            for sp in C.RAID_TRACK[: len(pl.raid_track)]:
+                n = max(n, sp.get("provisions", n))
+            self._push_steps([["provisions", n]])
+        elif name == "income":
+            self._push_steps([["res", 1 + pl.count("posts")], ["strength", 1 + pl.count("towers")]])
+        elif name == "upgrade":
+            self.tasks.append(("upgrade_action",))
+        elif name == "trade":
+            self.tasks.append(("trade_action",))
+        elif name == "raid":
+            self.tasks.append(("raid_action",))
+        elif name == "locked":
+            opts = [lane[1]["locked"] for lane, mine in ((C.TRADE_TRACK, pl.trade_track), (C.RAID_TRACK, pl.raid_track))
+                    if len(mine) >= 2]
+            if len(opts) == 1:
+                self._push_steps(opts[0])
+            elif opts:
+                self.tasks.append(("locked", opts))
+        self._push_steps(hooks)
+
+    # ----- running steps ------------------------------------------------------------------------
+    def _run(self) -> None:
+        """Execute automatic steps until a decision is needed; then settle whose turn it is."""
+        while True:
+            while self.tasks and self.tasks[-1][0] == "steps":
+                _, steps, i = self.tasks.pop()
+                if i + 1 < len(steps):
+                    self.tasks.append(("steps", steps, i + 1))
+                self._step(steps[i])
+            if self.tasks:
+                t = self.tasks[-1]
+                if t[0] in ("draft", "free_rune"):
+                    self.to_move = t[1]
+                if not self._task_actions(t):
+                    self.tasks.pop()  # a choice with no option fizzles ("take less")
+                    continue
+                return
+            if self.cur_die < 0 and not self.over:
+                self._begin_turn()
+            return
+
+    def _step(self, step: list[Any]) -> None:
+        op = step[0]
+        q = self.to_move
+        assert q is not None
+        pl = self.p[q]
+        if op == "points":
+            pl.points += step[1]
+        elif op in RES:
+            pl.res[RES.index(op)] += step[1]
+        elif op == "res":
+            self.tasks.append(("res", step[1]))
+        elif op == "provisions":
+            pl.prov = min(C.MAX_PROVISIONS, pl.prov + step[1])
+        elif op == "beer":
+            self.tasks.append(("beer", step[1]))
+        elif op == "warrior":
+            if pl.warriors() < C.WARRIOR_SPACES:
+                self._gain_warrior(pl, step[1])
+            else:
+                self.tasks.append(("place_warrior", step[1]))
+        elif op == "strength":
+            self.tasks.append(("strength", step[1]))
+        elif op == "heal":
+            self.tasks.append(("heal", step[1]))
+        elif op == "trade_card":
+            self.tasks.append(("trade_card", step[1]))
+        elif op == "upgrade_card":
+            self.tasks.append(("upcard", step[1]))
+        elif op == "move":
+            self.tasks.append(("move", step[1], step[2]))
+        elif op == "action":
+            self._do_action(q, step[1])
+        elif op == "pts_per":
+            _, what, per, cap = step
+            pl.points += min(cap, per * pl.count(what))
+        elif op == "unlock":
+            if step[1] == "tower" and pl.tower_tab:
+                pl.tower_tab -= 1
+                pl.tower_supply += 1
+            elif step[1] == "post" and pl.post_tab:
+                pl.post_tab -= 1
+                pl.post_supply += 1
+        elif op == "boost_each":
+            injured = step[1] == "injured"  # cards 10/11: each by up to 2, unsplit; ruling: the most
+            todo = [v for v in range(6, 0, -1) for _ in range(pl.war[warrior_class(v, injured)])]
+            for v in todo:
+                nv = min(6, v + step[2])
+                while nv > v and self._supply(nv) <= 0:
+                    nv -= 1
+                pl.war[warrior_class(v, injured)] -= 1
+                pl.war[warrior_class(nv, injured)] += 1
+        elif op == "best_healthy":
+            vals = sorted((c // 2 + 1 for c in range(0, 12, 2) for _ in range(pl.war[c])), reverse=True)
+            pl.points += min(step[2], sum(vals[: step[1]]))
+        elif op == "double":
+            self.tasks.append(("double", step[1]))
+        elif op == "flip_for":
+            self.tasks.append(("flip_for", step[1], step[2], step[3], 0))
+        elif op == "sacrifice":
+            self.tasks.append(("sacrifice", step[1]))
+        elif op == "set_die":
+            self.tasks.append(("set_die", step[1]))
+        elif op == "free_move":
+            self.free_move = True
+        elif op == "stack_move":
+            self.stack_move = True
+        elif op == "die_back":
+            self.tasks.append(("die_back", step[1], step[2]))
+        elif op == "reuse":
+            self.tasks.append(("reuse",))
+        elif op == "copy_die":
+            self.tasks.append(("copy_die",))
+        elif op == "pts_per_beer":
+            pl.points += min(step[1], sum(self.die_beer[d] for d in self._own_dice(q)))
+        elif op == "any_spot":
+            self.tasks.append(("any_spot", step[1]))
+        elif op == "prov_for_points":
+            self.tasks.append(("prov_pts", step[1], step[2]))
+        elif op == "map_jump":
+            self.tasks.append(("map_jump",))
+        elif op == "join":
+            self.tasks.append(("join", step[1]))
+        elif op == "_track":
+            self._track_place(q, step[1], step[2])
+        elif op == "_if_died_beer":
+            if self.raid_deaths:
+                self._do_action(q, "beer")
+        else:
+            raise AssertionError(f"unknown step {step!r}")
+
+    # ----- turns and rounds ---------------------------------------------------------------------
+    def _begin_turn(self) -> None:
+        d = self._next_die()
+        self.cur_die = d
+        self.to_move = d // self.D
+        self.moved = self.ship_moved = False
+        self.used = set()
+        self.free_move = self.stack_move = False
+
+    def _end_turn(self) -> None:
+        """After the turn: refill the trade display; round end when all dice are in the stop area;
+        the game ends after the turn that placed the last die of the last round."""
+        while len(self.display) < 3 and self.trade_deck:
+            self.display.append(self.trade_deck.pop(0))
+        if all(self.die_done):
+            if self.round >= self.rounds:
+                self.over = True
+                self.to_move = None
+                self.cur_die = -1
+                self.emit({"game_over": True, "scores": self.scores()})
+                return
+            self.round += 1
+            self.removed_this_round = False
+            self.die_done = [False] * len(self.die_done)
+            self.emit({"round": self.round})
+        self._begin_turn()
+
+    # ----- scoring ------------------------------------------------------------------------------
+    def final_lines(self, q: int) -> dict[str, int]:
+        """Final scoring, line by line as on the overview card."""
+        pl = self.p[q]
+        runes = 0
+        for spot in pl.rune_spots:
+            if not spot:
+                continue
+            top = spot[-1]
+            if top >= 100:
+                sp = C.SPECIALS[top - 100]
+                runes += sp["points"] * sum(pl.count(w) for w in sp["per"])
+            else:
+                r = C.RUNES[top]
+                have = pl.count(r["count"])
+                if have >= r["hard"][0]:
+                    runes += r["hard"][1]
+                elif have >= r["easy"][0]:
+                    runes += r["easy"][1]
+        cards = len(pl.hand)
+        return {
+            "rune stones": runes,
+            "combat strength": pl.strength(),
+            "trade tiles squared": len(pl.trade_track) ** 2,
+            "beer": sum(self.die_beer[d] for d in self._own_dice(q)),
+            "provisions": pl.prov // 2,
+            "gold and cards": pl.res[2] + cards // 2,
+            "resources": (pl.res[0] + pl.res[1]) // 2,
+        }
+
+    def scores(self) -> list[float]:
+        out = []
+        for q, pl in enumerate(self.p):
+            s = pl.points
+            if self.over:
+                s += sum(self.final_lines(q).values())
+            out.append(float(s))
+        return out
+
+    def ranking(self) -> list[int]:
+        """Ties: the player whose die is furthest left in the stop area wins (Final scoring)."""
+        s = self.scores()
+        if not self.over:
+            return super().ranking()
+
+        def left(q: int) -> int:
+            return min(self.die_pos[d] for d in self._own_dice(q))
+
+        key = [(s[q], -left(q)) for q in range(self.players)]
+        return [1 + sum(1 for o in key if o > k) for k in key]
+
+    # ----- views ------------------------------------------------------------------------------
+    def view(self, player: int | None) -> dict[str, Any]:
+        players = []
+        for q, pl in enumerate(self.p):
+            hand_backs: dict[str, int] = {}
+            for c in pl.hand:
+                card = C.UPGRADE_CARDS[c]
+                key = f"{card['type']}{card['level']}"
+                hand_backs[key] = hand_backs.get(key, 0) + 1
+            info: dict[str, Any] = {
+                "fur": pl.res[0], "silver": pl.res[1], "gold": pl.res[2], "provisions": pl.prov,
+                "warriors": list(pl.war), "strength": pl.strength(), "points": pl.points,
+                "ship": self.nodes[pl.ship], "map": self._has_map(q),
+                "hand_backs": dict(sorted(hand_backs.items())), "played": list(pl.played),
+                "trade_cards": list(pl.trade_cards), "trade_track": list(pl.trade_track),
+                "raid_track": list(pl.raid_track), "beside": sorted(pl.beside),
+                "hidden_upgrade_tiles": len(pl.hidden_ut), "hidden_runes": len(pl.hidden_runes),
+                "slots": {k: list(v) for k, v in pl.slots.items()},
+                "rune_spots": [list(s) for s in pl.rune_spots],
+                "towers": {"supply": pl.tower_supply, "tableau": pl.tower_tab},
+                "posts": {"supply": pl.post_supply, "tableau": pl.post_tab},
+                "built": [[self.nodes[n], b] for n, b in pl.built], "start_card": pl.start,
+                "exception": pl.exception,
+            }
+            if q == player:
+                info["hand"] = sorted(pl.hand)
+                info["upgrade_tiles"] = list(pl.hidden_ut)
+                info["runes"] = list(pl.hidden_runes)
+                if self.tasks and self.tasks[-1][0] == "keep":
+                    info["keep_from"] = pl.hand[-2:]
+            players.append(info)
+        stacks = {}
+        for node, st in self.stacks.items():
+            entry: dict[str, Any] = {"size": len(st)}
+            if player is not None and self.stack_known[node] >> player & 1:
+                entry["tiles"] = list(st)
+            stacks[self.nodes[node]] = entry
+        specials = {}
+        for node, st in self.special_stacks.items():
+            entry = {"size": len(st)}
+            if player is not None and self.special_known[node] >> player & 1:
+                entry["tiles"] = list(st)
+            specials[self.nodes[node]] = entry
+        top = self.tasks[-1] if self.tasks else None
+        return {
+            "round": self.round, "rounds": self.rounds, "players": players,
+            "to_move": self.to_move, "die": self.cur_die,
+            "dice": [
+                {"pos": self.die_pos[d], "beer": self.die_beer[d], "done": self.die_done[d],
+                 "height": self.die_height[d], "player": d // self.D}
+                for d in range(len(self.die_pos))
+            ],
+            "track": [{"cost": s["cost"], "parts": s["parts"], "join": s["join"], "blocked": b}
+                      for s, b in zip(self.spots, self.blocked, strict=True)],
+            "stop_area": self.stop_spots(), "stop_tiles_left": len(self.stop_stack),
+            "boards": {b: self.board_sides[b] for b in self.board_order},
+            "stacks": stacks, "special_stacks": specials,
+            "discarded_specials": list(self.discarded_specials),
+            "sites": {self.nodes[n]: list(v) for n, v in self.sites.items()},
+            "display": list(self.display), "trade_deck": len(self.trade_deck),
+            "upgrade_decks": [
+                [f"{C.UPGRADE_CARDS[c]['type']}{C.UPGRADE_CARDS[c]['level']}" for c in dk] for dk in self.decks
+            ],
+            "start_pool": list(self.start_pool),
+            "turn": {"moved": self.moved, "ship_moved": self.ship_moved, "used": sorted(self.used),
+                     "free_move": self.free_move, "stack_move": self.stack_move},
+            "decision": None if top is None else _public_task(top),
+            "over": self.over, "scores": self.scores(),
+            "final": [self.final_lines(q) for q in range(self.players)] if self.over else None,
+        }
+
+    # ----- copying and determinizing ------------------------------------------------------------
+    def _copy(self) -> KarviState:
+        new = KarviState.__new__(KarviState)
+        new.__dict__.update(self.__dict__)
+        for k in ("die_pos", "die_beer", "die_done", "die_height", "stop_stack", "tasks", "display",
+                  "trade_deck", "discarded_specials", "start_pool"):
+            setattr(new, k, list(getattr(self, k)))
+        new.p = [pl.copy() for pl in self.p]
+        new.stacks = {k: list(v) for k, v in self.stacks.items()}
+        new.stack_known = dict(self.stack_known)
+        new.special_stacks = {k: list(v) for k, v in self.special_stacks.items()}
+        new.special_known = dict(self.special_known)
+        new.sites = {k: list(v) for k, v in self.sites.items()}
+        new.decks = [list(d) for d in self.decks]
+        new.used = set(self.used)
+        return new
+
+    def _resample_hidden(self, player: int, rng: random.Random) -> None:
+        """Resample other hands (same card backs), deck orders, others' hidden tiles, and the
+        stacks ``player`` has not looked at."""
+        others = [q for q in range(self.players) if q != player]
+        # Upgrade cards: by back (type, level), across others' hands and the decks.
+        slots: dict[tuple[str, int], list[tuple[list[int], int]]] = {}
+        for q in others:
+            hand = self.p[q].hand
+            keep = len(hand) - 2 if self.tasks and self.tasks[-1][0] == "keep" and self.to_move == q else len(hand)
+            for i in range(len(hand)):
+                if i < keep:
+                    c = C.UPGRADE_CARDS[hand[i]]
+                    slots.setdefault((c["type"], c["level"]), []).append((hand, i))
+        for dk in self.decks:
+            for i, card in enumerate(dk):
+                c = C.UPGRADE_CARDS[card]
+                slots.setdefault((c["type"], c["level"]), []).append((dk, i))
+        for places in slots.values():
+            cards = [lst[i] for lst, i in places]
+            rng.shuffle(cards)
+            for (lst, i), c in zip(places, cards, strict=True):
+                lst[i] = c
+        rng.shuffle(self.trade_deck)
+        # Hidden upgrade tiles and rune stones of the others (plus the unused ones in the box).
+        mine_ut = set(self.p[player].hidden_ut)
+        mine_r = set(self.p[player].hidden_runes)
+        placed_ut = {x for pl in self.p for st in pl.slots.values() for x in st}
+        placed_r = {x for pl in self.p for st in pl.rune_spots for x in st}
+        for slot in C.SLOTS:
+            pool = [u for u, t in enumerate(C.UPGRADE_TILES) if t["slot"] == slot and u not in mine_ut and u not in placed_ut]
+            rng.shuffle(pool)
+            for q in others:
+                pl = self.p[q]
+                k = sum(1 for u in pl.hidden_ut if C.UPGRADE_TILES[u]["slot"] == slot)
+                pl.hidden_ut = sorted([u for u in pl.hidden_ut if C.UPGRADE_TILES[u]["slot"] != slot] + pool[:k])
+                pool = pool[k:]
+        pool = [r for r in range(len(C.RUNES)) if r not in mine_r and r not in placed_r]
+        rng.shuffle(pool)
+        for q in others:
+            k = len(self.p[q].hidden_runes)
+            self.p[q].hidden_runes, pool = sorted(pool[:k]), pool[k:]
+        # Location stacks not seen by ``player``.
+        public = {x for pl in self.p for x in (*pl.beside, *pl.trade_track, *pl.raid_track)}
+        for node, st in self.stacks.items():
+            if self.stack_known[node] >> player & 1 or not st:
+                continue
+            kind = C.TILE_KIND[st[0]]
+            pool = [x for x in range(C.NUM_TR * 2) if C.TILE_KIND[x] == kind and x not in public]
+            rng.shuffle(pool)
+            self.stacks[node] = sorted(pool[: len(st)])
+        known = {x for node, st in self.special_stacks.items() if self.special_known[node] >> player & 1 for x in st}
+        public_s = set(self.discarded_specials) | {x - 100 for pl in self.p for st in pl.rune_spots for x in st if x >= 100}
+        pool = [s for s in range(len(C.SPECIALS)) if s not in known and s not in public_s]
+        rng.shuffle(pool)
+        for node, st in self.special_stacks.items():
+            if not self.special_known[node] >> player & 1:
+                self.special_stacks[node], pool = sorted(pool[: len(st)]), pool[len(st):]
+
+    # ----- action labels ----------------------------------------------------------------------
+    def action_to_json(self, action: int) -> dict[str, Any]:
+        fam, x = _FAMILY[action]
+        if SIZE[fam] == 1:
+            return {"a": fam.lower()}
+        return {"a": fam.lower(), "x": x}
+
+    def describe(self, action: int) -> str:
+        return describe_action(action)
+
+
+def describe_action(action: int) -> str:
+    """A short human label for an action (it depends on the action alone)."""
+    fam, x = _FAMILY[action]
+    if fam == "END":
+        return "done / end turn"
+    if fam == "MOVE_DIE":
+        return f"move die to spot {x}"
+    if fam in ("TAKE_TILE", "ACTIVATE"):
+        t = C.TR_TILES[x]
+        what = "trade" if x < C.NUM_TR else "raid"
+        return f"{fam.lower().replace('_', ' ')} {what} tile {x} ({t['kind']})"
+    if fam in ("PLAY_CARD", "DISCARD", "KEEP"):
+        c = C.UPGRADE_CARDS[x]
+        return f"{fam.lower().replace('_', ' ')} {c['type']} card {c['number']}"
+    if fam == "PLACE_TILE":
+        if x < C.NUM_UT:
+            return f"place {C.UPGRADE_TILES[x]['slot']} tile {x}"
+        return f"place rune stone {x - C.NUM_UT}"
+    if fam == "WARRIOR":
+        return f"warrior {x // 2 + 1} ({'injured' if x % 2 else 'healthy'})"
+    if fam == "DRAW_STACK":
+        return f"draw a {C.CARD_TYPES[x]} card"
+    if fam == "TRADE_CARD":
+        return f"take trade card {x + 1}"
+    if fam == "ABILITY":
+        return f"use ability {ABILITIES[x]}"
+    if SIZE[fam] == 1:
+        return fam.lower().replace("_", " ")
+    return f"{fam.lower().replace('_', ' ')} {x}"
+
+
+def _public_task(t: tuple[Any, ...]) -> dict[str, Any]:
+    """The pending decision, without hidden details."""
+    out: dict[str, Any] = {"kind": t[0]}
+    if t[0] in ("res", "beer", "strength", "heal", "damage", "trade_card", "upcard", "double"):
+        out["n"] = t[1]
+    return out
