@@ -155,3 +155,512 @@ def test_setup_counts_per_player_count():
     """Setup: 2-3 players two dice each and 3 rounds; 4 players one die and 4 rounds."""
     assert C.DICE == {2: 2, 3: 2, 4: 1} and C.ROUNDS == {2: 3, 3: 3, 4: 4}
     assert C.START_POSITIONS[3] == [[0, 5], [1, 4], [2, 3]] and C.START_POSITIONS[4] == [[0], [1], [2], [3]]
+
+
+# ----- rules -----------------------------------------------------------------------------------
+import random  # noqa: E402
+
+import pytest  # noqa: E402
+
+import meeple  # noqa: E402
+from meeple.core import IllegalAction  # noqa: E402
+from meeple.games.karvi.rules import BASE, END, KarviState, warrior_class  # noqa: E402
+
+
+def A(name: str, x: int = 0) -> int:
+    return BASE[name] + x
+
+
+def started(players: int = 3, seed: int = 0, **options) -> KarviState:
+    """A game past the free first rune stones (each player takes their first one)."""
+    s = meeple.make("karvi", players=players, seed=seed, **options)
+    while s.tasks and s.tasks[-1][0] == "free_rune":
+        s.apply(s.legal_actions()[0])
+    return s
+
+
+def node(s: KarviState, name: str) -> int:
+    return s.nodes.index(name)
+
+
+def spot_with(s: KarviState, action: str, cost: int | None = None) -> int:
+    """The first free, unblocked track spot whose single part is the named action."""
+    for i, sp in enumerate(s.spots):
+        if sp["parts"] == [[["action", action]]] and not s.blocked[i] and i not in s.die_pos:
+            if cost is None or sp["cost"] == cost:
+                return i
+    raise LookupError(action)
+
+
+def set_warriors(pl, *warriors: tuple[int, bool]) -> None:
+    pl.war = [0] * 12
+    for v, injured in warriors:
+        pl.war[warrior_class(v, injured)] += 1
+
+
+def test_setup_dice_positions_and_beer_by_start_card():
+    """Setup, start cards (2-3 players): lowest card at positions 1 and 6, next at 2 and 5, last at
+    3 and 4, dice set to the card's beer; 4 players: one die each at positions 1..4."""
+    s = meeple.make("karvi", players=3, seed=4)
+    order = sorted(range(3), key=lambda q: s.p[q].start)
+    for rank, q in enumerate(order):
+        assert [s.die_pos[2 * q] - s.T, s.die_pos[2 * q + 1] - s.T] == [[0, 5], [1, 4], [2, 3]][rank]
+    low = order[0]
+    if s.p[low].start == 1:
+        assert [s.die_beer[2 * low], s.die_beer[2 * low + 1]] == [2, 2]
+    s4 = meeple.make("karvi", players=4, seed=4)
+    assert sorted(s4.die_pos[q] - s4.T for q in range(4)) == [0, 1, 2, 3]
+    assert all(b in (3, 4) for b in s4.die_beer) and s4.rounds == 4 and s.rounds == 3
+
+
+def test_free_first_rune_stone_in_start_order():
+    """Your first rune stone: each player places one of their 3 rune stones for free."""
+    s = meeple.make("karvi", players=2, seed=1)
+    first = min(range(2), key=lambda q: s.p[q].start)
+    assert s.to_move == first and s.tasks[-1][0] == "free_rune"
+    before = list(s.p[first].res)
+    s.apply(s.legal_actions()[0])
+    assert len(s.p[first].rune_spots[0]) == 1 and len(s.p[first].hidden_runes) == 2
+    assert s.p[first].res == before and s.p[first].points == 0
+
+
+def test_two_players_block_the_seven_three_plus_spots():
+    """Setup 3, 2 players: blockades on all 7 action spots showing 3+; those spots are unavailable."""
+    s = started(2)
+    assert sum(s.blocked) == 7
+    targets = s._die_targets(s.cur_die)
+    assert not any(s.blocked[t] for t in targets if t < s.T)
+
+
+def test_the_die_furthest_back_moves_and_pays_its_beer():
+    """Overview / Moving dice / Pay beer: the lowest start card's left die starts; it moves to a free
+    spot it can pay for, losing that many pips; the die furthest back moves next."""
+    s = started(3)
+    first = min(range(3), key=lambda q: s.p[q].start)
+    assert s.to_move == first and s.cur_die == 2 * first
+    s.die_beer[s.cur_die] = 1
+    legal = [a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["MOVE_DIE"] + 26]
+    assert legal and all(s.spots[t]["cost"] <= 1 for t in legal)  # a die pays its own cost only
+    assert all(t < s.T for t in legal)  # a die in the stop area must land outside it
+    target = max(legal)
+    cost = s.spots[target]["cost"]
+    s.apply(A("MOVE_DIE", target))
+    assert s.die_beer[2 * first] == 1 - cost and s.die_pos[2 * first] == target
+
+
+def test_several_turns_in_a_row():
+    """Moving dice, example: a player whose die is still furthest back takes another turn."""
+    s = started(2, seed=3)
+    q = s.to_move
+    other = 1 - q
+    # All dice have left the stop area; q's dice are at spots 2 and 5, the other's at 8 and 9.
+    s.die_pos = [0] * 4
+    for d, pos in zip((2 * q, 2 * q + 1, 2 * other, 2 * other + 1), (2, 5, 8, 9)):
+        s.die_pos[d] = pos
+    s.tasks = []
+    s._begin_turn()
+    assert s.to_move == q and s.cur_die == 2 * q
+    s.die_beer[2 * q] = 0
+    s.free_move = True
+    s.apply(A("MOVE_DIE", 3))
+    while s.to_move == q and s.tasks:
+        s.apply(END)
+    s.apply(END)
+    assert s.to_move == q and s.cur_die == 2 * q  # die at 3 is still furthest back
+
+
+def test_zero_beer_die_may_only_use_zero_cost_spots():
+    """Pay beer: a die with no pips may only go to action spots with a 0."""
+    s = started(3)
+    s.die_beer[s.cur_die] = 0
+    for t in s._die_targets(s.cur_die):
+        assert s._cost(s.to_move, t) == 0
+
+
+def test_round_end_stop_tile_removed_and_game_end():
+    """End of round: a round ends when all dice are back in the stop area; from round 2 a tile is
+    removed once all dice have left it; after the last round the game ends (Final scoring)."""
+    s = started(4, seed=2)
+    tiles = len(s.stop_stack)
+    assert tiles == 3
+    rng = random.Random(0)
+    rounds_seen = {1}
+    while not s.is_over():
+        r = s.round
+        s.apply(rng.choice(s.legal_actions()))
+        if s.round != r:
+            rounds_seen.add(s.round)
+            assert all(s.die_pos[d] >= s.T for d in range(4))  # everyone was back in the stop area
+        if s.round >= 2 and not any(not s.die_done[d] and s.die_pos[d] >= s.T for d in range(4)):
+            assert len(s.stop_stack) == tiles - (s.round - 1)
+    assert rounds_seen == {1, 2, 3, 4} and s.stop_stack == []
+    assert s.legal_actions() == [] and s.to_move is None
+
+
+def test_ship_moves_pay_a_provision_per_step_once_per_turn():
+    """Move your ship: once per turn, 1 provision per step; no provisions, no move."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.prov = 2
+    s.apply(A("SHIP_TO", node(s, "Jarlshof")))  # Kaupanger - Jarlshof: 1 step
+    assert pl.prov == 1 and pl.ship == node(s, "Jarlshof")
+    while s.tasks:
+        s.apply(END)
+    assert not any(BASE["SHIP_TO"] <= a < BASE["DISPLACE_TO"] for a in s.legal_actions())
+
+
+def test_displacing_a_stronger_ship_costs_an_extra_provision():
+    """Occupied spot, example: Blue is stronger, so moving 3 spots onto Blue costs 4 provisions;
+    you choose where Blue goes, a free adjacent spot."""
+    s = started(3)
+    q = s.to_move
+    blue = (q + 1) % 3
+    me, them = s.p[q], s.p[blue]
+    set_warriors(me, (2, False))
+    set_warriors(them, (5, False))
+    me.prov = 6
+    dest = node(s, "Tórshavn")  # Kaupanger - Jarlshof - Tórshavn ... 2 steps on this side
+    them.ship = dest
+    steps = s._distances(q, 0, 6)[dest]
+    s.apply(A("SHIP_TO", dest))
+    assert me.prov == 6 - steps - 1
+    assert s.tasks[-1][0] == "displace"
+    options = [a - BASE["DISPLACE_TO"] for a in s.legal_actions()]
+    assert options and all(x in s.adj[dest] for x in options)
+    s.apply(A("DISPLACE_TO", options[0]))
+    assert them.ship == options[0] and me.ship == dest
+    # Stronger ships displace for free.
+    s2 = started(3)
+    q2 = s2.to_move
+    set_warriors(s2.p[q2], (6, False))
+    set_warriors(s2.p[(q2 + 1) % 3], (1, False))
+    s2.p[(q2 + 1) % 3].ship = node(s2, "Jarlshof")
+    s2.p[q2].prov = 1
+    assert A("SHIP_TO", node(s2, "Jarlshof")) in s2.legal_actions()
+    s2.p[q2].war = [0] * 12
+    set_warriors(s2.p[q2], (1, False))
+    assert A("SHIP_TO", node(s2, "Jarlshof")) not in s2.legal_actions()  # 1 + 1 > 1 provision
+
+
+def test_scouting_takes_one_tile_and_one_per_kind():
+    """Scouting, example at Jarlshof: take all the tiles, keep 1 face up; only 1 tile of each kind."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.prov = 6
+    jarl = node(s, "Jarlshof")
+    stack = list(s.stacks[jarl])
+    s.apply(A("SHIP_TO", jarl))
+    s.apply(A("SCOUT"))
+    assert s.view(q)["stacks"]["Jarlshof"]["tiles"] == stack
+    other = (q + 1) % 3
+    assert "tiles" not in s.view(other)["stacks"]["Jarlshof"]
+    s.apply(A("TAKE_TILE", stack[0]))
+    assert pl.beside == [stack[0]] and len(s.stacks[jarl]) == 2
+    assert "scout" not in s._location_options(q, jarl)
+
+
+def test_build_tower_at_torshavn_scores_3():
+    """Build trading posts or towers, example: a tower at Tórshavn gives 3 points; only 1 building
+    of yours per location."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.prov = 6
+    s.apply(A("SHIP_TO", node(s, "Tórshavn")))
+    s.apply(A("BUILD"))
+    assert pl.points == 3 and pl.tower_supply == 0 and pl.count("towers") == 1
+    assert "build" not in s._location_options(q, node(s, "Tórshavn"))
+
+
+def test_waterford_needs_the_map_tower_worth_4_and_special_rune_stone():
+    """Obstructed spots and Waterford, example: with the 4th trade tile the map is open; a tower at
+    Waterford gives 4 points; choose a special rune stone, take its bonus, place it."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.prov = 6
+    wf = node(s, "Waterford")
+    assert wf not in s._distances(q, 0, 20)
+    pl.map = True
+    pl.ship = node(s, "Western map")
+    s.apply(A("SHIP_TO", wf))
+    s.apply(A("BUILD"))
+    assert pl.points == 4 and s.tasks[-1][0] == "special_choose"
+    stack = list(s.special_stacks[wf])
+    assert s.view(q)["special_stacks"]["Waterford"]["tiles"] == stack
+    s.apply(A("SPECIAL", stack[0]))
+    while s.tasks and s.tasks[-1][0] != "special_spot":
+        s.apply(s.legal_actions()[0])
+    s.apply(A("RUNE_SPOT", 1))
+    assert pl.rune_spots[1] == [100 + stack[0]]
+
+
+def test_special_case_map_jump_moves_within_and_out_not_back():
+    """Obstructed spots, special case (card 43): a ship placed on a map spot may move within the
+    area and out of it, but not back in."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.ship = node(s, "Western map")
+    reach = s._distances(q, pl.ship, 3)
+    assert node(s, "Waterford") in reach and node(s, "Dublin") in reach
+    assert node(s, "Northern map") not in s._distances(q, node(s, "Dublin"), 6)
+
+
+def test_play_upgrade_card_32_pay_and_move_three_free():
+    """Play an upgrade card, example: pay 1 silver and 1 fur, lower box: move 3 spots free."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.hand = [31]  # card number 32
+    pl.res = [1, 1, 0]
+    pl.prov = 0
+    s.apply(A("PLAY_CARD", 31))
+    assert pl.res == [0, 0, 0] and pl.played == [31]
+    s.apply(A("BOX", 1))
+    far = node(s, "Tórshavn")
+    assert A("SHIP_TO", far) in s.legal_actions()
+    s.apply(A("SHIP_TO", far))
+    assert pl.ship == far and pl.prov == 0
+
+
+def test_discard_two_cards_for_a_gold_and_trade_gold():
+    """Discarding upgrade cards and Trade gold, example: discard 2 for 1 gold, pay it for a provision."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.hand = [0, 20]
+    pl.res = [0, 0, 0]
+    pl.prov = 0
+    s.apply(A("DISCARD", 0))
+    s.apply(A("DISCARD", 20))
+    assert pl.hand == [] and pl.res[2] == 1 and s.decks[0][-1] == 0 and s.decks[1][-1] == 20
+    s.apply(A("GOLD_PROV"))
+    assert pl.prov == 1 and pl.res[2] == 0
+
+
+def _do_spot(s: KarviState, action: str) -> None:
+    s.die_beer[s.cur_die] = 5
+    s.apply(A("MOVE_DIE", spot_with(s, action)))
+
+
+def test_top_up_beer_split_and_the_second_beer_improvement():
+    """Top up beer, example: +1 on each die; More beer, example: with the 2nd improvement, +3 on one
+    die and +1 on the other (4)."""
+    s = started(3)
+    q = s.to_move
+    s.p[q].trade_track = [0, 1, 2]  # 2nd beer improvement is under space 3
+    _do_spot(s, "beer")
+    d0, d1 = 2 * q, 2 * q + 1
+    s.die_beer[d0], s.die_beer[d1] = 0, 1
+    for d in (d0, d0, d0, d1):
+        s.apply(A("DIE", d))
+    assert s.die_beer[d0] == 3 and s.die_beer[d1] == 2 and s.tasks == []
+
+
+def test_provisions_third_improvement_five_and_at_most_six():
+    """More provisions, example: the 3rd improvement gives 5 provisions; a ship holds at most 6."""
+    s = started(3)
+    q = s.to_move
+    s.p[q].raid_track = [24, 30, 36, 42, 28]
+    s.p[q].prov = 0
+    _do_spot(s, "provisions")
+    assert s.p[q].prov == 5
+    s2 = started(3)
+    s2.p[s2.to_move].prov = 4
+    _do_spot(s2, "provisions")
+    assert s2.p[s2.to_move].prov == 6
+
+
+def test_income_one_resource_and_strength_per_tower_keeping_sides():
+    """Gain income, examples: no trading post, so 1 silver; 2 towers give 3 strength, split 1 and 2;
+    an injured warrior stays injured when increased."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.res = [0, 0, 0]
+    pl.built = [(node(s, "Tórshavn"), "tower"), (node(s, "York"), "tower")]
+    set_warriors(pl, (2, False), (3, True))
+    _do_spot(s, "income")
+    s.apply(A("RES_SILVER"))
+    assert pl.res == [0, 1, 0] and s.tasks[-1] == ("strength", 3)
+    s.apply(A("WARRIOR", warrior_class(2, False)))
+    s.apply(A("WARRIOR", warrior_class(3, True)))
+    s.apply(A("WARRIOR", warrior_class(4, True)))
+    assert pl.war[warrior_class(3, False)] == 1 and pl.war[warrior_class(5, True)] == 1
+    assert pl.strength() == 8
+
+
+def test_upgrade_tile_two_towers_pay_and_five_points_then_income_trade_card():
+    """Upgrade, example: the tile needs 2 towers; pay 2 fur and 1 silver, gain 5 points; from then
+    on the income-action also gives 1 trade card."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    tile = next(i for i, t in enumerate(C.UPGRADE_TILES) if t["requirement"] == {"towers": 2})
+    pl.hidden_ut = [tile]
+    pl.res = [2, 1, 0]
+    _do_spot(s, "upgrade")
+    assert A("PLACE_TILE", tile) not in s.legal_actions()  # requirement not met
+    pl.built = [(node(s, "Tórshavn"), "tower"), (node(s, "York"), "tower")]
+    s.apply(A("PLACE_TILE", tile))
+    assert pl.points == 5 and pl.res == [0, 0, 0] and pl.slots["sail"] == [tile]
+    assert s.tasks == []
+    s.moved = False
+    s.die_beer[s.cur_die] = 5
+    s.apply(A("MOVE_DIE", spot_with(s, "income")))
+    assert s.tasks[-1][0] == "trade_card"
+
+
+def test_trade_tile_three_silver_four_points_trade_card_and_trading_post():
+    """Trade, example: pay 3 silver, the tile goes on the next space; on space 2 the trading post
+    goes to your supply; gain 4 points and 1 trade card (Trade cards: choose one face up)."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    tile = next(i for i, t in enumerate(C.TRADE_TILES) if t["cost"] == {"silver": 3}
+                and ["points", 4] in t["bonus"])
+    pl.beside = [tile]
+    pl.trade_track = [5]
+    pl.res = [0, 3, 0]
+    _do_spot(s, "trade")
+    s.apply(A("ACTIVATE", tile))
+    assert pl.res == [0, 0, 0] and pl.points == 4 and pl.trade_track == [5, tile]
+    assert pl.post_supply == 2 and pl.post_tab == 1
+    card = s.display[0]
+    s.apply(A("TRADE_CARD", card))
+    assert pl.trade_cards == [card] and card not in s.display
+
+
+def test_raid_example_strength_13_three_damage_valhalla_and_bonus():
+    """Raid, example: strength 13 against a tile needing 12; 3 damage: the injured 1 dies (1 point),
+    the other 1 is injured then dies (1 point); then 8 points, 2 gold and an upgrade card."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    tile = next(i for i, t in enumerate(C.RAID_TILES) if t["strength"] == 12
+                and t["damage"] == 3) + C.NUM_TR
+    pl.beside = [tile]
+    set_warriors(pl, (1, True), (1, False), (5, False), (6, False))
+    assert pl.strength() == 13
+    pl.res = [0, 0, 0]
+    hand = len(pl.hand)
+    _do_spot(s, "raid")
+    s.apply(A("ACTIVATE", tile))
+    s.apply(A("WARRIOR", warrior_class(1, True)))
+    s.apply(A("WARRIOR", warrior_class(1, False)))
+    s.apply(A("WARRIOR", warrior_class(1, True)))
+    assert pl.strength() == 11 and s.tasks[-1][0] == "upcard"
+    s.apply(A("DRAW_STACK", 0))
+    assert pl.points == 10 and pl.res[2] == 2 and len(pl.hand) == hand + 1 and pl.raid_track == [tile]
+
+
+def test_raid_needs_the_strength():
+    """Raid: the number on the shield is the minimum combat strength."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    tile = next(i for i, t in enumerate(C.RAID_TILES) if t["strength"] == 12) + 24
+    pl.beside = [tile]
+    set_warriors(pl, (5, False), (6, False))
+    _do_spot(s, "raid")
+    assert A("ACTIVATE", tile) not in s.legal_actions()
+
+
+def test_locked_action_second_trade_tile_silver_and_gold():
+    """Locked action, example: with the 2nd trade tile, the locked spot gives 1 silver and 1 gold."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.trade_track = [0, 4]
+    pl.res = [0, 0, 0]
+    _do_spot(s, "locked")
+    assert pl.res == [0, 1, 1]
+
+
+def test_francia_trade_and_raid():
+    """Trade or raid in Francia: after the 6th tile, pay 4 fur/silver for 8 points; with strength
+    25, 12 points and 3 damage."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.trade_track = [0, 4, 8, 12, 16, 20]
+    pl.res = [2, 2, 0]
+    _do_spot(s, "trade")
+    s.apply(A("FRANCIA"))
+    assert pl.res == [0, 0, 0] and pl.points == 8
+    s2 = started(3)
+    pl2 = s2.p[s2.to_move]
+    pl2.raid_track = [24, 28, 32, 36, 40, 44]
+    set_warriors(pl2, (6, False), (6, False), (6, False), (6, False), (1, False))
+    _do_spot(s2, "raid")
+    s2.apply(A("FRANCIA"))
+    for cls in (warrior_class(1, False), warrior_class(1, True), warrior_class(6, False)):
+        s2.apply(A("WARRIOR", cls))
+    assert pl2.points == 12 + 1
+
+
+def test_final_scoring_lines():
+    """Final scoring: rune stones (2 trading posts: 10), strength, trade tiles squared (5: 25), beer
+    pips, provisions 2 per point, gold or 2 cards per point, 2 resources per point."""
+    s = started(3)
+    pl = s.p[0]
+    rune = next(i for i, r in enumerate(C.RUNES) if r["count"] == "posts")
+    pl.rune_spots = [[rune], [], [], []]
+    pl.built = [(1, "post"), (5, "post")]
+    pl.trade_track = [0, 4, 8, 12, 16]
+    set_warriors(pl, (3, False), (2, True))
+    pl.prov, pl.res, pl.hand = 5, [3, 2, 1], [0, 1, 2]
+    s.die_beer[0], s.die_beer[1] = 2, 1
+    assert s.final_lines(0) == {
+        "rune stones": 10, "combat strength": 5, "trade tiles squared": 25, "beer": 3,
+        "provisions": 2, "gold and cards": 2, "resources": 2,
+    }
+
+
+def test_tie_break_die_furthest_left_in_the_stop_area():
+    """Final scoring: in a tie, the player whose die is furthest left in the stop area wins."""
+    s = started(2, seed=5)
+    rng = random.Random(5)
+    while not s.is_over():
+        s.apply(rng.choice(s.legal_actions()))
+    s.p[0].points = s.p[1].points = 0
+    for pl in s.p:
+        pl.war, pl.res, pl.prov, pl.hand, pl.trade_track, pl.rune_spots = [0] * 12, [0, 0, 0], 0, [], [], [[]]
+    s.die_beer = [0] * 4
+    s.die_pos = [s.T + 3, s.T + 4, s.T + 1, s.T + 5]
+    assert s.scores() == [0.0, 0.0] and s.ranking() == [2, 1]
+
+
+def test_weaker_warrior_when_the_supply_runs_out():
+    """(In)finite components, warriors: if none of that strength is left, take a weaker one."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    others = [p for p in s.p if p is not pl]
+    for p in others:
+        p.war = [0] * 12
+    others[0].war[warrior_class(3, False)] = 12
+    set_warriors(pl)
+    s._gain_warrior(pl, 3)
+    assert pl.war[warrior_class(2, False)] == 1
+
+
+def test_illegal_action_leaves_state_untouched():
+    """Illegal input raises IllegalAction and changes nothing (engine contract)."""
+    s = started(3)
+    before = s.view(None)
+    with pytest.raises(IllegalAction):
+        s.apply(A("FRANCIA"))
+    assert s.view(None) == before
+
+
+def test_draw_two_keep_one_variant():
+    """Variant 'always unlucky': draw 2 upgrade cards and keep 1, the other returns to its stack."""
+    s = started(3, draw_two=True)
+    pl = s.p[s.to_move]
+    hand = len(pl.hand)
+    _do_spot(s, "upgrade")
+    s.apply(A("DRAW_STACK", 2))
+    a, b = pl.hand[-2:]
+    assert sorted(s.legal_actions()) == sorted([A("KEEP", a), A("KEEP", b)])
+    s.apply(A("KEEP", a))
+    assert len(pl.hand) == hand + 1 and s.decks[2][-1] == b
