@@ -5,7 +5,14 @@ Section names refer to the rulebook text /work/shared/rules/002 (the English Han
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
+import meeple
+from meeple.core import IllegalAction
 from meeple.games.karvi import components as C
+from meeple.games.karvi.rules import BASE, END, KarviState, warrior_class
 
 # ----- components: counts and provenance ------------------------------------------------------
 
@@ -158,13 +165,6 @@ def test_setup_counts_per_player_count():
 
 
 # ----- rules -----------------------------------------------------------------------------------
-import random  # noqa: E402
-
-import pytest  # noqa: E402
-
-import meeple  # noqa: E402
-from meeple.core import IllegalAction  # noqa: E402
-from meeple.games.karvi.rules import BASE, END, KarviState, warrior_class  # noqa: E402
 
 
 def A(name: str, x: int = 0) -> int:
@@ -255,7 +255,7 @@ def test_several_turns_in_a_row():
     other = 1 - q
     # All dice have left the stop area; q's dice are at spots 2 and 5, the other's at 8 and 9.
     s.die_pos = [0] * 4
-    for d, pos in zip((2 * q, 2 * q + 1, 2 * other, 2 * other + 1), (2, 5, 8, 9)):
+    for d, pos in zip((2 * q, 2 * q + 1, 2 * other, 2 * other + 1), (2, 5, 8, 9), strict=True):
         s.die_pos[d] = pos
     s.tasks = []
     s._begin_turn()
