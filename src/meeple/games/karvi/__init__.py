@@ -5,6 +5,8 @@ Rules in `rules.py`, the reconstructed components in the JSON files read by `com
 
 from meeple.core import GameInfo, Option
 
+from .bot import HeuristicBot
+from .render import render_text
 from .rules import NUM_ACTIONS, KarviState, check
 
 _INFO = dict(
@@ -25,6 +27,8 @@ _INFO = dict(
     state_factory=KarviState,
     rules_doc="docs/games/karvi.md",
     check=check,
+    bots={"heuristic": HeuristicBot},
+    text_renderer=render_text,
 )
 
 GAME = GameInfo(**_INFO)

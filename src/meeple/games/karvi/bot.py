@@ -1,0 +1,212 @@
+"""A heuristic Karvi bot that plans a sensible engine.
+
+Early it keeps beer and provisions up, scouts tiles with the ship and feeds the trade and raid
+tracks (their improvements compound); late it builds, places rune stones and upgrade tiles and
+cashes in. The die move and the ship move are chosen by rules (what the spot or location would
+give this player now); every other decision by a one-step lookahead on a value function of the
+player's own position. It reads only the mover's own tableau and public information.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from . import components as C
+from .rules import _FAMILY, END, KarviState
+
+
+class HeuristicBot:
+    name = "heuristic"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, state: KarviState) -> int:  # type: ignore[override]
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        q = state.to_move
+        assert q is not None
+        if not state.tasks:
+            return self._main(state, q, legal)
+        return self._lookahead(state, q, legal)
+
+    # ----- main phase ---------------------------------------------------------------------------
+    def _main(self, s: KarviState, q: int, legal: list[int]) -> int:
+        pl = s.p[q]
+        late = s.round == s.rounds
+        # Free actions first: a useful card, then a worthwhile ship move, then the die.
+        for a in legal:
+            fam, x = _FAMILY[a]
+            if fam == "PLAY_CARD" and self._card_worth(s, q, x) > 0:
+                return a
+        if not s.ship_moved:
+            best, best_v = None, 0.5
+            dist = s._distances(q, pl.ship, pl.prov)
+            for a in legal:
+                fam, x = _FAMILY[a]
+                if fam != "SHIP_TO":
+                    continue
+                v = self._location_value(s, q, x) - 0.6 * dist.get(x, 0)
+                if v > best_v:
+                    best, best_v = a, v
+            if best is not None:
+                return best
+        if not s.moved:
+            moves = [a for a in legal if _FAMILY[a][0] == "MOVE_DIE"]
+            if moves:
+                return max(moves, key=lambda a: self._spot_value(s, q, _FAMILY[a][1], late) + self.rng.random() * 0.01)
+            gold = [a for a in legal if _FAMILY[a][0] == "GOLD_BEER"]
+            if gold:
+                return gold[0]
+        return END if END in legal else legal[0]
+
+    def _card_worth(self, s: KarviState, q: int, c: int) -> float:
+        card = C.UPGRADE_CARDS[c]
+        cost = sum(card["cost"].values())
+        gain = 0.0
+        for box in card["boxes"]:
+            g = 0.0
+            for step in box:
+                op = step[0]
+                if op == "points":
+                    g += step[1]
+                elif op in ("pts_per", "best_healthy", "pts_per_beer"):
+                    g += 3
+                elif op in ("warrior", "strength", "heal", "provisions", "beer", "res", "gold"):
+                    g += 1.5
+                elif op == "unlock":
+                    g += 2
+            gain = max(gain, g)
+        return gain - 1.2 * cost - (0 if s.round == s.rounds else 1)
+
+    def _location_value(self, s: KarviState, q: int, node: int) -> float:
+        opts = s._location_options(q, node)
+        v = 0.0
+        if "build" in opts:
+            site = s.side["spots"][node]["site"]
+            v = max(v, site["points"][len(s.sites[node])] + 2.5)
+        if "scout" in opts:
+            v = max(v, 4.0 if s.round < s.rounds else 1.5)
+        if node != s.p[q].ship and s._arrival_cost(q, node, "normal"):
+            v -= 1
+        return v
+
+    def _spot_value(self, s: KarviState, q: int, spot: int, late: bool) -> float:
+        d = s.cur_die
+        if spot >= s.T:
+            v = 0.5 if late else 0.3
+            beer_left = s.die_beer[d]
+            # Stopping early wastes a die's turns; stopping with beer only scores it at the end.
+            free_ahead = sum(1 for t in s._die_targets(d) if t < s.T)
+            return v - 0.5 * free_ahead + (beer_left if late else 0) * 0.3
+        sp = s.spots[spot]
+        cost = s._cost(q, spot)
+        vals = [self._part_value(s, q, part, late) for part in sp["parts"]]
+        v = sum(vals) if sp["join"] == "+" else max(vals)
+        skipped = sum(1 for t in range(s.die_pos[d] + 1 if s.die_pos[d] < s.T else 0, spot)
+                      if not s.blocked[t] and t not in s.die_pos)
+        return v - 1.1 * cost - 0.15 * skipped
+
+    def _part_value(self, s: KarviState, q: int, part: list[Any], late: bool) -> float:
+        pl = s.p[q]
+        v = 0.0
+        for step in part:
+            op = step[0]
+            if op == "action":
+                name = step[1]
+                if name == "beer":
+                    v += 0 if late else 2.5 - 0.4 * sum(s.die_beer[e] for e in s._own_dice(q))
+                elif name == "provisions":
+                    v += max(0.0, 2.5 - 0.5 * pl.prov)
+                elif name == "income":
+                    v += 2 + pl.count("posts") + pl.count("towers")
+                elif name == "upgrade":
+                    v += 2 + 3 * self._placeable(pl)
+                elif name == "trade":
+                    ok = [t for t in pl.beside if t < C.NUM_TR and pl.can_pay(C.TR_TILES[t]["cost"])]
+                    v += 6 + len(pl.trade_track) if ok else (8 if len(pl.trade_track) >= 6 and pl.res[0] + pl.res[1] >= 4 else -1)
+                elif name == "raid":
+                    st = pl.strength()
+                    ok = [t for t in pl.beside if t >= C.NUM_TR and C.TR_TILES[t]["strength"] <= st]
+                    v += 6 + len(pl.raid_track) if ok else -1
+                elif name == "locked":
+                    v += 3 if len(pl.trade_track) >= 2 or len(pl.raid_track) >= 2 else -2
+            elif op == "points":
+                v += step[1]
+            elif op in ("fur", "silver", "res"):
+                v += 0.8 * step[1]
+            elif op == "gold":
+                v += 1.0 * step[1]
+            elif op == "warrior":
+                v += 1.5 + 0.5 * step[1] if pl.warriors() < C.WARRIOR_SPACES else 0.5
+            elif op in ("strength", "heal", "provisions"):
+                v += 0.8 * step[1]
+            else:
+                v += 0.5
+        return v
+
+    @staticmethod
+    def _placeable(pl: Any) -> int:
+        n = 0
+        for u in pl.hidden_ut:
+            t = C.UPGRADE_TILES[u]
+            n += pl.meets(t["requirement"]) and pl.can_pay(C.SLOT_COST[t["slot"]])
+        for r in pl.hidden_runes:
+            n += pl.meets(C.RUNES[r]["requirement"])
+        return min(n, 1)
+
+    # ----- everything else: one-step lookahead --------------------------------------------------
+    def _lookahead(self, s: KarviState, q: int, legal: list[int]) -> int:
+        kind = s.tasks[-1][0]
+        if kind in ("move", "paid_move", "join", "map_jump"):
+            best, best_v = END if END in legal else legal[0], 0.0
+            for a in legal:
+                if _FAMILY[a][0] == "SHIP_TO":
+                    v = self._location_value(s, q, _FAMILY[a][1])
+                    if v > best_v:
+                        best, best_v = a, v
+            return best
+        if kind in ("scout", "special_choose"):
+            return max(legal, key=lambda a: self._tile_value(s, q, a))
+        scored = []
+        for a in legal:
+            if _FAMILY[a][0].startswith("GOLD"):
+                continue
+            c = s.clone()
+            c._events = None
+            c.apply(a)
+            v = self.value(c, q)
+            if _FAMILY[a][0] == "END" and kind in ("parts", "beer", "res", "strength", "heal", "trade_card", "upcard"):
+                v -= 0.5  # taking less is rarely right
+            scored.append((v + self.rng.random() * 1e-3, a))
+        if not scored:
+            return legal[0]
+        return max(scored)[1]
+
+    def _tile_value(self, s: KarviState, q: int, a: int) -> float:
+        fam, x = _FAMILY[a]
+        if fam == "SPECIAL":
+            sp = C.SPECIALS[x]
+            return sp["points"] * sum(s.p[q].count(w) for w in sp["per"])
+        t = C.TR_TILES[x]
+        pts = sum(step[1] for step in t["bonus"] if step[0] == "points")
+        if x < C.NUM_TR:
+            return pts - 1.2 * sum(t["cost"].values())
+        return pts - 0.7 * t["strength"] - t["damage"]
+
+    @staticmethod
+    def value(s: KarviState, q: int) -> float:
+        """A player's position: points plus what their supply and tableau are worth."""
+        pl = s.p[q]
+        late = s.round == s.rounds
+        v = float(pl.points)
+        v += 0.5 * (pl.res[0] + pl.res[1]) + 0.8 * pl.res[2] + 0.3 * pl.prov + 0.4 * len(pl.hand)
+        v += 1.0 * pl.strength() + 0.3 * pl.count("healthy")
+        v += (0.3 if late else 0.7) * sum(s.die_beer[d] for d in s._own_dice(q))
+        v += len(pl.trade_track) ** 2 + 3 * len(pl.raid_track) + (0.5 if late else 2.5) * len(pl.beside)
+        v += 1.5 * (pl.tower_supply + pl.post_supply)
+        if s.over:
+            v = s.scores()[q]
+        return v

@@ -1,0 +1,78 @@
+"""Text rendering of a Karvi view: the action track, the map and each tableau, compactly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import components as C
+
+
+def _part(part: list[Any]) -> str:
+    out = []
+    for step in part:
+        if step[0] == "action":
+            out.append(step[1])
+        else:
+            out.append(f"{step[0]} {step[1]}" if len(step) > 1 else step[0])
+    return "+".join(out)
+
+
+def _spot(spot: dict[str, Any]) -> str:
+    sep = f" {spot['join']} "
+    return sep.join(_part(p) for p in spot["parts"])
+
+
+def _warriors(war: list[int]) -> str:
+    out = []
+    for c, n in enumerate(war):
+        out += [f"{c // 2 + 1}{'*' if c % 2 else ''}"] * n
+    return " ".join(out) or "-"
+
+
+def render_text(view: dict[str, Any]) -> str:
+    """Round, the track with dice (P<player>:<beer>), the map positions and every tableau.
+
+    An injured warrior shows a '*'.
+    """
+    lines = [f"Round {view['round']} of {view['rounds']}" + (" · game over" if view["over"] else "")]
+    dice_at: dict[int, list[str]] = {}
+    for d in view["dice"]:
+        dice_at.setdefault(d["pos"], []).append(f"P{d['player']}:{d['beer']}" + ("✓" if d["done"] else ""))
+    lines.append("Action track:")
+    for i, sp in enumerate(view["track"]):
+        mark = " X" if sp["blocked"] else ""
+        here = " ".join(dice_at.get(i, []))
+        lines.append(f"  {i:2} [{sp['cost']}] {_spot(sp)}{mark}" + (f"  <- {here}" if here else ""))
+    lines.append(f"Stop area ({view['stop_tiles_left']} tiles left):")
+    t = len(view["track"])
+    for k, sp in enumerate(view["stop_area"]):
+        here = " ".join(dice_at.get(t + k, []))
+        lines.append(f"  {t + k:2} {_spot(sp)}" + (f"  <- {here}" if here else ""))
+    ships: dict[str, list[str]] = {}
+    for q, pl in enumerate(view["players"]):
+        ships.setdefault(pl["ship"], []).append(f"P{q}")
+    lines.append("Map: " + ", ".join(f"{n}: {' '.join(s)}" for n, s in ships.items()))
+    built = [f"{n} {'/'.join(f'P{q}' for q in v)}" for n, v in view["sites"].items() if v]
+    if built:
+        lines.append("Buildings: " + ", ".join(built))
+    lines.append("Trade display: " + ", ".join(f"#{c + 1}" for c in view["display"]))
+    for q, pl in enumerate(view["players"]):
+        mark = ">" if view["to_move"] == q else " "
+        lines.append(
+            f"{mark}P{q} {pl['points']} pts · fur {pl['fur']} silver {pl['silver']} gold {pl['gold']}"
+            f" · provisions {pl['provisions']} · strength {pl['strength']} ({_warriors(pl['warriors'])})"
+        )
+        kinds = [C.TR_TILES[x]["kind"] for x in pl["beside"]]
+        lines.append(
+            f"    trade track {len(pl['trade_track'])}/6 · raid track {len(pl['raid_track'])}/6"
+            f" · tiles beside: {', '.join(kinds) or '-'} · towers {pl['towers']['supply']} posts {pl['posts']['supply']} in supply"
+        )
+        if "hand" in pl:
+            hand = ", ".join(f"{C.UPGRADE_CARDS[c]['type']} #{c + 1}" for c in pl["hand"])
+            lines.append(f"    hand: {hand or '-'}")
+    if view["decision"]:
+        lines.append(f"Decision: {view['decision']['kind']}")
+    if view["over"] and view["final"]:
+        for q, f in enumerate(view["final"]):
+            lines.append(f"Final P{q}: " + ", ".join(f"{k} {v}" for k, v in f.items()) + f" = {view['scores'][q]:g}")
+    return "\n".join(lines)
