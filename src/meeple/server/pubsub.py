@@ -64,7 +64,16 @@ class RedisBus:
                 await asyncio.sleep(0.5)
 
     async def publish(self, message: dict[str, Any]) -> None:
-        await self.client.publish(CHANNEL, json.dumps({**message, "origin": self.origin}))
+        data = json.dumps({**message, "origin": self.origin})
+        for attempt in range(3):  # a dropped connection is retried; the log stays the truth
+            try:
+                await self.client.publish(CHANNEL, data)
+                return
+            except Exception as exc:
+                if attempt == 2:
+                    log.warning("pub/sub publish failed: %r", exc)
+                    return
+                await asyncio.sleep(0.05 * (attempt + 1))
 
     async def stop(self) -> None:
         if self.task is not None:

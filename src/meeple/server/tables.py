@@ -281,7 +281,7 @@ class TableManager:
                     make_bot(level, info, 0)
                 except ValueError as exc:
                     raise TableError("bad_level", str(exc)) from exc
-                new = SeatRecord(seat, "bot", name=f"Bot {n + 1} ({level})", level=level)
+                new = SeatRecord(seat, "bot", name=f"Bot {seat + 1} ({level})", level=level)
             else:
                 secret = new_secret()
                 new = SeatRecord(seat, "invited", secret_hash=hash_secret(secret))

@@ -1,0 +1,142 @@
+"""The lobby HTTP API: games, creating and joining tables, bots, invites, replays, rematch.
+
+Issue 7 (web platform), "What a player gets > A lobby" and "What must hold".
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import meeple
+from server_util import client, create, wait_for
+
+
+@pytest.fixture()
+def c(tmp_path):
+    with client(f"sqlite:///{tmp_path / 'api.db'}") as cl:
+        yield cl
+
+
+def test_games_lists_every_registered_game_with_bot_levels(c):
+    games = {g["id"]: g for g in c.get("/api/games").json()}
+    assert set(games) == {g["id"] for g in meeple.games()}
+    for g in games.values():
+        assert g["bots"][0] == "random" and g["players"] and "options" in g
+    assert games["trickarus"]["renderer"] == "/games/trickarus/web/renderer.js"
+    js = c.get(games["trickarus"]["renderer"])
+    assert js.status_code == 200 and "export function render" in js.text
+
+
+def test_create_rejects_bad_input_with_clear_errors(c):
+    bad = [
+        ({"game": "nope", "players": 2}, 400),
+        ({"game": "trickarus", "players": 9}, 400),
+        ({"game": "trickarus", "players": 3, "options": {"mode": "solo"}}, 400),
+        ({"game": "trickarus", "players": 3, "options": {"mode": ["x"]}}, 422),
+        ({"game": "trickarus", "players": 3, "extra": 1}, 422),
+        ({"game": "trickarus", "players": 3, "seats": [{"kind": "me"}], "name": "x" * 41}, 422),
+        ({"game": "trickarus", "players": 3, "seats": [{"kind": "me"}], "name": "<b>"}, 422),
+        ({"game": "trickarus", "players": 3, "seats": [{"kind": "bot", "level": "godlike"}]}, 400),
+        ({"game": "trickarus", "players": 2, "seats": [{"kind": "open"}] * 3}, 400),
+        ({"game": "trickarus", "players": 3, "seats": [{"kind": "me"}, {"kind": "me"}], "name": "A"}, 400),
+    ]
+    for body, status in bad:
+        r = c.post("/api/tables", json=body)
+        assert r.status_code == status, (body, r.text)
+    huge = c.post("/api/tables", content=b"{" + b" " * 20000 + b"}",
+                  headers={"content-type": "application/json"})
+    assert huge.status_code == 413
+
+
+def test_open_seats_are_joined_once_and_the_game_starts_when_full(c):
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+    assert t["table"]["status"] == "open" and t["seat"] == 0
+    r = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Bo"})
+    assert r.status_code == 200 and r.json()["secret"]
+    again = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Cy"})
+    assert again.status_code == 409
+    info = c.get(f"/api/tables/{t['id']}").json()
+    assert info["status"] == "running"
+    assert [s["kind"] for s in info["seats"]] == ["human", "human", "bot"]
+
+
+def test_only_the_host_fills_seats_with_bots(c):
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+    forbidden = c.post(f"/api/tables/{t['id']}/bot", json={"host": "x" * 24, "seat": 1})
+    assert forbidden.status_code == 403
+    ok = c.post(f"/api/tables/{t['id']}/bot", json={"host": t["host"], "seat": 1, "level": "heuristic"})
+    assert ok.status_code == 200 and ok.json()["seats"][1]["level"] == "heuristic"
+    assert ok.json()["status"] == "open"
+    c.post(f"/api/tables/{t['id']}/bot", json={"host": t["host"], "seat": 2})
+    assert c.get(f"/api/tables/{t['id']}").json()["status"] == "running"
+
+
+def test_invite_link_reserves_a_seat_for_its_secret_only(c):
+    t = create(c, seats=[{"kind": "me"}, {"kind": "bot"}, {"kind": "open"}])
+    inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 2}).json()
+    assert inv["link"].endswith(f"#seat=2&invite={inv['secret']}")  # a fragment: never sent to servers
+    assert c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Eve"}).status_code == 409
+    assert c.post(f"/api/tables/{t['id']}/join",
+                  json={"seat": 2, "name": "Eve", "secret": "wrong-secret-123"}).status_code == 409
+    ok = c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Di", "secret": inv["secret"]})
+    assert ok.status_code == 200 and ok.json()["secret"] == inv["secret"]
+    assert c.get(f"/api/tables/{t['id']}").json()["seats"][2]["name"] == "Di"
+
+
+def test_lobby_lists_tables_without_private_data(c):
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+    tables = c.get("/api/tables").json()
+    assert [x["id"] for x in tables["open"]] == [t["id"]]
+    text = c.get("/api/tables").text + c.get(f"/api/tables/{t['id']}").text
+    for secret_word in ("seed", "secret", "host_hash", t["host"], t["secret"], "hand"):
+        assert secret_word not in text
+
+
+def test_replay_and_record_open_only_when_the_game_is_over(c):
+    t = create(c, players=3, seats=[{"kind": "bot"}] * 3, name=None)
+    tid = t["id"]
+    # all-bot tables run by themselves; while running, nothing of the hidden game is published
+    first = c.get(f"/api/tables/{tid}/replay")
+    if c.get(f"/api/tables/{tid}").json()["status"] != "over":
+        assert first.status_code == 409
+    wait_for(lambda: c.get(f"/api/tables/{tid}").json()["status"] == "over")
+    record = c.get(f"/api/tables/{tid}/record").json()
+    final = meeple.replay(record)
+    assert final.is_over() and record["result"]["ranking"] == final.ranking()
+    r = c.get(f"/api/tables/{tid}/replay", params={"step": 0, "seat": 1}).json()
+    assert r["steps"] == len(record["actions"]) and r["view"]["player"] == 1
+    assert r["view"] == meeple.replay(record, upto=0).view(1)
+    assert len(r["moves"]) == r["steps"] and all(m["label"] for m in r["moves"])
+    assert c.get(f"/api/tables/{tid}/replay", params={"step": 10**6}).status_code == 400
+
+
+def test_rematch_keeps_game_options_and_bots_and_the_askers_seat(c):
+    t = create(c, players=2, seats=[{"kind": "me"}, {"kind": "bot", "level": "heuristic"}],
+               options={"lightning_variant": True})
+    tid = t["id"]
+    assert c.post(f"/api/tables/{tid}/rematch", json={"seat": 0, "secret": t["secret"]}).status_code == 409
+    # hand the seat to a bot so the game finishes on its own
+    from server_util import hello
+    with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+        hello(ws, 0, t["secret"])
+        ws.send_json({"type": "leave"})
+        wait_for(lambda: c.get(f"/api/tables/{tid}").json()["status"] == "over")
+    wrong = c.post(f"/api/tables/{tid}/rematch", json={"seat": 0, "secret": "not-the-secret"})
+    assert wrong.status_code == 403
+    r = c.post(f"/api/tables/{tid}/rematch", json={"seat": 0, "secret": t["secret"]}).json()
+    new = c.get(f"/api/tables/{r['id']}").json()
+    assert new["options"]["lightning_variant"] is True and new["rematch_of"] == tid
+    assert [s["kind"] for s in new["seats"]] == ["human", "bot"] and new["seats"][1]["level"] == "heuristic"
+    assert c.get(f"/api/tables/{tid}").json()["rematch"] == r["id"]
+    # asking twice gives the same rematch, not a second one
+    again = c.post(f"/api/tables/{tid}/rematch", json={"seat": 0, "secret": t["secret"]}).json()
+    assert again["id"] == r["id"]
+
+
+def test_pages_and_static_files_are_served(c):
+    for path in ("/", "/table/abc", "/replay/abc", "/static/table.js", "/static/renderer.js",
+                 "/static/app.css"):
+        assert c.get(path).status_code == 200, path
+    assert c.get("/games/trickarus/web/..%2frules.py").status_code == 404
+    assert c.get("/games/nogame/web/renderer.js").status_code == 404
+    assert c.get("/api/tables/zzz").status_code == 404

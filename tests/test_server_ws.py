@@ -1,0 +1,206 @@
+"""Live play over WebSocket: views per seat, stale and double moves, reconnects, restarts,
+zombie mode and time limits. Issue 7 (web platform), "Live updates" and "What must hold".
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+import meeple
+from meeple.server.storage import Storage
+from server_util import client, create, hello, my_turn, until, wait_for
+
+
+@pytest.fixture()
+def db(tmp_path):
+    return f"sqlite:///{tmp_path / 'ws.db'}"
+
+
+@pytest.fixture()
+def c(db):
+    with client(db) as cl:
+        yield cl
+
+
+def play_to_end(ws, rng, first=None, check=None):
+    """Answer every turn with a random legal choice until the end screen; return the last state."""
+    m = first if first is not None and my_turn(first) else until(ws, my_turn)
+    while m["status"] != "over":
+        if check:
+            check(m)
+        choice = rng.choice(m["legal"])
+        ws.send_json({"type": "move", "action": choice["id"], "move": m["move"]})
+        m = until(ws, lambda x, n=m["move"]: my_turn(x) and x["move"] > n)
+    return m
+
+
+@pytest.mark.parametrize("game", [g["id"] for g in meeple.games()])
+def test_every_game_plays_to_the_end_against_bots(c, db, game):
+    """Each registered game, smallest player count, one person against random bots."""
+    info = meeple.game_info(game)
+    players = min(info.player_counts)
+    t = create(c, game=game, players=players)
+    store = Storage(db)
+
+    def logged_before_told(m):  # "every applied move is stored before anyone is told"
+        assert len(store.actions(t["id"])) >= m["move"]
+        assert m["seat"] == 0
+
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        first = hello(ws, 0, t["secret"])
+        end = play_to_end(ws, random.Random(1), first, logged_before_told)
+    assert end["ranking"] and len(end["scores"]) == players
+    record = c.get(f"/api/tables/{t['id']}/record").json()
+    assert meeple.replay(record).ranking() == end["ranking"]
+
+
+def test_a_seat_acts_only_with_its_secret(c):
+    t = create(c)
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        m = hello(ws, 0, "wrong-secret-xyz")
+        assert m == {"type": "error", "code": "forbidden", "message": "wrong seat secret"}
+        with pytest.raises(WebSocketDisconnect):
+            ws.receive_json()
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:  # a bot's seat has no secret at all
+        assert hello(ws, 1, t["secret"])["code"] == "forbidden"
+
+
+def test_spectator_sees_the_public_view_and_cannot_move(c):
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+    c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Bo"})
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        m = hello(ws)
+        assert m["seat"] is None and m["legal"] == [] and "hand" not in m["view"]
+        assert not any(e.get("type") == "deal" for e in m["log"])  # dealt hands are private events
+        ws.send_json({"type": "move", "action": 0, "move": 0})
+        assert until(ws, lambda x: x["type"] == "error")["code"] == "forbidden"
+
+
+def test_each_seat_sees_only_its_own_hand(c):
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+    j = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Bo"}).json()
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as a, c.websocket_connect(f"/ws/tables/{t['id']}") as b:
+        ma, mb = hello(a, 0, t["secret"]), hello(b, 1, j["secret"])
+        hand_a = {x["code"] for x in ma["view"]["hand"]}
+        hand_b = {x["code"] for x in mb["view"]["hand"]}
+        assert hand_a and hand_b and not hand_a & hand_b
+        text_a = json.dumps(ma)
+        for code in hand_b:  # nothing of seat 1's hand anywhere in seat 0's message, log included
+            assert f'"{code}"' not in text_a
+        assert ma["legal"] and not mb["legal"]  # seat 0 leads
+
+
+def test_stale_and_double_moves_are_rejected_and_applied_once(c, db):
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+    for seat in (1, 2):
+        c.post(f"/api/tables/{t['id']}/join", json={"seat": seat, "name": f"P{seat}"})
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        m = hello(ws, 0, t["secret"])
+        a = m["legal"][0]["id"]
+        ws.send_json({"type": "move", "action": a, "move": 0})
+        ws.send_json({"type": "move", "action": a, "move": 0})  # the double-click
+        assert until(ws, lambda x: x["type"] == "state" and x["move"] == 1)["to_move"] == 1
+        err = until(ws, lambda x: x["type"] == "error")
+        assert err["code"] in ("stale", "not_your_turn")
+        ws.send_json({"type": "move", "action": a, "move": 1})  # not my turn any more
+        assert until(ws, lambda x: x["type"] == "error")["code"] == "not_your_turn"
+    assert Storage(db).actions(t["id"]) == [a]
+
+
+def test_illegal_malformed_and_oversized_messages_are_refused_but_the_seat_stays(c):
+    t = create(c)
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        m = hello(ws, 0, t["secret"])
+        illegal = next(a for a in range(meeple.game_info("trickarus").num_actions)
+                       if a not in {x["id"] for x in m["legal"]})
+        for bad, code in [
+            ({"type": "move", "action": illegal, "move": 0}, "illegal"),
+            ({"type": "move", "action": "7", "move": 0}, "bad_message"),
+            ({"type": "move", "action": -1, "move": 0}, "bad_message"),
+            ({"type": "move", "action": 1, "move": 0, "x": 1}, "bad_message"),
+            ({"type": "teleport"}, "bad_message"),
+            ({"type": "hello"}, "bad_message"),
+        ]:
+            ws.send_json(bad)
+            assert until(ws, lambda x: x["type"] == "error")["code"] == code, bad
+        ws.send_text("not json")
+        assert until(ws, lambda x: x["type"] == "error")["code"] == "bad_message"
+        ws.send_text(json.dumps({"type": "ping", "pad": "x" * 5000}))
+        assert until(ws, lambda x: x["type"] == "error")["code"] == "too_large"
+        ws.send_json({"type": "move", "action": m["legal"][0]["id"], "move": 0})
+        assert until(ws, lambda x: x["type"] == "state" and x["move"] >= 1)
+
+
+def test_reconnect_restores_view_and_log(c):
+    t = create(c)
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        m = hello(ws, 0, t["secret"])
+        ws.send_json({"type": "move", "action": m["legal"][0]["id"], "move": 0})
+        before = until(ws, lambda x: my_turn(x) and x["move"] > 0)
+        full_log = m["log"] + [e for e in before["log"]]
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        again = hello(ws, 0, t["secret"])
+        assert again["view"] == before["view"] and again["legal"] == before["legal"]
+        assert again["log_start"] == 0 and len(again["log"]) >= len(full_log) - len(m["log"])
+
+
+def test_a_restarted_server_resumes_every_table_from_its_log(db):
+    with client(db) as c1:
+        t = create(c1, players=3)
+        with c1.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+            m = hello(ws, 0, t["secret"])
+            for _ in range(3):
+                ws.send_json({"type": "move", "action": m["legal"][0]["id"], "move": m["move"]})
+                m = until(ws, lambda x, n=m["move"]: my_turn(x) and x["move"] > n)
+    with client(db) as c2:  # a new process would do exactly this: migrate, then rebuild from the log
+        with c2.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+            again = hello(ws, 0, t["secret"])
+            assert again["move"] == m["move"] and again["view"] == m["view"]
+            end = play_to_end(ws, random.Random(2), again)
+    assert meeple.replay(_record(db, t["id"])).ranking() == end["ranking"]
+
+
+def _record(db, table_id):
+    store = Storage(db)
+    rec = store.load_table(table_id)
+    return {"format": meeple.core.RECORD_FORMAT, "game": rec.game, "players": rec.players,
+            "seed": rec.seed, "options": rec.options, "actions": store.actions(table_id)}
+
+
+def test_a_bot_resumes_a_bot_turn_after_restart(db):
+    with client(db) as c1:
+        t = create(c1, players=3, seats=[{"kind": "me"}, {"kind": "bot"}, {"kind": "bot"}])
+        with c1.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+            hello(ws, 0, t["secret"])
+            ws.send_json({"type": "leave"})  # every seat is a bot now; the game runs by itself
+    with client(db) as c2:
+        wait_for(lambda: c2.get(f"/api/tables/{t['id']}").json()["status"] == "over")
+
+
+def test_leaving_hands_the_seat_to_a_bot_and_reclaiming_takes_it_back(c):
+    t = create(c, players=3)
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        m = hello(ws, 0, t["secret"])
+        ws.send_json({"type": "leave"})
+        z = until(ws, lambda x: x["type"] == "state" and x["seats"][0]["zombie"])
+        assert z["legal"] == []
+        until(ws, lambda x: x["type"] == "state" and x["move"] > m["move"])  # the bot played for me
+        ws.send_json({"type": "reclaim"})
+        back = until(ws, lambda x: x["type"] == "state" and not x["seats"][0]["zombie"])
+        assert back["seats"][0]["kind"] == "human"
+        if back["status"] == "running":
+            until(ws, my_turn)
+
+
+def test_time_limit_replaces_a_slow_player_with_a_bot(c):
+    t = create(c, players=3, time_limit=0.3)
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        m = hello(ws, 0, t["secret"])
+        assert m["deadline"] is not None and m["legal"]
+        z = until(ws, lambda x: x["type"] == "state" and x["seats"][0]["zombie"])
+        assert z["move"] == 0
+        until(ws, lambda x: x["type"] == "state" and x["move"] >= 1)
