@@ -7,6 +7,7 @@ number and tricks won) and then playing real actions through `State.apply`.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 
@@ -633,3 +634,85 @@ def test_text_renderer_shows_table():
     s = first_trick(make(4))
     text = meeple.game_info("savage_bowl").text_renderer(s.view(1))
     assert "discard" in text and "Your hand" in text and "Red 11" not in text
+
+
+# ----- Browser (end to end) ----------------------------------------------------------------------
+@pytest.mark.browser
+@pytest.mark.skipif(os.environ.get("MEEPLE_TEST_BROWSER") != "1", reason="set MEEPLE_TEST_BROWSER=1")
+def test_browser_renderer_plays_a_game_and_hides_cards_from_the_spectator(tmp_path):
+    """The browser renderer: a seat plays whole Savage Bowl game by clicking its legal cards
+    (Chameleon toggle and Yellow Card discards included); the spectator page shows no hand."""
+    import socket
+    import threading
+    import time
+
+    import httpx
+    import uvicorn
+    from playwright.sync_api import sync_playwright
+
+    from meeple.server import Settings, create_app
+
+    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'web.db'}"))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(500):
+            if server.started:
+                break
+            time.sleep(0.02)
+        r = httpx.post(f"{base}/api/tables", json={
+            "game": "savage_bowl", "players": 4, "name": "Ann",
+            "seats": [{"kind": "me"}] + [{"kind": "bot", "level": "heuristic"}] * 3})
+        assert r.status_code == 200, r.text
+        table = r.json()
+        tid, seat, secret = table["id"], table["seat"], table["secret"]
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            page = browser.new_page()
+            page.goto(f"{base}/")
+            page.evaluate("([k, v]) => localStorage.setItem(k, v)",
+                          [f"meeple:table:{tid}", json.dumps({"seat": seat, "secret": secret})])
+            page.goto(f"{base}/table/{tid}")
+            page.wait_for_selector(".sb-board .sb-hand")
+            spectator = browser.new_page()
+            spectator.goto(f"{base}/table/{tid}")
+            spectator.wait_for_selector(".sb-board")
+            assert spectator.locator(".sb-hand").count() == 0
+            assert "Watching" in spectator.inner_text(".sb-board")
+            clicks = toggled = discarded = 0
+            for _ in range(400):
+                if page.locator("#end:not([hidden])").count():
+                    break
+                legal = page.locator("#board .sb-hand [data-action]")
+                try:
+                    legal.first.wait_for(timeout=5000)
+                except Exception:  # noqa: BLE001 - the game may have ended meanwhile
+                    continue
+                title = page.inner_text(".sb-hand-box h4")
+                toggle = page.locator("[data-chameleon-toggle]")
+                if toggle.count() and not toggled and clicks > 3:
+                    toggle.click()
+                    toggled = 1
+                    legal = page.locator("#board .sb-hand [data-action]")
+                discarded += "discard" in title
+                before = page.locator("#log li").count()
+                legal.first.click()
+                clicks += 1
+                page.wait_for_function(f"document.querySelectorAll('#log li').length > {before}")
+            page.wait_for_selector("#end:not([hidden])", timeout=20000)
+            assert clicks > 10
+            lines = page.locator("#log li").all_inner_texts()
+            if toggled:  # the toggle turned the next click into a Chameleon play
+                assert any(t.startswith("Ann plays") and "with the Chameleon" in t for t in lines)
+            if discarded:
+                assert any(t.startswith("You discarded") for t in lines)
+            assert "place" in page.inner_text(".sb-players")
+            browser.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

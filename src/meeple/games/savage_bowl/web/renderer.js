@@ -1,0 +1,193 @@
+// Savage Bowl in the browser: the players with their tricks toward the exact target, the Yellow
+// Card and the Runaway Champ cards, the trick (Chameleon plays show the colour they copied), the
+// Game Progress Sheet (discards face down, your own face up) and your hand. Legal cards are
+// clickable; a "Chameleon" toggle switches your clicks to "play with the Chameleon".
+// Follows the interface in src/meeple/web/renderer.js.
+
+const COLOUR = {
+  red: { fill: "#d94f3d", ink: "#fff", name: "Red" },
+  blue: { fill: "#2f7de1", ink: "#fff", name: "Blue" },
+  green: { fill: "#2faa5e", ink: "#fff", name: "Green" },
+  purple: { fill: "#8e44c9", ink: "#fff", name: "Purple" },
+  trump: { fill: "#222", ink: "#ffd43b", name: "Trump" },
+};
+const colourOf = (c) => COLOUR[c] || { fill: "#888", ink: "#fff", name: c };
+
+// Per browser tab: is the Chameleon toggle on? Reset whenever it is not your turn to play.
+let chameleonOn = false;
+
+function el(tag, attrs = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
+  }
+  for (const k of kids.flat()) if (k !== null && k !== undefined && k !== false) e.append(k instanceof Node ? k : String(k));
+  return e;
+}
+const name = (ctx, p) => (ctx.seats && ctx.seats[p] && ctx.seats[p].name) || `Seat ${p + 1}`;
+
+function card(c, opts = {}) {
+  const k = colourOf(opts.as || c.colour);
+  const classes = ["sb-card"];
+  if (opts.legal) classes.push("legal");
+  if (opts.dim) classes.push("dim");
+  if (c.colour === "trump") classes.push("trump");
+  return el("div", {
+    class: classes.join(" "), "data-card": c.code, "data-action": opts.action, onclick: opts.onclick,
+    style: `--fill:${colourOf(c.colour).fill};--ink:${colourOf(c.colour).ink}`,
+    title: `${colourOf(c.colour).name} ${c.number}${opts.as && opts.as !== c.colour ? ` played as ${k.name}` : ""}`,
+  },
+    el("span", { class: "sb-corner" }, String(c.number)),
+    el("span", { class: "sb-number" }, String(c.number)),
+    el("span", { class: "sb-colour" }, colourOf(c.colour).name),
+    opts.as ? el("span", { class: "sb-as", style: `--as:${k.fill};--asink:${k.ink}` }, `as ${k.name}`) : null);
+}
+
+function back(label) {
+  return el("div", { class: "sb-card back", title: label }, el("span", { class: "sb-colour" }, label));
+}
+
+function players(v, ctx) {
+  return el("div", { class: "sb-players" }, v.points.map((pts, p) => {
+    const tags = [];
+    if (v.eliminated[p]) tags.push(el("span", { class: "sb-tag out" }, "ejected"));
+    if (v.yellow_card === p) tags.push(el("span", { class: "sb-tag yellow" }, "Yellow Card"));
+    if (v.sitting_out === p) tags.push(el("span", { class: "sb-tag" }, "sits out"));
+    if (v.options.chameleons && v.chameleon_unused[p]) tags.push(el("span", { class: "sb-tag cham" }, "Chameleon"));
+    for (const ch of v.runaway_champ) if (ch.player === p) tags.push(el("span", { class: "sb-tag champ" }, `Champ +${ch.value}`));
+    const won = v.tricks_won[p];
+    return el("div", {
+      class: `sb-player${p === v.to_move ? " to-move" : ""}${p === ctx.seat ? " me" : ""}${v.eliminated[p] ? " ejected" : ""}`,
+      "data-player": p,
+    },
+      el("strong", {}, name(ctx, p)),
+      el("span", { class: "sb-pts" }, `${pts} pt${pts === 1 ? "" : "s"}`),
+      el("span", { class: `sb-tricks${won === v.target ? " exact" : won > v.target ? " over" : ""}` }, `${won}/${v.target} tricks`),
+      el("span", { class: "sb-muted" }, `${v.hand_sizes[p]} card${v.hand_sizes[p] === 1 ? "" : "s"}`),
+      ...tags,
+      v.over ? el("span", { class: "sb-place" }, `place ${v.ranking[p]}`) : null);
+  }));
+}
+
+function sheet(v) {
+  const slots = [];
+  for (let t = 1; t <= 5; t++) {
+    const d = v.progress_sheet.find((x) => x.trick === t);
+    slots.push(el("div", { class: "sb-slot", "data-slot": t },
+      el("span", { class: "sb-muted" }, `#${t}`),
+      d ? (d.card ? card({ code: d.card, colour: d.card.replace(/\d+$/, ""), number: Number(d.card.match(/\d+$/)[0]) })
+        : back("face down")) : el("div", { class: "sb-card empty" })));
+  }
+  return el("div", { class: "sb-sheet", "aria-label": "game progress sheet" }, el("h4", {}, "Progress sheet"), el("div", { class: "sb-slots" }, slots));
+}
+
+export function render(root, ctx) {
+  const v = ctx.view;
+  const plays = new Map();
+  const chams = new Map();
+  const discards = new Map();
+  for (const c of ctx.legal) {
+    const j = c.json || {};
+    if (j.discard) discards.set(j.discard, c.id);
+    else if (j.play && j.chameleon) chams.set(j.play, c.id);
+    else if (j.play) plays.set(j.play, c.id);
+  }
+  if (!chams.size) chameleonOn = false;
+  const discarding = discards.size > 0;
+  const pick = discarding ? discards : chameleonOn ? chams : plays;
+
+  const header = el("div", { class: `sb-header ${v.half}` },
+    el("span", {}, `Round ${v.round} of ${v.rounds}`),
+    el("span", {}, `Trick ${v.trick_number} of ${v.tricks_per_round}`),
+    el("span", { class: "sb-half" }, v.half === "first" ? "First half: the 2nd strongest wins, the strongest is carded" : "Second half: the strongest wins"),
+    el("span", {}, `Target: exactly ${v.target}`),
+    v.lead_colour ? el("span", {}, `Lead: ${colourOf(v.lead_colour).name}`) : null);
+
+  const trick = el("div", { class: "sb-trick" },
+    v.trick.length ? v.trick.map((t) => el("div", { class: "sb-played", "data-played": t.player },
+      card(t, { as: t.chameleon ? t.as : null }), el("span", {}, name(ctx, t.player))))
+      : el("div", { class: "sb-empty" }, v.over ? "Game over"
+        : v.phase === "discard" ? `${name(ctx, v.to_move)} got the Yellow Card and discards` : "No card played yet"));
+
+  const myTurn = ctx.legal.length > 0;
+  let hand = null;
+  if (v.hand) {
+    hand = el("div", { class: "sb-hand", "aria-label": "your hand" }, v.hand.map((c) => {
+      const id = pick.get(c.code);
+      const legal = id !== undefined;
+      return card(c, { legal, dim: myTurn && !legal, action: legal ? id : null, onclick: legal ? () => ctx.act(id) : null });
+    }));
+  }
+  const toggle = chams.size && !discarding ? el("button", {
+    class: `sb-cham-toggle${chameleonOn ? " on" : ""}`, "data-chameleon-toggle": "",
+    onclick: () => { chameleonOn = !chameleonOn; render(root, ctx); },
+  }, chameleonOn ? "Chameleon ON: pick the card to play with it" : "Add your Chameleon") : null;
+
+  const title = v.set_aside ? "Your hand (set aside: you are ejected this round)"
+    : discarding ? "Yellow Card: discard a card face down" : myTurn ? "Your hand: pick a card" : "Your hand";
+  root.replaceChildren(el("div", { class: "sb-board" },
+    header, players(v, ctx),
+    el("div", { class: "sb-table" }, el("div", { class: "sb-felt" }, trick), sheet(v)),
+    hand ? el("div", { class: "sb-hand-box" }, el("h4", {}, title), toggle, hand)
+      : el("p", { class: "sb-muted" }, ctx.seat === null || ctx.seat === undefined ? "Watching: hands, discards and won tricks are hidden." : "")));
+}
+
+export function describeEvent(ev, ctx) {
+  switch (ev.type) {
+    case "deal": return `Round ${ev.round}: you were dealt ${ev.hand.length} cards${ev.chameleon ? " and a Chameleon" : ""}`;
+    case "round": return `Round ${ev.round} begins; ${name(ctx, ev.leader)} leads`;
+    case "play": {
+      const [, col, num] = ev.card.match(/^([a-z]+)(\d+)$/) || [null, ev.card, ""];
+      return `${name(ctx, ev.player)} plays ${colourOf(col).name} ${num}${ev.chameleon ? ` with the Chameleon (as ${colourOf(ev.colour).name})` : ""}`;
+    }
+    case "trick": return `${name(ctx, ev.winner)} wins trick ${ev.trick}${ev.yellow !== null && ev.yellow !== undefined ? `; ${name(ctx, ev.yellow)} gets the Yellow Card` : ""}`;
+    case "discard": return `${name(ctx, ev.player)} discards a card face down`;
+    case "discard_own": return `You discarded ${ev.card}`;
+    case "champ": return `${name(ctx, ev.player)} takes the ${ev.value}-point Runaway Champ card`;
+    case "eliminated": return `${name(ctx, ev.player)} won one trick too many and is ejected from the round`;
+    case "round_end": return `Round ${ev.round} ends: ${ev.gained.map((g, p) => `${name(ctx, p)} +${g}`).join(", ")}`;
+    case "game_end": return "Game over";
+    default: return `${ev.type} ${JSON.stringify(ev)}`;
+  }
+}
+
+export const css = `
+.sb-board { display: grid; gap: .7rem; }
+.sb-header { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; font-weight: 600; padding: .4rem .8rem; border-radius: 8px; }
+.sb-header.first { background: #fff3bf; color: #5c4400; } .sb-header.second { background: #ffe3e3; color: #6b1010; }
+.sb-half { font-weight: 400; font-style: italic; }
+.sb-players { display: flex; gap: .5rem; flex-wrap: wrap; }
+.sb-player { display: flex; gap: .4rem; align-items: center; flex-wrap: wrap; padding: .25rem .6rem; border: 1px solid #ddd6c6; border-radius: 8px; background: #fff; }
+.sb-player.to-move { box-shadow: 0 0 0 2px #ffd85c; border-color: #d4a300; }
+.sb-player.me { background: #e8f2ec; } .sb-player.ejected { opacity: .6; }
+.sb-pts { font-weight: 700; } .sb-muted { color: #7a7466; font-size: .85rem; }
+.sb-tricks.exact { color: #2f6f4f; font-weight: 700; } .sb-tricks.over { color: #c92a2a; font-weight: 700; }
+.sb-tag { font-size: .75rem; padding: 0 .35rem; border-radius: 4px; background: #eee; }
+.sb-tag.yellow { background: #ffd43b; } .sb-tag.out { background: #c92a2a; color: #fff; } .sb-tag.champ { background: #74c0fc; } .sb-tag.cham { background: #d3f9d8; }
+.sb-place { font-weight: 700; color: #2f6f4f; }
+.sb-table { display: grid; grid-template-columns: 1fr auto; gap: .7rem; }
+.sb-felt { border-radius: 14px; min-height: 150px; display: grid; place-items: center; padding: .8rem; background: radial-gradient(circle at 50% 30%, #5a9a3c, #2f5e1e); }
+.sb-trick { display: flex; gap: 1rem; flex-wrap: wrap; justify-content: center; }
+.sb-played { display: grid; justify-items: center; gap: .25rem; color: #fff; font-size: .85rem; }
+.sb-empty { color: #e3efe8; font-style: italic; }
+.sb-sheet h4 { margin: 0 0 .3rem; } .sb-slots { display: grid; grid-template-columns: repeat(5, auto); gap: .3rem; }
+.sb-slot { display: grid; justify-items: center; gap: .15rem; }
+.sb-slot .sb-card { transform: scale(.7); margin: -14px -10px; }
+.sb-hand-box h4 { margin: .2rem 0 .4rem; }
+.sb-hand { display: flex; flex-wrap: wrap; gap: .45rem; margin-top: .4rem; }
+.sb-cham-toggle { padding: .25rem .7rem; border-radius: 6px; border: 1px solid #2b8a3e; background: #fff; cursor: pointer; }
+.sb-cham-toggle.on { background: #2b8a3e; color: #fff; }
+.sb-card { position: relative; width: 58px; height: 88px; border-radius: 9px; background: var(--fill); color: var(--ink); border: 2px solid rgba(0,0,0,.25);
+  display: grid; place-items: center; box-shadow: 0 2px 4px rgba(0,0,0,.25); user-select: none; transition: transform .08s; }
+.sb-card.trump { border-color: #ffd43b; }
+.sb-card .sb-corner { position: absolute; top: 3px; left: 6px; font-weight: 800; font-size: .85rem; }
+.sb-card .sb-number { font-size: 1.7rem; font-weight: 800; }
+.sb-card .sb-colour { position: absolute; bottom: 4px; font-size: .65rem; }
+.sb-card .sb-as { position: absolute; top: -10px; right: -10px; font-size: .65rem; padding: 0 .25rem; border-radius: 4px; background: var(--as); color: var(--asink); border: 1px solid #fff; }
+.sb-card.back { background: repeating-linear-gradient(45deg, #6b4f2a, #6b4f2a 6px, #82643a 6px, #82643a 12px); color: #fff; }
+.sb-card.empty { background: transparent; border: 2px dashed #bbb; box-shadow: none; }
+.sb-card.legal { cursor: pointer; transform: translateY(-6px); border-color: #d4a300; box-shadow: 0 0 0 3px #ffd85c, 0 4px 8px rgba(0,0,0,.3); }
+.sb-card.legal:hover { transform: translateY(-10px); }
+.sb-card.dim { opacity: .45; }
+`;
