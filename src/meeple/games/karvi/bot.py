@@ -88,7 +88,8 @@ class HeuristicBot:
             site = s.side["spots"][node]["site"]
             v = max(v, site["points"][len(s.sites[node])] + 2.5)
         if "scout" in opts:
-            v = max(v, 4.0 if s.round < s.rounds else 1.5)
+            waiting = len(s.p[q].beside)
+            v = max(v, (4.0 if s.round < s.rounds else 1.0) - 1.2 * waiting)
         if node != s.p[q].ship and s._arrival_cost(q, node, "normal"):
             v -= 1
         return v
@@ -107,7 +108,7 @@ class HeuristicBot:
         v = sum(vals) if sp["join"] == "+" else max(vals)
         skipped = sum(1 for t in range(s.die_pos[d] + 1 if s.die_pos[d] < s.T else 0, spot)
                       if not s.blocked[t] and t not in s.die_pos)
-        return v - 1.1 * cost - 0.15 * skipped
+        return v - 1.1 * cost - 0.5 * skipped
 
     def _part_value(self, s: KarviState, q: int, part: list[Any], late: bool) -> float:
         pl = s.p[q]
@@ -121,9 +122,11 @@ class HeuristicBot:
                 elif name == "provisions":
                     v += max(0.0, 2.5 - 0.5 * pl.prov)
                 elif name == "income":
-                    v += 2 + pl.count("posts") + pl.count("towers")
+                    r, st = 1 + pl.count("posts"), 1 + pl.count("towers")
+                    v += (1.6 if self._needs_resources(pl) else 0.8) * r
+                    v += (1.6 if self._needs_strength(pl) else 0.8) * st
                 elif name == "upgrade":
-                    v += 2 + 3 * self._placeable(pl)
+                    v += 2 + self._placeable(pl)
                 elif name == "trade":
                     ok = [t for t in pl.beside if t < C.NUM_TR and pl.can_pay(C.TR_TILES[t]["cost"])]
                     v += 6 + len(pl.trade_track) if ok else (8 if len(pl.trade_track) >= 6 and pl.res[0] + pl.res[1] >= 4 else -1)
@@ -136,26 +139,43 @@ class HeuristicBot:
             elif op == "points":
                 v += step[1]
             elif op in ("fur", "silver", "res"):
-                v += 0.8 * step[1]
+                v += (1.6 if self._needs_resources(pl) else 0.8) * step[1]
             elif op == "gold":
                 v += 1.0 * step[1]
             elif op == "warrior":
                 v += 1.5 + 0.5 * step[1] if pl.warriors() < C.WARRIOR_SPACES else 0.5
-            elif op in ("strength", "heal", "provisions"):
+            elif op == "strength":
+                v += (1.6 if self._needs_strength(pl) else 0.8) * step[1]
+            elif op in ("heal", "provisions"):
                 v += 0.8 * step[1]
             else:
                 v += 0.5
         return v
 
     @staticmethod
-    def _placeable(pl: Any) -> int:
-        n = 0
+    def _needs_resources(pl: Any) -> bool:
+        """A trade tile beside the tableau that the supply cannot pay yet."""
+        return any(t < C.NUM_TR and not pl.can_pay(C.TR_TILES[t]["cost"]) for t in pl.beside)
+
+    @staticmethod
+    def _needs_strength(pl: Any) -> bool:
+        st = pl.strength()
+        return any(t >= C.NUM_TR and C.TR_TILES[t]["strength"] > st for t in pl.beside)
+
+    @staticmethod
+    def _placeable(pl: Any) -> float:
+        """Points the best tile or rune stone placeable now would bring (0 if none)."""
+        best = 0.0
         for u in pl.hidden_ut:
             t = C.UPGRADE_TILES[u]
-            n += pl.meets(t["requirement"]) and pl.can_pay(C.SLOT_COST[t["slot"]])
+            if pl.meets(t["requirement"]) and pl.can_pay(C.SLOT_COST[t["slot"]]) and not pl.slots[t["slot"]]:
+                best = max(best, C.SLOT_POINTS[t["slot"]] + 2.0 - 0.5 * sum(C.SLOT_COST[t["slot"]].values()))
         for r in pl.hidden_runes:
-            n += pl.meets(C.RUNES[r]["requirement"])
-        return min(n, 1)
+            if pl.meets(C.RUNES[r]["requirement"]):
+                for k, spot in enumerate(C.RUNE_SPOTS):
+                    if not pl.rune_spots[k] and pl.can_pay(spot["cost"]):
+                        best = max(best, spot["points"] + C.RUNES[r]["easy"][1] - 0.5 * sum(spot["cost"].values()))
+        return best
 
     # ----- everything else: one-step lookahead --------------------------------------------------
     def _lookahead(self, s: KarviState, q: int, legal: list[int]) -> int:
@@ -177,6 +197,7 @@ class HeuristicBot:
             c = s.clone()
             c._events = None
             c.apply(a)
+            self._finish_chain(c, q)
             v = self.value(c, q)
             if _FAMILY[a][0] == "END" and kind in ("parts", "beer", "res", "strength", "heal", "trade_card", "upcard"):
                 v -= 0.5  # taking less is rarely right
@@ -184,6 +205,26 @@ class HeuristicBot:
         if not scored:
             return legal[0]
         return max(scored)[1]
+
+    @staticmethod
+    def _finish_chain(c: KarviState, q: int) -> None:
+        """Resolve the rest of the pending choices with a cheap default, so that an action whose
+        payoff comes later in its chain (a raid's bonus after its damage) is valued whole."""
+        for _ in range(12):
+            if c.to_move != q or not c.tasks:
+                return
+            legal = c.legal_actions()
+            kind = c.tasks[-1][0]
+            if kind == "damage":
+                # The cheapest warrior to hurt: a healthy low one, else the lowest injured one.
+                c.apply(min(legal, key=lambda a: (_FAMILY[a][1] % 2, _FAMILY[a][1])))
+                continue
+            useful = [a for a in legal if a != END and not _FAMILY[a][0].startswith("GOLD")]
+            if kind in ("upgrade_action", "trade_action", "raid_action", "location", "move", "paid_move",
+                        "join", "map_jump", "any_spot", "reuse", "die_back", "prov_pts", "sacrifice",
+                        "flip_for", "special_spot", "place_warrior") or not useful:
+                return
+            c.apply(useful[0])
 
     def _tile_value(self, s: KarviState, q: int, a: int) -> float:
         fam, x = _FAMILY[a]
@@ -205,8 +246,10 @@ class HeuristicBot:
         v += 0.5 * (pl.res[0] + pl.res[1]) + 0.8 * pl.res[2] + 0.3 * pl.prov + 0.4 * len(pl.hand)
         v += 1.0 * pl.strength() + 0.3 * pl.count("healthy")
         v += (0.3 if late else 0.7) * sum(s.die_beer[d] for d in s._own_dice(q))
-        v += len(pl.trade_track) ** 2 + 3 * len(pl.raid_track) + (0.5 if late else 2.5) * len(pl.beside)
+        v += len(pl.trade_track) ** 2 + 4 * len(pl.trade_track) + 5 * len(pl.raid_track)
+        v += (0.5 if late else 2.0) * len(pl.beside)
         v += 1.5 * (pl.tower_supply + pl.post_supply)
+        v += 0.8 * s.final_lines(q)["rune stones"] + 2.0 * sum(1 for st in pl.rune_spots if st)
         if s.over:
             v = s.scores()[q]
         return v
