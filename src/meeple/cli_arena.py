@@ -76,6 +76,10 @@ def arena(
                     wins[bot] += r.places[seat] == 1
                 lead = max(wins, key=lambda b: wins[b])
                 progress.update(task, advance=1, leader=f"most wins: {lead} ({wins[lead]})")
+                if not console.is_terminal:  # a log file gets one line per game instead
+                    done = int(progress.tasks[0].completed)
+                    console.print(f"game {done}/{games}: #{r.index} {r.lineup} places {r.places} "
+                                  f"({r.seconds:.1f} s)")
 
             result = run_arena(
                 game, levels, games, players, seed, _options(option or []), workers, ray,

@@ -10,8 +10,10 @@ the game's own fast playout, and the final move is the most visited root action.
 The search copies keep no event log (`determinize` drops it) and apply actions without the
 base class' re-validation: every action comes from ``legal_actions`` of that very copy.
 
-A game may lend the rollouts a policy: its package exports
-``ROLLOUT_POLICY: Callable[[State, random.Random], int]`` next to ``GAME`` (optional).
+Two optional hooks a game package may export next to ``GAME``:
+``ROLLOUT_POLICY: Callable[[State, random.Random], int]`` drives the playouts instead of uniform
+random, and ``ISMCTS_ITERATIONS: int`` sets the default budget of level ``ismcts`` (a slow game
+lowers it so that its moves stay under the time cap, and so stay repeatable).
 """
 
 from __future__ import annotations
@@ -23,15 +25,17 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from meeple.core import GameInfo, State
 
 RolloutPolicy = Callable[[State, random.Random], int]
 
-DEFAULT_ITERATIONS = 300
-"""Iterations per move of level ``ismcts``: keeps p95 move time < 1 s here (benchmarks/ismcts.py)."""
+DEFAULT_ITERATIONS = 1000
+"""Iterations per move of level ``ismcts`` unless the game's package exports ``ISMCTS_ITERATIONS``."""
 DEFAULT_MAX_SECONDS = 0.9
-"""A safety cap on a move with an iteration budget, for a loaded machine or a slow game."""
+"""Level ``ismcts`` stops there even short of its iterations: p95 move time < 1 s on any game."""
+DEFAULT_ROLLOUT = "game"
 EXPLORATION = 0.7  # UCB constant for rewards in [0, 1], the value Cowling et al. use
 MAX_ROLLOUT = 20_000  # a playout longer than this is a game bug, not a search problem
 
@@ -61,14 +65,25 @@ class SearchStats:
 
 def rollout_policy_for(info: GameInfo) -> RolloutPolicy | None:
     """The optional ``ROLLOUT_POLICY`` exported by the game's package, or ``None``."""
+    policy = getattr(game_package(info), "ROLLOUT_POLICY", None)
+    return policy if callable(policy) else None
+
+
+def default_iterations(info: GameInfo) -> int:
+    """The game's ``ISMCTS_ITERATIONS`` if it exports one, else `DEFAULT_ITERATIONS`."""
+    n = getattr(game_package(info), "ISMCTS_ITERATIONS", None)
+    return n if isinstance(n, int) and n > 0 else DEFAULT_ITERATIONS
+
+
+def game_package(info: GameInfo) -> object | None:
+    """The package that registers ``info``: the nearest parent of its state factory's module."""
     module = getattr(info.state_factory, "__module__", "") or ""
     parts = module.split(".")
-    for end in range(len(parts), 0, -1):  # the game package is the module's nearest GAME owner
+    for end in range(len(parts), 0, -1):
         name = ".".join(parts[:end])
         pkg = sys.modules.get(name) or _try_import(name)
         if pkg is not None and getattr(pkg, "GAME", None) is info:
-            policy = getattr(pkg, "ROLLOUT_POLICY", None)
-            return policy if callable(policy) else None
+            return pkg
     return None
 
 
@@ -191,36 +206,80 @@ def _playout(world: State, rng: random.Random, policy: RolloutPolicy | None) -> 
     raise RuntimeError(f"{world!r}: no end after {MAX_ROLLOUT} playout actions")
 
 
-def parse_knob(knob: str) -> dict[str, float | int]:
-    """``"2000"`` -> 2000 iterations; ``"0.5s"`` -> 0.5 seconds per move (no iteration cap)."""
-    text = knob.strip().lower()
-    try:
-        if text.endswith("s"):
-            seconds = float(text[:-1])
-            if seconds <= 0:
+def heuristic_rollout(info: GameInfo, seed: int, epsilon: float = 0.1) -> RolloutPolicy | None:
+    """Playouts by the game's own ``heuristic`` level, with an ``epsilon`` share of random moves.
+
+    Informed playouts cost a few random ones each but say far more about a move; the random share
+    keeps the search from trusting one fixed line. ``None`` if the game has no heuristic.
+    """
+    factory = info.bots.get("heuristic")
+    if factory is None:
+        return None
+    bot = factory(seed)
+
+    def policy(state: State, rng: random.Random) -> int:
+        if rng.random() < epsilon:
+            legal = state.legal_actions()
+            return legal[rng.randrange(len(legal))]
+        return bot.choose(state)
+
+    return policy
+
+
+ROLLOUTS = ("game", "random", "heuristic")
+"""``game``: the game's ROLLOUT_POLICY if it exports one, else random. ``heuristic``: its bot."""
+
+
+def parse_knob(knob: str) -> dict[str, Any]:
+    """``"2000"``: 2000 iterations; ``"0.5s"``: 0.5 s per move; ``":heuristic"`` suffix: rollouts.
+
+    Parts are separated by ``:``, so ``ismcts:0.5s:heuristic`` is a valid level.
+    """
+    out: dict[str, Any] = {}
+    for part in knob.strip().lower().split(":"):
+        if part in ROLLOUTS and "rollout" not in out:
+            out["rollout"] = part
+            continue
+        try:
+            if "iterations" in out or "seconds" in out:
                 raise ValueError
-            return {"seconds": seconds}
-        iterations = int(text)
-        if iterations <= 0:
-            raise ValueError
-        return {"iterations": iterations}
-    except ValueError:
-        raise ValueError(
-            f"ismcts knob {knob!r}: give iterations (e.g. ismcts:2000) or seconds (ismcts:0.5s)"
-        ) from None
+            if part.endswith("s"):
+                seconds = float(part[:-1])
+                if not seconds > 0:
+                    raise ValueError
+                out["seconds"] = seconds
+            else:
+                iterations = int(part)
+                if iterations <= 0:
+                    raise ValueError
+                out["iterations"] = iterations
+        except ValueError:
+            raise ValueError(
+                f"ismcts knob {knob!r}: give iterations (ismcts:2000) or seconds (ismcts:0.5s), "
+                f"optionally a rollout ({', '.join(ROLLOUTS)}), e.g. ismcts:0.5s:heuristic"
+            ) from None
+    return out
 
 
 def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot:
-    """Level ``ismcts`` (default budget) or ``ismcts:<iterations>`` / ``ismcts:<seconds>s``."""
-    budget: dict[str, float | int] = parse_knob(knob) if knob else {}
-    iterations = int(budget["iterations"]) if "iterations" in budget else None
-    seconds = float(budget["seconds"]) if "seconds" in budget else None
-    if iterations is None and seconds is None:
-        iterations = DEFAULT_ITERATIONS
+    """Level ``ismcts`` (default budget and rollout) or ``ismcts:<knob>`` (see `parse_knob`)."""
+    spec = parse_knob(knob) if knob else {}
+    iterations: int | None = spec.get("iterations")
+    seconds: float | None = spec.get("seconds")
+    explicit_budget = iterations is not None or seconds is not None
+    if not explicit_budget:
+        iterations = default_iterations(info)
+    rollout = spec.get("rollout", DEFAULT_ROLLOUT)
+    if rollout == "heuristic":
+        policy = heuristic_rollout(info, seed) or rollout_policy_for(info)
+    elif rollout == "random":
+        policy = None
+    else:
+        policy = rollout_policy_for(info)
     return ISMCTSBot(
         seed,
         iterations=iterations,
         seconds=seconds,
-        rollout_policy=rollout_policy_for(info),
-        max_seconds=None if seconds is not None or knob else DEFAULT_MAX_SECONDS,
+        rollout_policy=policy,
+        max_seconds=None if explicit_budget else DEFAULT_MAX_SECONDS,
     )

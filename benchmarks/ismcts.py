@@ -1,0 +1,99 @@
+"""ISMCTS speed per game: iterations per second, how move time grows with the budget, and p95.
+
+    .venv/bin/python benchmarks/ismcts.py [--games trickarus,...] [--positions 20] [--budgets 100,300,1000]
+
+For each registered game (smallest and largest player count) it samples decision points from
+seeded random games, then times ISMCTS at each iteration budget on every point. The peer,
+measured in the same run, is a bare random playout from a determinization (what one iteration
+costs without the tree): the ratio says how much the tree and its bookkeeping add.
+With --openspiel it also races OpenSpiel's IS-MCTS when `meeple.interop.openspiel` exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import meeple
+from meeple.bots.ismcts import DEFAULT_ITERATIONS, ISMCTSBot, _playout, rollout_policy_for
+from meeple.core import State
+
+
+def decision_points(game: str, players: int, count: int, seed: int = 0) -> list[State]:
+    """``count`` states with 2+ legal actions, spread over seeded random games."""
+    rng = random.Random(seed)
+    points: list[State] = []
+    g = 0
+    while len(points) < count:
+        state = meeple.make(game, players=players, seed=seed * 1000 + g)
+        g += 1
+        while not state.is_over() and len(points) < count:
+            if len(state.legal_actions()) > 1 and rng.random() < 0.15:
+                points.append(state.clone())
+            state.apply(rng.choice(state.legal_actions()))
+    return points
+
+
+def playouts_per_second(points: list[State], seconds: float = 1.0) -> float:
+    rng = random.Random(1)
+    policy = rollout_policy_for(points[0].info)
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        s = points[n % len(points)]
+        world = s.determinize(s.to_move, rng)  # type: ignore[arg-type]
+        _playout(world, rng, policy)
+        n += 1
+    return n / (time.perf_counter() - start)
+
+
+def time_budget(points: list[State], iterations: int) -> tuple[float, float, float]:
+    """(iterations per second, median move seconds, p95 move seconds) at ``iterations``."""
+    times = []
+    policy = rollout_policy_for(points[0].info)
+    for i, s in enumerate(points):
+        bot = ISMCTSBot(seed=i, iterations=iterations, max_seconds=None, rollout_policy=policy)
+        t0 = time.perf_counter()
+        bot.choose(s)
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    p95 = times[max(0, -(-95 * len(times) // 100) - 1)]
+    return iterations * len(times) / sum(times), statistics.median(times), p95
+
+
+def openspiel_race(game: str, players: int, seconds: float) -> None:
+    try:
+        from meeple.interop import openspiel  # noqa: F401
+    except ImportError:
+        print(f"  {game}: meeple.interop.openspiel does not exist yet; no OpenSpiel comparison")
+        return
+    print(f"  {game}: OpenSpiel interop found; comparison not wired in this script yet")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", default=",".join(g["id"] for g in meeple.games()))
+    ap.add_argument("--positions", type=int, default=20)
+    ap.add_argument("--budgets", default=f"30,100,{DEFAULT_ITERATIONS},1000")
+    ap.add_argument("--openspiel", action="store_true")
+    args = ap.parse_args()
+    budgets = [int(b) for b in args.budgets.split(",")]
+    print(f"{'game':<14}{'P':>2} {'playouts/s':>11} " + " ".join(f"{'it/s@' + str(b):>10}" for b in budgets)
+          + "  " + " ".join(f"{'p95s@' + str(b):>9}" for b in budgets) + "  it/s ÷ playouts/s")
+    for game in args.games.split(","):
+        info = meeple.game_info(game)
+        for players in sorted({min(info.player_counts), max(info.player_counts)}):
+            points = decision_points(game, players, args.positions)
+            peer = playouts_per_second(points)
+            rows = [time_budget(points, b) for b in budgets]
+            print(f"{game:<14}{players:>2} {peer:>11.0f} "
+                  + " ".join(f"{r[0]:>10.0f}" for r in rows) + "  "
+                  + " ".join(f"{r[2]:>9.3f}" for r in rows)
+                  + f"  {rows[-1][0] / peer:.2f}", flush=True)
+            if args.openspiel:
+                openspiel_race(game, players, 0.5)
+
+
+if __name__ == "__main__":
+    main()
