@@ -544,10 +544,8 @@ class KarviState(State):
             return [BASE["SCOUT"]] * ("scout" in opts) + [BASE["BUILD"]] * ("build" in opts) + [END]
         if kind == "scout":
             return [BASE["TAKE_TILE"] + x for x in self.stacks[t[1]]]
-        if kind == "discard2":
-            hand = list(pl.hand)
-            hand.remove(t[1])
-            return [BASE["DISCARD"] + c for c in hand]
+        if kind == "discard2":  # the first card chosen waits at the end of the hand
+            return [BASE["DISCARD"] + c for c in pl.hand[:-1]]
         if kind == "set_die":
             return [BASE["DIE"] + d for d in self._own_dice(q)]
         if kind == "copy_die":
@@ -722,7 +720,9 @@ class KarviState(State):
             self.emit({"player": q, "plays": card["number"]})
             self._push_boxes(card["boxes"])
         elif fam == "DISCARD":
-            self.tasks.append(("discard2", x))
+            pl.hand.remove(x)
+            pl.hand.append(x)  # by position, so that resampling hidden hands keeps the task valid
+            self.tasks.append(("discard2",))
         elif fam == "ABILITY":
             ab = ABILITIES[x]
             self.used.add(ab)
@@ -900,13 +900,13 @@ class KarviState(State):
                     pl.hidden_ut.remove(x)
                     self.emit({"player": q, "upgrade_tile": x, "slot": slot})
                 else:
+                    pl.hidden_runes.remove(x - C.NUM_UT)  # revealed as it is placed
                     self.tasks.append(("rune_spot", x - C.NUM_UT))
         elif kind == "rune_spot":
             spot = C.RUNE_SPOTS[x]
             pl.pay(spot["cost"])
             if not pl.rune_spots[x]:
                 pl.points += spot["points"]
-            pl.hidden_runes.remove(t[1])
             pl.rune_spots[x].append(t[1])
             self.emit({"player": q, "rune": t[1], "spot": x})
         elif kind == "special_choose":
@@ -980,7 +980,7 @@ class KarviState(State):
             pl.kinds |= 1 << C.TILE_KIND[x]
             self.emit({"player": q, "scouts": x})
         elif kind == "discard2":
-            for c in (t[1], x):
+            for c in (pl.hand[-1], x):
                 pl.hand.remove(c)
                 self.decks[C.CARD_TYPES.index(C.UPGRADE_CARDS[c]["type"])].append(c)
             pl.res[2] += 1
@@ -1441,6 +1441,7 @@ class KarviState(State):
         mine_r = set(self.p[player].hidden_runes)
         placed_ut = {x for pl in self.p for st in pl.slots.values() for x in st}
         placed_r = {x for pl in self.p for st in pl.rune_spots for x in st}
+        placed_r |= {t[1] for t in self.tasks if t[0] == "rune_spot"}
         for slot in C.SLOTS:
             pool = [u for u, t in enumerate(C.UPGRADE_TILES) if t["slot"] == slot and u not in mine_ut and u not in placed_ut]
             rng.shuffle(pool)
@@ -1465,6 +1466,7 @@ class KarviState(State):
             self.stacks[node] = sorted(pool[: len(st)])
         known = {x for node, st in self.special_stacks.items() if self.special_known[node] >> player & 1 for x in st}
         public_s = set(self.discarded_specials) | {x - 100 for pl in self.p for st in pl.rune_spots for x in st if x >= 100}
+        public_s |= {t[1] for t in self.tasks if t[0] == "special_spot"}
         pool = [s for s in range(len(C.SPECIALS)) if s not in known and s not in public_s]
         rng.shuffle(pool)
         for node, st in self.special_stacks.items():
@@ -1518,4 +1520,6 @@ def _public_task(t: tuple[Any, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": t[0]}
     if t[0] in ("res", "beer", "strength", "heal", "damage", "trade_card", "upcard", "double"):
         out["n"] = t[1]
+    if t[0] in ("rune_spot", "special_spot"):
+        out["stone"] = t[1]  # being placed face up: public
     return out
