@@ -45,6 +45,7 @@ __all__ = [
     "MeepleBot",
     "from_meeple",
     "game_name",
+    "ismcts_bot",
     "load",
     "meeple_state",
     "param_spec",
@@ -266,10 +267,12 @@ class MeepleState(pyspiel.State):
         s.apply(int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
+        """The game's label plus the action id: OpenSpiel needs distinct strings per legal
+        action, and a game's labels need not be (two copies of a card read alike)."""
         if player == _CHANCE_PLAYER:
             return f"seed byte {action}"
         s = self._c.s
-        return s.describe(action) if s is not None else str(action)
+        return f"{s.describe(action)} [{action}]" if s is not None else str(action)
 
     def is_terminal(self) -> bool:
         s = self._c.s
@@ -452,6 +455,26 @@ class MeepleBot(pyspiel.Bot):
     def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
         return None
 
+
+
+def ismcts_bot(game: pyspiel.Game, simulations: int = 100, uct_c: float = 2.0, seed: int = 0) -> pyspiel.Bot:
+    """OpenSpiel's Python IS-MCTS (random rollouts) on a meeple game, usable by `evaluate_bots`.
+
+    IS-MCTS searches afresh at every move, so restarting and being told of moves are no-ops;
+    OpenSpiel's Python bot just does not declare them.
+    """
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    class _Bot(ismcts.ISMCTSBot):
+        def restart_at(self, state: pyspiel.State) -> None:
+            return None
+
+        def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+            return None
+
+    rs = np.random.RandomState(seed)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rs)
+    return _Bot(game, evaluator, uct_c=uct_c, max_simulations=simulations, random_state=rs)
 
 
 register()

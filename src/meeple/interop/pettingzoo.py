@@ -103,7 +103,10 @@ class MeepleAECEnv(AECEnv):
             mask[state.legal_actions()] = 1
         else:
             mask = self._zero_mask.copy()
-        return {"observation": self._encoding.encode(state, player), "action_mask": mask}
+        obs = self._encoding.encode(state, player)
+        if len(self._encoding.shape) > 1:  # a game's own tensor may have a shape
+            obs = obs.reshape(self._encoding.shape)
+        return {"observation": obs, "action_mask": mask}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

@@ -39,7 +39,7 @@ import meeple
 from meeple.core import GameInfo, State
 
 SAMPLE_GAMES = 10  # random games whose views define the layout
-SAMPLE_VIEWS = 800  # views sampled from them in all
+SAMPLE_VIEWS = 500  # views sampled from them in all
 SAMPLE_SEED = 20_240_601
 MAX_STEPS = 20_000
 MAX_BAG = 512  # distinct numbers a bag keys on; rarer ones count as ``other``
@@ -86,39 +86,50 @@ class _Stat:
         self.maxmult = 1  # the most times one value appeared in this list
 
     def add(self, value: Any) -> None:
-        if value is None:
-            self.null = True
-        elif isinstance(value, bool | int | float):
-            self.nums = True
-            self.maxabs = max(self.maxabs, abs(float(value)))
-        elif isinstance(value, str):
-            self.tokens.add(value)
-        elif isinstance(value, dict):
-            if self.keys is None:
-                self.keys = {}
+        t = type(value)
+        if t is dict:
+            keys = self.keys
+            if keys is None:
+                keys = self.keys = {}
             for k, v in value.items():
-                self.keys.setdefault(k, _Stat()).add(v)
-        elif isinstance(value, list | tuple):
-            self.lens.add(len(value))
-            if self.items is None:
-                self.items = _Stat()
-            while len(self.pos) < len(value):
-                self.pos.append(_Stat())
-            scalars: dict[Any, int] = {}
-            for v, at in zip(value, self.pos, strict=False):
-                if isinstance(v, dict | list | tuple):
-                    self.compound = True
-                else:
-                    key = _token(v)
-                    scalars[key] = scalars.get(key, 0) + 1
-                    if isinstance(v, bool | int | float) and len(self.listnums) < MAX_BAG:
-                        self.listnums.add(v)
-                self.items.add(v)
-                at.add(v)
-            if scalars:
-                self.maxmult = max(self.maxmult, *scalars.values())
+                child = keys.get(k)
+                if child is None:
+                    child = keys[k] = _Stat()
+                child.add(v)
+        elif t is list or t is tuple:
+            self._add_list(value)
+        elif t is str:
+            self.tokens.add(value)
+        elif value is None:
+            self.null = True
+        elif t is int or t is float or t is bool:
+            self.nums = True
+            if abs(value) > self.maxabs:
+                self.maxabs = abs(float(value))
         else:
             self.tokens.add(str(value))
+
+    def _add_list(self, value: list[Any]) -> None:
+        self.lens.add(len(value))
+        items = self.items
+        if items is None:
+            items = self.items = _Stat()
+        scalars: dict[Any, int] = {}
+        pos = self.pos
+        for i, v in enumerate(value):
+            items.add(v)
+            t = type(v)
+            if t is dict or t is list or t is tuple:
+                self.compound = True  # items share one layout: no per-position stats
+                continue
+            if len(pos) <= i:
+                pos.append(_Stat())
+            pos[i].add(v)
+            scalars[v] = scalars.get(v, 0) + 1
+            if t is not str and v is not None and len(self.listnums) < MAX_BAG:
+                self.listnums.add(v)
+        if scalars:
+            self.maxmult = max(self.maxmult, *scalars.values())
 
 
 def _token(value: Any) -> str:
