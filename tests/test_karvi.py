@@ -664,3 +664,86 @@ def test_draw_two_keep_one_variant():
     assert sorted(s.legal_actions()) == sorted([A("KEEP", a), A("KEEP", b)])
     s.apply(A("KEEP", a))
     assert len(pl.hand) == hand + 1 and s.decks[2][-1] == b
+
+
+# ----- whole games, invariants, hidden information, bot, rendering ------------------------------
+VARIANTS = [{}, {"draft_start": True}, {"variety": True}, {"chaos": True}, {"draw_two": True}]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_games_end_and_keep_the_invariants(players):
+    """Random games at every player count and variant end; resources never negative, at most 6
+    provisions (Get provisions), dice pips 0-5, warriors within the spaces and the supply of 12 per
+    value, buildings conserved (3 towers and 3 trading posts each)."""
+    for i, opts in enumerate(VARIANTS):
+        s = meeple.make("karvi", players=players, seed=i, **opts)
+        rng = random.Random(i)
+        while not s.is_over():
+            s.apply(rng.choice(s.legal_actions()))
+            for pl in s.p:
+                assert min(pl.res) >= 0 and 0 <= pl.prov <= C.MAX_PROVISIONS and min(pl.war) >= 0
+                assert pl.warriors() <= C.WARRIOR_SPACES
+                for b in ("tower", "post"):
+                    supply, tab = (pl.tower_supply, pl.tower_tab) if b == "tower" else (pl.post_supply, pl.post_tab)
+                    assert supply + tab + sum(x == b for _, x in pl.built) == 3
+            assert all(0 <= b <= 5 for b in s.die_beer)
+            assert all(s._supply(v) >= 0 for v in range(1, 7))
+        assert s.round == s.rounds and all(s.die_done)
+
+
+def test_determinize_mid_discard_keeps_the_pending_choice_valid():
+    """Hidden information: resampling another player's hand while they are choosing the second card
+    to discard keeps their choice playable (the pending card is held by position)."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.hand = [s.decks[0].pop(0), s.decks[1].pop(0)]
+    s.apply(A("DISCARD", pl.hand[0]))
+    for p in range(3):
+        if p == q:
+            continue
+        det = s.determinize(p, random.Random(p))
+        assert det.view(p) == s.view(p)
+        det.apply(det.legal_actions()[0])
+        assert len(det.p[q].hand) == 0 and det.p[q].res[2] == pl.res[2] + 1
+
+
+def test_stacks_are_hidden_until_scouted_and_resampled_for_others():
+    """Scouting: the stacks are face down; determinize resamples the stacks a player never saw."""
+    s = started(4)
+    views = {n: s.view(0)["stacks"][n] for n in s.view(0)["stacks"]}
+    assert all("tiles" not in v and v["size"] == 4 for v in views.values())
+    differ = False
+    for k in range(5):
+        det = s.determinize(0, random.Random(k))
+        assert det.view(0) == s.view(0)
+        differ |= det.p[1].hand != s.p[1].hand or det.p[1].hidden_runes != s.p[1].hidden_runes
+    assert differ
+
+
+def test_heuristic_bot_beats_random():
+    """The heuristic bot (beer and provisions early, tracks, buildings and rune stones) wins most
+    3-player games against two random bots."""
+    from meeple.bots import make_bot
+
+    info = meeple.game_info("karvi")
+    wins = 0
+    for seed in range(6):
+        s = meeple.make("karvi", players=3, seed=seed)
+        seat = seed % 3
+        bots = [make_bot("heuristic" if q == seat else "random", info, seed + q) for q in range(3)]
+        while not s.is_over():
+            a = bots[s.to_move].choose(s)
+            assert a in s.legal_actions()
+            s.apply(a)
+        wins += s.ranking()[seat] == 1
+    assert wins >= 5
+
+
+def test_text_rendering_shows_track_map_and_tableau():
+    """Terminal play: a compact rendering of the track, the map and each tableau (hand to its owner)."""
+    s = started(2)
+    render = meeple.game_info("karvi").text_renderer
+    mine = render(s.view(s.to_move))
+    assert "Action track" in mine and "Stop area" in mine and "Map: Kaupanger" in mine and "hand:" in mine
+    assert "hand:" not in render(s.view(None))
