@@ -72,7 +72,7 @@ def at_trick(state: SavageBowlState, trick: int, order: list[int], won: list[int
     state.won = list(won)
     state.out = out
     state.champ = list(champ or [])
-    state.trick, state.tcol, state.tcham = [], [], []
+    state.trick, state.tcol = [], []
     state.phase = 0
     return state
 
@@ -566,6 +566,9 @@ def check_invariants(s: SavageBowlState) -> None:
         assert not total & m, "a card is in two places"
         total |= m
     assert total == ALL_CARDS
+    if len(s.trick) >= 2:  # the fast top-two pass agrees with the full strength order
+        ranked = s.strength_order()
+        assert s._top_two() == (s.order[ranked[0]], s.order[ranked[1]])
     done = s.trick_no - (1 if s.phase == 0 else 0)
     if not s.is_over():
         assert sum(s.won) == done
@@ -716,3 +719,11 @@ def test_browser_renderer_plays_a_game_and_hides_cards_from_the_spectator(tmp_pa
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def test_view_refuses_a_seat_that_does_not_exist():
+    """A view is for a seat or the spectator (None); -1 must not wrap round to the last hand."""
+    s = make(4)
+    for bad in (-1, 4, True):
+        with pytest.raises(ValueError):
+            s.view(bad)

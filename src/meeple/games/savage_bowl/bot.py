@@ -105,7 +105,7 @@ class HeuristicBot:
         """My place in the trick so far (0 = strongest) after ``action``, and my strength key."""
         cham = action >= CHAM_BASE
         card = action % NUM_CARDS
-        colour = state.tcol[-1] if cham else COLOUR[card]
+        colour = state.tcol[-1] & 7 if cham else COLOUR[card]
         lead = state.tcol[0]
 
         def key(c: int, col: int) -> int:
@@ -119,7 +119,7 @@ class HeuristicBot:
         tie_ok = state.later_wins_ties
         place = sum(
             1
-            for c, col in zip(state.trick, state.tcol, strict=True)
+            for c, col in ((c, col & 7) for c, col in zip(state.trick, state.tcol, strict=True))
             if key(c, col) > mine or (key(c, col) == mine and not tie_ok)
         )
         return action, place, mine, cham

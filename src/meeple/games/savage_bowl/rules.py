@@ -58,14 +58,18 @@ NUM_ACTIONS = 3 * NUM_CARDS
 PLAY, DISCARD = 0, 1
 # _ROTATION[n][leader]: the seats in playing order (to the left) starting with ``leader``.
 _ROTATION = {n: tuple(tuple((lead + i) % n for i in range(n)) for lead in range(n)) for n in SETUP}
-_NUMBERS = range(max(NUMBER) + 1)
-# KEY[by_number][lead][colour][number]: trump by number, then the led colour, then the rest.
+# A trick colour is the effective colour, plus CHAM_FLAG when a Chameleon gave it (for the view).
+CHAM_FLAG = 8
+# KEY[by_number][lead][trick colour][card]: trump by number, then the led colour, then the rest.
 KEY = tuple(
     tuple(
         tuple(
-            tuple(200 + n if col == TRUMP else 100 + n if col == lead else n if by_number else 0
-                  for n in _NUMBERS)
-            for col in range(len(COLOURS))
+            tuple(
+                200 + NUMBER[c] if col & 7 == TRUMP else 100 + NUMBER[c] if col & 7 == lead
+                else NUMBER[c] if by_number else 0
+                for c in range(NUM_CARDS)
+            )
+            for col in range(2 * CHAM_FLAG)
         )
         for lead in range(len(COLOURS))
     )
@@ -156,8 +160,7 @@ class SavageBowlState(State):
         self.next_leader = self.first_leader
         self.order: list[int] = []
         self.trick: list[int] = []
-        self.tcol: list[int] = []
-        self.tcham: list[bool] = []
+        self.tcol: list[int] = []  # effective colours, | CHAM_FLAG for a Chameleon play
         for p in range(n):
             self.emit({"type": "deal", "round": self.round, "hand": [CODE[c] for c in mask_to_list(self.hands[p])],
                        "chameleon": self.use_chameleons}, to=p)
@@ -185,7 +188,6 @@ class SavageBowlState(State):
         self.order = order
         self.trick = []
         self.tcol = []
-        self.tcham = []
         self.to_move = order[0]
 
     # ----- the rules -----------------------------------------------------------------------
@@ -229,7 +231,7 @@ class SavageBowlState(State):
         if action < NUM_CARDS:
             c, kind, colour = action, 0, COLOUR[action]
         elif action < DISCARD_BASE:  # the Chameleon copies the colour of the last card played
-            c, kind, colour = action - NUM_CARDS, 1, self.tcol[-1]
+            c, kind, colour = action - NUM_CARDS, 1, self.tcol[-1] & 7 | CHAM_FLAG
             self.cham &= ~(1 << p)
         else:
             c, kind, colour = action - DISCARD_BASE, 2, -1
@@ -242,16 +244,17 @@ class SavageBowlState(State):
             self.phase = PLAY
             self._start_trick()
             return
-        self.trick.append(c)
+        trick = self.trick
+        trick.append(c)
         self.tcol.append(colour)
-        self.tcham.append(kind == 1)
         events = self._events
         if events is not None:
-            events.append((None, (p, c, kind, colour)))  # a play; see _format_event
-        if len(self.trick) == len(self.order):
+            events.append((None, (p, c, kind, colour & 7)))  # a play; see _format_event
+        k = len(trick)
+        if k == len(self.order):
             self._finish_trick()
         else:
-            self.to_move = self.order[len(self.trick)]
+            self.to_move = self.order[k]
 
     def strength_order(self) -> list[int]:
         """Indices into the current trick, strongest first.
@@ -264,21 +267,35 @@ class SavageBowlState(State):
         table = KEY[self.off_by_number][self.tcol[0]]
         later = self.later_wins_ties
         keys = [
-            table[col][NUMBER[c]] * 16 + (i if later else 15 - i)
+            table[col][c] * 16 + (i if later else 15 - i)
             for i, (c, col) in enumerate(zip(self.trick, self.tcol, strict=True))
         ]
         return sorted(range(len(keys)), key=keys.__getitem__, reverse=True)
 
+    def _top_two(self) -> tuple[int, int]:
+        """The seats of the strongest and second strongest cards (`strength_order`, first two)."""
+        table = KEY[self.off_by_number][self.tcol[0]]
+        later = self.later_wins_ties
+        best = second = -1
+        bi = si = 0
+        for i, (c, col) in enumerate(zip(self.trick, self.tcol, strict=True)):
+            key = table[col][c] * 16 + (i if later else 15 - i)
+            if key > best:
+                second, si, best, bi = best, bi, key, i
+            elif key > second:
+                second, si = key, i
+        return self.order[bi], self.order[si]
+
     def _finish_trick(self) -> None:
-        ranked = self.strength_order()
+        strongest, second = self._top_two()
         first_half = self.trick_no <= FIRST_HALF
-        strongest = self.order[ranked[0]]
         # Step 3: the second strongest wins in tricks 1-5, the strongest from the 6th on.
-        winner = self.order[ranked[1]] if first_half else strongest
+        winner = second if first_half else strongest
         cards = 0
         for c in self.trick:
             cards |= 1 << c
-        self.won[winner] += 1
+        won = self.won
+        won[winner] += 1
         self.won_cards[winner] |= cards
         events = self._events
         if events is not None:  # see _format_event
@@ -295,7 +312,6 @@ class SavageBowlState(State):
         self.next_leader = winner
         self.trick = []
         self.tcol = []
-        self.tcham = []
         if first_half:
             # Step 3a: the strongest takes the Yellow Card, discards, and sits out the next trick.
             self.yellow = strongest
@@ -360,6 +376,8 @@ class SavageBowlState(State):
     # ----- information ---------------------------------------------------------------------
     def view(self, player: int | None) -> dict[str, Any]:
         n = self.players
+        if player is not None and not (type(player) is int and 0 <= player < n):
+            raise ValueError(f"no player {player!r}: players are 0..{n - 1}, or None for a spectator")
         playing = self.to_move is not None and self.phase == PLAY
         v: dict[str, Any] = {
             "game": "savage_bowl",
@@ -378,10 +396,11 @@ class SavageBowlState(State):
             "sitting_out": self.sitting if playing and self.sitting >= 0 else None,
             "yellow_card": self.yellow if self.yellow >= 0 else None,
             "trick": [
-                {"player": self.order[i], **card_json(c), "as": COLOURS[self.tcol[i]], "chameleon": self.tcham[i]}
+                {"player": self.order[i], **card_json(c), "as": COLOURS[self.tcol[i] & 7],
+                 "chameleon": self.tcol[i] >= CHAM_FLAG}
                 for i, c in enumerate(self.trick)
             ],
-            "lead_colour": COLOURS[self.tcol[0]] if self.trick else None,
+            "lead_colour": COLOURS[self.tcol[0]] if self.trick else None,  # never a Chameleon
             "tricks_won": list(self.won),
             "eliminated": [bool(self.out >> p & 1) for p in range(n)],
             "chameleon_unused": [bool(self.cham >> p & 1) for p in range(n)],
@@ -423,7 +442,6 @@ class SavageBowlState(State):
         new.order = self.order.copy()
         new.trick = self.trick.copy()
         new.tcol = self.tcol.copy()
-        new.tcham = self.tcham.copy()
         return new
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:
