@@ -667,7 +667,7 @@ def test_draw_two_keep_one_variant():
 
 
 # ----- whole games, invariants, hidden information, bot, rendering ------------------------------
-VARIANTS = [{}, {"draft_start": True}, {"variety": True}, {"chaos": True}, {"draw_two": True}]
+VARIANTS = [{}, {"draft_start": True}, {"variety": True}, {"chaos": True}, {"draw_two": True}, {"less_luck": True}]
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -747,3 +747,21 @@ def test_text_rendering_shows_track_map_and_tableau():
     mine = render(s.view(s.to_move))
     assert "Action track" in mine and "Stop area" in mine and "Map: Kaupanger" in mine and "hand:" in mine
     assert "hand:" not in render(s.view(None))
+
+
+def test_less_luck_drafts_the_tiles_and_rune_stones():
+    """Less luck, 3 players: one player gets the rune stones and the sterns; everyone picks 2 tiles
+    per type and 3 rune stones from each pile and passes the rest left; the rest goes to the box."""
+    s = meeple.make("karvi", players=3, seed=2, less_luck=True)
+    assert s.pile_holder == {"runes": 0, "stern": 0, "sail": 1, "head": 2}
+    assert all(not pl.hidden_ut and not pl.hidden_runes for pl in s.p)
+    assert isinstance(s.view(0)["piles"]["runes"], list) and s.view(1)["piles"]["runes"] == 12
+    seen_holders = []
+    while any(t[0] == "pick" for t in s.tasks):
+        seen_holders.append(dict(s.pile_holder))
+        s.apply(s.legal_actions()[-1])
+    assert {h["runes"] for h in seen_holders} == {0, 1, 2}
+    for pl in s.p:
+        assert len(pl.hidden_runes) == 3
+        assert [sum(C.UPGRADE_TILES[u]["slot"] == t for u in pl.hidden_ut) for t in C.SLOTS] == [2, 2, 2]
+    assert s.piles == {} and s.tasks[-1][0] == "free_rune"

@@ -22,6 +22,7 @@ _INFO = dict(
         Option("variety", False, (False, True), "More action variety: action boards and stop tiles on their B sides"),
         Option("chaos", False, (False, True), "Chaos variant: swap same-size action boards, random sides"),
         Option("draw_two", False, (False, True), "Whenever you get an upgrade card, draw 2 and keep 1"),
+        Option("less_luck", False, (False, True), "Less luck: draft the upgrade tiles and rune stones"),
     ),
     num_actions=NUM_ACTIONS,
     state_factory=KarviState,

@@ -31,7 +31,7 @@ _sizes = [
     ("RES_FUR", 1), ("RES_SILVER", 1), ("DIE", MAX_DICE), ("WARRIOR", 12), ("DRAW_STACK", 3),
     ("PLACE_TILE", C.NUM_PLACEABLE), ("RUNE_SPOT", len(C.RUNE_SPOTS)), ("ACTIVATE", C.NUM_TR * 2),
     ("FRANCIA", 1), ("TRADE_CARD", 36), ("PART", 2), ("ABILITY", 3), ("KEEP", 45),
-    ("START_CARD", 5), ("SPECIAL", 8), ("SPOT", MAX_SPOTS),
+    ("START_CARD", 5), ("SPECIAL", 8), ("SPOT", MAX_SPOTS), ("PICK", C.NUM_PLACEABLE),
 ]
 BASE: dict[str, int] = {}
 _n = 0
@@ -260,9 +260,12 @@ class KarviState(State):
         by_slot = {s: [i for i, t in enumerate(C.UPGRADE_TILES) if t["slot"] == s] for s in C.SLOTS}
         for s in C.SLOTS:
             rng.shuffle(by_slot[s])
-        for q, pl in enumerate(self.p):
-            pl.hidden_runes = sorted(runes[3 * q : 3 * q + 3])
-            pl.hidden_ut = sorted(x for s in C.SLOTS for x in by_slot[s][2 * q : 2 * q + 2])
+        self.piles: dict[str, list[int]] = {}
+        self.pile_holder: dict[str, int] = {}
+        if not options["less_luck"]:
+            for q, pl in enumerate(self.p):
+                pl.hidden_runes = sorted(runes[3 * q : 3 * q + 3])
+                pl.hidden_ut = sorted(x for s in C.SLOTS for x in by_slot[s][2 * q : 2 * q + 2])
         # Turn state.
         self.cur_die = -1
         self.moved = False
@@ -284,7 +287,29 @@ class KarviState(State):
             for q in range(n):
                 self._take_start(q, cards[q])
             self._place_dice()
+        if options["less_luck"]:
+            self._deal_piles()
         self._run()
+
+    def _deal_piles(self) -> None:
+        """Less luck: each player gets a whole pile (all 8 tiles of a type or all 12 rune stones;
+        3 players: one gets runes and sterns; 2 players: runes and sterns / sails and heads), picks
+        2 tiles (3 rune stones) from each pile they hold and passes the rest to the left."""
+        names = ["runes", *C.SLOTS]
+        self.piles = {
+            "runes": list(range(len(C.RUNES))),
+            **{s: [i for i, t in enumerate(C.UPGRADE_TILES) if t["slot"] == s] for s in C.SLOTS},
+        }
+        holders = {2: [0, 0, 1, 1], 3: [0, 0, 1, 2], 4: [0, 1, 2, 3]}[self.players]
+        self.pile_holder = dict(zip(names, holders, strict=True))
+        picks: list[tuple[Any, ...]] = []
+        for r in range(self.players):
+            for q in range(self.players):
+                for name, h in zip(names, holders, strict=True):
+                    if (h + r) % self.players == q:
+                        picks += [("pick", q, name)] * (3 if name == "runes" else 2)
+            picks.append(("pass_piles",))
+        self.tasks += list(reversed(picks))
 
     # ----- setup ------------------------------------------------------------------------------
     def _take_start(self, q: int, card: int) -> None:
@@ -316,6 +341,15 @@ class KarviState(State):
                 self.die_pos[d] = self.T + pos
                 self.die_beer[d] = beer[i]
         self.tasks = [("free_rune", q) for q in reversed(order)] + self.tasks
+
+    def _pass_piles(self) -> None:
+        """Less luck: every pile goes to the player on the left; after the last pass the rest of
+        each pile goes back to the box."""
+        if not any(t[0] == "pick" for t in self.tasks):
+            self.pile_holder = {}
+            self.piles = {}
+            return
+        self.pile_holder = {k: (h + 1) % self.players for k, h in self.pile_holder.items()}
 
     # ----- the die order ------------------------------------------------------------------------
     def _in_stop(self, d: int) -> bool:
@@ -450,6 +484,9 @@ class KarviState(State):
             return [BASE["START_CARD"] + c for c in self.start_pool]
         if kind == "free_rune":
             return [BASE["PLACE_TILE"] + C.NUM_UT + r for r in pl.hidden_runes]
+        if kind == "pick":
+            off = C.NUM_UT if t[2] == "runes" else 0
+            return [BASE["PICK"] + off + x for x in self.piles[t[2]]]
         if kind == "res":
             return [BASE["RES_FUR"], BASE["RES_SILVER"], END]
         if kind == "beer":
@@ -800,6 +837,13 @@ class KarviState(State):
             self._take_start(t[1], x)
             if not any(tt[0] == "draft" for tt in self.tasks):
                 self._place_dice()
+        elif kind == "pick":
+            if x >= C.NUM_UT:
+                self.piles["runes"].remove(x - C.NUM_UT)
+                pl.hidden_runes = sorted([*pl.hidden_runes, x - C.NUM_UT])
+            else:
+                self.piles[C.UPGRADE_TILES[x]["slot"]].remove(x)
+                pl.hidden_ut = sorted([*pl.hidden_ut, x])
         elif kind == "free_rune":
             pl.hidden_runes.remove(x - C.NUM_UT)
             pl.rune_spots[0].append(x - C.NUM_UT)
@@ -1147,7 +1191,11 @@ class KarviState(State):
                 self._step(steps[i])
             if self.tasks:
                 t = self.tasks[-1]
-                if t[0] in ("draft", "free_rune"):
+                if t[0] == "pass_piles":
+                    self.tasks.pop()
+                    self._pass_piles()
+                    continue
+                if t[0] in ("draft", "free_rune", "pick"):
                     self.to_move = t[1]
                 if not self._task_actions(t):
                     self.tasks.pop()  # a choice with no option fizzles ("take less")
@@ -1389,6 +1437,11 @@ class KarviState(State):
                 [f"{C.UPGRADE_CARDS[c]['type']}{C.UPGRADE_CARDS[c]['level']}" for c in dk] for dk in self.decks
             ],
             "start_pool": list(self.start_pool),
+            "piles": {
+                k: (list(v) if player is not None and self.pile_holder.get(k) == player else len(v))
+                for k, v in self.piles.items()
+            },
+            "pile_holder": dict(self.pile_holder),
             "turn": {"moved": self.moved, "ship_moved": self.ship_moved, "used": sorted(self.used),
                      "free_move": self.free_move, "stack_move": self.stack_move},
             "decision": None if top is None else _public_task(top),
@@ -1409,6 +1462,8 @@ class KarviState(State):
         new.special_stacks = {k: list(v) for k, v in self.special_stacks.items()}
         new.special_known = dict(self.special_known)
         new.sites = {k: list(v) for k, v in self.sites.items()}
+        new.piles = {k: list(v) for k, v in self.piles.items()}
+        new.pile_holder = dict(self.pile_holder)
         new.decks = [list(d) for d in self.decks]
         new.used = set(self.used)
         return new
@@ -1442,19 +1497,29 @@ class KarviState(State):
         placed_ut = {x for pl in self.p for st in pl.slots.values() for x in st}
         placed_r = {x for pl in self.p for st in pl.rune_spots for x in st}
         placed_r |= {t[1] for t in self.tasks if t[0] == "rune_spot"}
+        held = {k for k, h in self.pile_holder.items() if h == player}
         for slot in C.SLOTS:
-            pool = [u for u, t in enumerate(C.UPGRADE_TILES) if t["slot"] == slot and u not in mine_ut and u not in placed_ut]
+            known = set(self.piles[slot]) if slot in held else set()
+            pool = [u for u, t in enumerate(C.UPGRADE_TILES)
+                    if t["slot"] == slot and u not in mine_ut and u not in placed_ut and u not in known]
             rng.shuffle(pool)
             for q in others:
                 pl = self.p[q]
                 k = sum(1 for u in pl.hidden_ut if C.UPGRADE_TILES[u]["slot"] == slot)
                 pl.hidden_ut = sorted([u for u in pl.hidden_ut if C.UPGRADE_TILES[u]["slot"] != slot] + pool[:k])
                 pool = pool[k:]
-        pool = [r for r in range(len(C.RUNES)) if r not in mine_r and r not in placed_r]
+            if slot in self.piles and slot not in held:
+                k = len(self.piles[slot])
+                self.piles[slot], pool = sorted(pool[:k]), pool[k:]
+        known = set(self.piles["runes"]) if "runes" in held else set()
+        pool = [r for r in range(len(C.RUNES)) if r not in mine_r and r not in placed_r and r not in known]
         rng.shuffle(pool)
         for q in others:
             k = len(self.p[q].hidden_runes)
             self.p[q].hidden_runes, pool = sorted(pool[:k]), pool[k:]
+        if "runes" in self.piles and "runes" not in held:
+            k = len(self.piles["runes"])
+            self.piles["runes"], pool = sorted(pool[:k]), pool[k:]
         # Location stacks not seen by ``player``.
         public = {x for pl in self.p for x in (*pl.beside, *pl.trade_track, *pl.raid_track)}
         for node, st in self.stacks.items():
