@@ -557,6 +557,23 @@ def test_determinize_resamples_other_discards_and_keeps_own():
     assert d.discards[1] == s.discards[1]
 
 
+def test_determinize_keeps_shown_voids():
+    """Determinize: a player who failed to follow (without a Chameleon) never gets that colour back."""
+    s = make(4, seed=5)
+    rng = random.Random(5)
+    seen_void = False
+    while not s.is_over() and s.round == 1:
+        if any(s.voids):
+            seen_void = True
+            for p in range(4):
+                d = s.determinize(p, rng)
+                for q in range(4):
+                    if q != p:
+                        assert not d.hands[q] & s.voids[q]
+        s.apply(rng.choice(s.legal_actions()))
+    assert seen_void
+
+
 # ----- Random games with invariants --------------------------------------------------------------
 def check_invariants(s: SavageBowlState) -> None:
     """Card conservation, trick counts and hand sizes at every step; scores match the table."""

@@ -114,6 +114,28 @@ def check(players: int, options: dict[str, Any]) -> None:
         raise BadPlayerCount(f"only {CHAMELEONS} Chameleon cards exist")
 
 
+def _deal_respecting(pool: list[int], sizes: list[int], voids: list[int]) -> list[int] | None:
+    """Deal ``pool`` (already shuffled) into masks of ``sizes`` avoiding each one's ``voids``;
+    the most constrained choose first. None if this shuffle leads to a dead end."""
+    out = [0] * len(sizes)
+    taken = 0
+    for i in sorted(range(len(sizes)), key=lambda i: -voids[i].bit_count()):
+        need = sizes[i]
+        got = 0
+        for c in pool:
+            if need == 0:
+                break
+            bit = 1 << c
+            if not (taken | voids[i]) & bit:
+                got |= bit
+                need -= 1
+        if need:
+            return None
+        out[i] = got
+        taken |= got
+    return out
+
+
 class SavageBowlState(State):
     """A game of Savage Bowl. See the module docstring for the representation."""
 
@@ -151,6 +173,10 @@ class SavageBowlState(State):
         self.won_cards = [0] * n  # face down with their winner: nobody may look (hidden)
         self.discards = [0] * n  # on the Game Progress Sheet, face down (hidden)
         self.sheet: list[tuple[int, int, int]] = []  # (trick, player, card) per discard
+        # voids[p]: cards p is known not to hold, having failed to follow without a Chameleon
+        # (public knowledge); sheet_voids: the discarder's voids when each discard was made.
+        self.voids = [0] * n
+        self.sheet_voids: list[int] = []
         self.out = 0  # eliminated seats
         self.champ: list[int] = []  # seats in the order they reached the target
         self.yellow = -1  # Yellow Card holder; -1: the card is on the sheet
@@ -230,6 +256,10 @@ class SavageBowlState(State):
         assert p is not None
         if action < NUM_CARDS:
             c, kind, colour = action, 0, COLOUR[action]
+            if self.tcol:
+                lead = COLOUR_MASK[self.tcol[0]]
+                if not lead >> c & 1:  # did not follow: void in the led colour
+                    self.voids[p] |= lead
         elif action < DISCARD_BASE:  # the Chameleon copies the colour of the last card played
             c, kind, colour = action - NUM_CARDS, 1, self.tcol[-1] & 7 | CHAM_FLAG
             self.cham &= ~(1 << p)
@@ -239,6 +269,7 @@ class SavageBowlState(State):
         if kind == 2:  # Step 3a: the Yellow Card holder discards face down onto the sheet
             self.discards[p] |= 1 << c
             self.sheet.append((self.trick_no, p, c))
+            self.sheet_voids.append(self.voids[p])
             self.emit({"type": "discard", "player": p, "trick": self.trick_no})
             self.emit({"type": "discard_own", "card": CODE[c]}, to=p)
             self.phase = PLAY
@@ -438,6 +469,8 @@ class SavageBowlState(State):
         new.won_cards = self.won_cards.copy()
         new.discards = self.discards.copy()
         new.sheet = self.sheet.copy()
+        new.voids = self.voids.copy()
+        new.sheet_voids = self.sheet_voids.copy()
         new.champ = self.champ.copy()
         new.order = self.order.copy()
         new.trick = self.trick.copy()
@@ -445,26 +478,33 @@ class SavageBowlState(State):
         return new
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:
-        """Other hands (eliminated ones too) and others' face-down discards are re-dealt, sizes kept.
+        """Other hands (eliminated ones too) and others' face-down discards are re-dealt, sizes
+        kept, never giving a hand a colour its player has shown to be void in (nor a discard a
+        colour its discarder was void in when discarding).
 
         Won tricks are not resampled: every player saw those cards played.
         """
         others = [p for p in range(self.players) if p != player]
+        discards = [i for i, (_, q, _) in enumerate(self.sheet) if q != player]
         pool = mask_to_list(sum(self.hands[p] | self.discards[p] for p in others))
-        rng.shuffle(pool)
-        start = 0
-        for p in others:
-            size = self.hands[p].bit_count()
-            self.hands[p] = sum(1 << c for c in pool[start : start + size])
-            start += size
+        sizes = [self.hands[p].bit_count() for p in others] + [1] * len(discards)
+        voids = [self.voids[p] for p in others] + [self.sheet_voids[i] for i in discards]
+        for _ in range(100):
+            rng.shuffle(pool)
+            dealt = _deal_respecting(pool, sizes, voids)
+            if dealt is not None:
+                break
+        else:  # pragma: no cover - the real deal always satisfies the constraints
+            dealt = [self.hands[p] for p in others] + [1 << self.sheet[i][2] for i in discards]
+        for p, hand in zip(others, dealt[: len(others)], strict=True):
+            self.hands[p] = hand
             self.discards[p] = 0
-        sheet = []
-        for t, q, c in self.sheet:
-            if q != player:
-                c = pool[start]
-                start += 1
-                self.discards[q] |= 1 << c
-            sheet.append((t, q, c))
+        sheet = self.sheet.copy()
+        for i, card in zip(discards, dealt[len(others):], strict=True):
+            t, q, _ = sheet[i]
+            c = card.bit_length() - 1
+            sheet[i] = (t, q, c)
+            self.discards[q] |= card
         self.sheet = sheet
 
     # ----- actions -------------------------------------------------------------------------
