@@ -263,3 +263,27 @@ def test_pettingzoo_illegal_action_is_refused():
         e.step(illegal)
     others = [a for a in e.possible_agents if a != e.agent_selection]
     assert all(e.observe(a)["action_mask"].sum() == 0 for a in others)
+
+
+# ----- the examples run (CI runs them through this file) ------------------------------------
+def _run_example(name: str, argv: list[str], monkeypatch, capsys) -> str:  # type: ignore[no-untyped-def]
+    import runpy
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "examples" / name
+    monkeypatch.setattr(sys, "argv", [str(path), *argv])
+    runpy.run_path(str(path), run_name="__main__")
+    return capsys.readouterr().out
+
+
+def test_example_pettingzoo_training_loop_runs(monkeypatch, capsys):
+    out = _run_example("pettingzoo_random_train.py", ["--episodes", "30", "--eval", "10"], monkeypatch, capsys)
+    assert "after 30 training games" in out
+
+
+def test_example_openspiel_ismcts_runs(monkeypatch, capsys):
+    out = _run_example(
+        "openspiel_ismcts.py", ["--players", "2", "--games", "1", "--simulations", "5"], monkeypatch, capsys
+    )
+    assert "mean return per seat" in out

@@ -1,0 +1,159 @@
+"""Random games through the interop adapters, beside the raw engine and PettingZoo's Leduc Hold'em.
+
+`rows()` is what `benchmarks/playouts.py` adds to its table; run this file alone for the
+adapter rows with the raw engine and the ratio to Leduc Hold'em (PettingZoo's RLCard-backed
+``leduc_holdem_v4``, the peer named by the target: the AEC environment at 3x its steps/s).
+
+    python benchmarks/interop_rows.py                        # every game and player count
+    python benchmarks/interop_rows.py --game trickarus --players 4 --seconds 10
+
+Every row drives the same kind of loop: PettingZoo rows call ``last()`` then ``step()`` with a
+uniformly random legal action from the mask; the OpenSpiel row calls ``legal_actions()`` and
+``apply_action()`` (chance outcomes drawn the same way). actions/s counts agent decisions only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import meeple
+
+Row = tuple[str, float, float, int]
+
+
+def _measure(play_one: Callable[[int], int], seconds: float) -> tuple[float, float, int]:
+    games = actions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds or games == 0:
+        actions += play_one(games)
+        games += 1
+    elapsed = time.perf_counter() - start
+    return games / elapsed, actions / elapsed, games
+
+
+def _aec_player(make_env: Callable[[], Any]) -> Callable[[int], int]:
+    import numpy as np
+
+    env = make_env()
+
+    def play_one(seed: int) -> int:
+        rng = random.Random(seed)
+        env.reset(seed=seed)
+        n = 0
+        for _agent in env.agent_iter():
+            obs, _reward, termination, truncation, _info = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+            n += 1
+        return n
+
+    return play_one
+
+
+def _openspiel_player(game_id: str, players: int) -> Callable[[int], int]:
+    from meeple.interop.openspiel import load
+
+    game = load(game_id, players)
+
+    def play_one(seed: int) -> int:
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        n = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                n += 1
+        return n
+
+    return play_one
+
+
+def _raw_player(game_id: str, players: int) -> Callable[[int], int]:
+    def play_one(seed: int) -> int:
+        state = meeple.make(game_id, players=players, seed=seed)
+        rng = random.Random(seed)
+        n = 0
+        while state.to_move is not None:
+            state.apply(rng.choice(state.legal_actions()))
+            n += 1
+        return n
+
+    return play_one
+
+
+def leduc_env() -> Any | None:
+    """PettingZoo's Leduc Hold'em (needs rlcard and pygame), or None if it is not installed."""
+    try:
+        from pettingzoo.classic import leduc_holdem_v4
+    except ImportError:
+        return None
+    return leduc_holdem_v4.env()
+
+
+LEDUC = "pettingzoo leduc_holdem_v4 (RLCard) AEC"
+
+
+def subjects(game: str | None = None, players: int | None = None, raw: bool = False) -> list[tuple[str, Callable[[int], int]]]:
+    """What to measure: Leduc first (the peer), then per game and player count the AEC env,
+    the OpenSpiel adapter and (``raw``) the engine alone."""
+    from meeple.interop.pettingzoo import env
+
+    out: list[tuple[str, Callable[[int], int]]] = []
+    if leduc_env() is not None:
+        out.append((LEDUC, _aec_player(leduc_env)))
+    for g in meeple.games():
+        if game and g["id"] != game:
+            continue
+        for p in g["players"]:
+            if players and p != players:
+                continue
+            if raw:
+                out.append((f"meeple {g['id']} {p}p raw engine", _raw_player(g["id"], p)))
+            out.append((f"meeple {g['id']} {p}p PettingZoo AEC", _aec_player(lambda g=g["id"], p=p: env(g, players=p))))
+            out.append((f"meeple {g['id']} {p}p OpenSpiel adapter", _openspiel_player(g["id"], p)))
+    return out
+
+
+def rows(seconds: float = 3.0, game: str | None = None, players: int | None = None, raw: bool = False, rounds: int = 5) -> list[Row]:
+    """(name, games/s, actions/s, games) per subject; interleaved rounds, best kept (the machine
+    is shared, and the best round is the one least disturbed)."""
+    todo = subjects(game, players, raw)
+    best: dict[str, tuple[float, float, int]] = {}
+    for _ in range(rounds):
+        for name, play_one in todo:
+            got = _measure(play_one, seconds / rounds)
+            if name not in best or got[1] > best[name][1]:
+                best[name] = got
+    return [(name, *best[name]) for name, _ in todo]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game")
+    parser.add_argument("--players", type=int)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per row, in all")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    table = rows(args.seconds, args.game, args.players, raw=True, rounds=args.rounds)
+    peer = next((r[2] for r in table if r[0] == LEDUC), None)
+    print(f"{'what':<48} {'games/s':>9} {'actions/s':>11} {'games':>7}  vs Leduc")
+    for name, gps, aps, n in table:
+        ratio = f"{aps / peer:.2f}x" if peer else "n/a"
+        print(f"{name:<48} {gps:>9.1f} {aps:>11.0f} {n:>7}  {ratio}")
+    if peer is None:
+        print("(Leduc needs pettingzoo[classic]: pip install rlcard pygame)")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
+    main()
