@@ -13,29 +13,54 @@
 // of labelled choices, so any game is playable from the day it is registered.
 import { h, seatName } from "./common.js";
 
-function value(v) {
+const isScalar = (v) => v === null || typeof v !== "object";
+
+function compact(v, max = 90) {
+  const text = isScalar(v) ? String(v) : JSON.stringify(v);
+  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+}
+
+function value(v, depth = 0) {
   if (v === null || v === undefined) return h("span.muted", {}, "—");
+  if (isScalar(v)) return h("span", {}, String(v));
+  if (depth >= 2) return h("code", {}, compact(v));
   if (Array.isArray(v)) {
-    if (v.every((x) => x === null || typeof x !== "object")) return h("span", {}, v.map(String).join(", ") || "—");
-    return h("ol.gv-list", {}, v.map((x) => h("li", {}, value(x))));
+    if (v.every(isScalar)) return h("span", {}, v.map(String).join(", ") || "—");
+    if (v.every((x) => x && typeof x === "object" && !Array.isArray(x))) return grid(v, depth);
+    return h("ol.gv-list", {}, v.map((x) => h("li", {}, value(x, depth + 1))));
   }
-  if (typeof v === "object") {
-    return h("dl.gv", {}, Object.entries(v).flatMap(([k, x]) => [h("dt", {}, k), h("dd", {}, value(x))]));
-  }
-  return h("span", {}, String(v));
+  return h("dl.gv", {}, Object.entries(v).flatMap(([k, x]) => [h("dt", {}, k), h("dd", {}, value(x, depth + 1))]));
+}
+
+// A list of records (players, cards, spaces) as one table: a row each, a column per key.
+function grid(rows, depth) {
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, 14);
+  return h("table.gv-grid", {},
+    h("thead", {}, h("tr", {}, h("th", {}, "#"), keys.map((k) => h("th", {}, k)))),
+    h("tbody", {}, rows.map((r, i) => h("tr", {}, h("td", {}, i),
+      keys.map((k) => h("td", {}, isScalar(r[k]) ? value(r[k]) : h("code", {}, compact(r[k], depth ? 40 : 60))))))));
 }
 
 export const generic = {
+  // Scalars first as a summary line; every larger field in its own fold, open when small.
   render(root, ctx) {
     const v = { ...ctx.view };
     delete v.legal;
-    root.replaceChildren(h("div.generic-view", {}, value(v)));
+    const scalars = Object.entries(v).filter(([, x]) => isScalar(x));
+    const rest = Object.entries(v).filter(([, x]) => !isScalar(x));
+    root.replaceChildren(h("div.generic-view", {},
+      h("div.gv-summary", {}, scalars.map(([k, x]) => h("span.gv-chip", {}, h("b", {}, k), " ", String(x)))),
+      rest.map(([k, x]) => h("details.gv-fold", { open: JSON.stringify(x).length < 600 },
+        h("summary", {}, k, h("span.muted", {}, " " + compact(x, 60))), value(x)))));
   },
   describeEvent(ev, ctx) {
+    if (isScalar(ev)) return String(ev);
+    const kind = ev.type ?? ev.event ?? ev.kind ?? "";
     const who = typeof ev.player === "number" ? seatName(ctx.seats, ev.player) + ": " : "";
-    const rest = Object.entries(ev).filter(([k]) => k !== "type" && k !== "player")
-      .map(([k, x]) => `${k} ${typeof x === "object" ? JSON.stringify(x) : x}`).join(", ");
-    return `${who}${ev.type}${rest ? " — " + rest : ""}`;
+    const text = ev.text ?? ev.message;
+    const rest = Object.entries(ev).filter(([k]) => !["type", "event", "kind", "player", "text", "message"].includes(k))
+      .map(([k, x]) => `${k} ${compact(x, 40)}`).join(", ");
+    return `${who}${kind}${text ? " " + text : ""}${rest ? " — " + rest : ""}`;
   },
 };
 

@@ -45,6 +45,7 @@ function connect() {
 function onMessage(msg) {
   if (msg.type === "error") {
     sending = false;
+    document.body.classList.remove("sending");
     $("error").textContent = msg.message;
     if (msg.code === "forbidden" && me().secret) { save(tableId, { secret: null, seat: null }); }
     if (msg.code === "stale" || msg.code === "illegal") setTimeout(() => ($("error").textContent = ""), 3000);
@@ -90,21 +91,23 @@ function drawSeats() {
 }
 
 function hostControls(seat) {
+  const links = me().invites || {};
   const level = h("select", { "aria-label": "bot level" }, (game ? game.bots : ["random"]).map((l) => h("option", { value: l }, l)));
-  const out = h("span.host-controls", {},
+  return h("span.host-controls", {},
     level,
     h("button", { "data-fill-bot": seat, onclick: async () => {
       try { await api(`/api/tables/${tableId}/bot`, { host: me().host, seat, level: level.value }); } catch (e) { $("error").textContent = e.message; }
     } }, "Fill with bot"),
-    h("button", { "data-invite": seat, onclick: async () => {
-      try {
-        const res = await api(`/api/tables/${tableId}/invite`, { host: me().host, seat });
-        const link = `${location.origin}${res.link}`;
-        out.append(h("input.invite-link", { readonly: true, value: link, size: 40 }));
-        navigator.clipboard?.writeText(link).catch(() => {});
-      } catch (e) { $("error").textContent = e.message; }
-    } }, "Invite link"));
-  return out;
+    links[seat] ? h("input.invite-link", { readonly: true, value: links[seat], size: 44, title: "send this link to a friend", onclick: (e) => e.target.select() })
+      : h("button", { "data-invite": seat, onclick: async () => {
+        try {
+          const res = await api(`/api/tables/${tableId}/invite`, { host: me().host, seat });
+          const link = `${location.origin}${res.link}`;
+          save(tableId, { invites: { ...(me().invites || {}), [seat]: link } });
+          navigator.clipboard?.writeText(link).catch(() => {});
+          if (last) draw();
+        } catch (e) { $("error").textContent = e.message; }
+      } }, "Invite link"));
 }
 
 function drawSit() {
@@ -142,6 +145,8 @@ function drawStatus() {
   $("status").className = `status ${last.legal.length ? "yours" : ""}`;
   document.body.classList.toggle("my-turn", last.legal.length > 0);
   document.body.classList.remove("sending");
+  document.body.dataset.move = last.move;      // for people's tools and the browser tests
+  document.body.dataset.status = last.status;
 }
 
 function drawSeatActions() {

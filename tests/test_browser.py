@@ -1,0 +1,262 @@
+"""The platform as a person uses it: Playwright driving Debian's headless Chromium.
+
+Issue 7 (web platform), "Tests and figures > Browser tests". Off unless MEEPLE_TEST_BROWSER=1
+(needs `apt-get install chromium`). With MEEPLE_SCREENSHOT_DIR set, also writes a screenshot
+of each game's table there (docs/screenshots/ in the repository).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import meeple
+
+pytestmark = pytest.mark.browser
+if os.environ.get("MEEPLE_TEST_BROWSER") != "1":
+    pytest.skip("set MEEPLE_TEST_BROWSER=1 to run browser tests", allow_module_level=True)
+playwright = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+MAX_CLICKS = 4000
+GAMES = [g["id"] for g in meeple.games()]
+
+
+class Server:
+    """`python -m meeple.server` on a loopback port, which a test may kill and restart."""
+
+    def __init__(self, db: str) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.db = db
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "meeple.server", "--port", str(self.port),
+             "--database-url", self.db, "--bot-delay", "0"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(self.url + "/api/games", timeout=1).read()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not start")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown hook runs, as when a machine dies."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One server for the tests that do not kill it (starting one takes a few seconds)."""
+    srv = Server(f"sqlite:///{tmp_path_factory.mktemp('db') / 'browser.db'}")
+    srv.start()
+    yield srv
+    srv.kill()
+
+
+@pytest.fixture()
+def own_server(tmp_path):
+    srv = Server(f"sqlite:///{tmp_path / 'killed.db'}")
+    srv.start()
+    yield srv
+    srv.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def new_page(browser, errors):
+    page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_default_timeout(30_000)
+    return page
+
+
+def create_in_lobby(page, url, game, players, name="Ann", seats=None):
+    """Create a table by clicking through the lobby: me at seat 1, the rest as ``seats`` say."""
+    page.goto(url + "/")
+    page.fill("#my-name", name)
+    card = page.locator(f'[data-game="{game}"]')
+    card.locator("summary").click()
+    card.locator('select[name="players"]').select_option(str(players))
+    for i, value in (seats or {}).items():
+        card.locator(f'select[name="seat-{i}"]').select_option(value)
+    card.locator("button.primary").click()
+    page.wait_for_url("**/table/*")
+    return page.url.rsplit("/", 1)[1]
+
+
+def wait_turn_or_end(page):
+    page.wait_for_function(
+        "() => document.body.dataset.status === 'over' || "
+        "(document.body.classList.contains('my-turn') && !document.body.classList.contains('sending'))",
+        timeout=60_000,
+    )
+    return page.evaluate("document.body.dataset.status")
+
+
+def click_a_choice(page, rng):
+    """Click a legal choice: on the drawing when the game's renderer offers one, else the panel."""
+    before = page.evaluate("document.body.dataset.move")
+    on_board = page.locator("#board [data-action]")
+    targets = on_board if on_board.count() else page.locator("#choices button.choice")
+    n = targets.count()
+    assert n, "my turn, but nothing to click"
+    targets.nth(rng.randrange(n)).click()
+    page.wait_for_function(
+        f"() => document.body.dataset.move !== '{before}' || !document.body.classList.contains('sending')"
+    )
+
+
+def play_until_end(page, rng, clicks=MAX_CLICKS):
+    for _ in range(clicks):
+        if wait_turn_or_end(page) == "over":
+            return
+        click_a_choice(page, rng)
+    raise AssertionError("game did not end")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_person_plays_each_game_against_bots_to_the_end_screen(browser, server, game):
+    info = meeple.game_info(game)
+    players = min(info.player_counts)
+    errors: list[str] = []
+    page = new_page(browser, errors)
+    seats = {i: "bot:random" for i in range(1, players)}
+    create_in_lobby(page, server.url, game, players, seats=seats)
+    play_until_end(page, random.Random(7))
+    end = page.locator("#end")
+    end.wait_for(state="visible")
+    assert "Game over" in end.inner_text()
+    assert end.locator("[data-place]").count() == players
+    assert page.locator("#log li").count() > 0
+    assert not errors, errors
+    page.context.close()
+
+
+def test_two_people_by_invite_link_and_a_spectator_who_sees_no_hand(browser, server):
+    errors: list[str] = []
+    ann = new_page(browser, errors)
+    table = create_in_lobby(ann, server.url, "trickarus", 3,
+                            seats={1: "open", 2: "bot:heuristic"})
+    ann.click('[data-invite="1"]')
+    link = ann.locator(".invite-link").input_value()
+    assert f"/table/{table}#seat=1&invite=" in link
+
+    bo = new_page(browser, errors)
+    bo.goto(link)
+    bo.fill("#sit-name", "Bo")
+    bo.click('[data-sit="1"]')
+    bo.wait_for_function("() => document.body.dataset.status === 'running'")
+
+    spy = new_page(browser, errors)
+    frames: list[str] = []
+    spy.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
+    spy.goto(f"{server.url}/table/{table}")
+    spy.wait_for_function("() => document.body.dataset.status === 'running'")
+    assert spy.locator(".tk-hand").count() == 0 and spy.locator("#choices button").count() == 0
+    assert "hands are hidden" in spy.locator("#board").inner_text()
+
+    ann_hand = ann.locator(".tk-hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
+    bo_hand = bo.locator(".tk-hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
+    assert ann_hand and bo_hand and not set(ann_hand) & set(bo_hand)
+
+    rng = random.Random(3)
+    for _ in range(MAX_CLICKS):
+        status = ann.evaluate("document.body.dataset.status")
+        if status == "over":
+            break
+        for page in (ann, bo):
+            if page.evaluate("document.body.classList.contains('my-turn') && "
+                             "!document.body.classList.contains('sending')"):
+                click_a_choice(page, rng)
+        time.sleep(0.02)
+    for page in (ann, bo, spy):
+        page.locator("#end").wait_for(state="visible")
+    # nothing private ever reached the spectator: no hand, no choices, no private (dealt) events
+    states = [json.loads(f) for f in frames]
+    states = [m for m in states if m.get("type") == "state"]
+    assert len(states) > 10
+    for m in states:
+        assert m["seat"] is None and "hand" not in m["view"] and m["legal"] == []
+        assert not any(e.get("type") == "deal" for e in m["log"])
+    assert not errors, errors
+
+
+def test_server_killed_and_restarted_mid_game_then_finished(browser, own_server):
+    server = own_server
+    errors: list[str] = []
+    page = new_page(browser, errors)
+    create_in_lobby(page, server.url, "trickarus", 3, seats={1: "bot:heuristic", 2: "bot:random"})
+    rng = random.Random(5)
+    for _ in range(3):
+        assert wait_turn_or_end(page) == "running"
+        click_a_choice(page, rng)
+    moves = int(page.evaluate("document.body.dataset.move"))
+    server.kill()
+    page.wait_for_function("() => document.getElementById('conn').textContent.includes('reconnecting')")
+    server.start()
+    page.wait_for_function("() => document.getElementById('conn').textContent === 'live'")
+    wait_turn_or_end(page)
+    assert int(page.evaluate("document.body.dataset.move")) >= moves
+    play_until_end(page, rng)
+    page.locator("#end").wait_for(state="visible")
+    page.click("text=Replay")
+    page.wait_for_url("**/replay/*")
+    page.wait_for_selector("#board .tk-board")
+    page.click("#lastbtn")
+    page.wait_for_function("() => document.getElementById('where').textContent.startsWith('move ')")
+    assert not errors, errors
+
+
+@pytest.mark.skipif(not os.environ.get("MEEPLE_SCREENSHOT_DIR"), reason="set MEEPLE_SCREENSHOT_DIR")
+@pytest.mark.parametrize("game", GAMES)
+def test_screenshot_of_each_games_table(browser, server, game):
+    out = Path(os.environ["MEEPLE_SCREENSHOT_DIR"])
+    out.mkdir(parents=True, exist_ok=True)
+    info = meeple.game_info(game)
+    players = 3 if 3 in info.player_counts else min(info.player_counts)
+    page = new_page(browser, [])
+    if game == GAMES[0]:
+        page.goto(server.url + "/")
+        page.fill("#my-name", "Ann")
+        page.screenshot(path=str(out / "lobby.png"))
+    bots = "bot:heuristic" if "heuristic" in info.bots else "bot:random"
+    create_in_lobby(page, server.url, game, players, seats={i: bots for i in range(1, players)})
+    rng = random.Random(11)
+    for _ in range(4):
+        if wait_turn_or_end(page) == "over":
+            break
+        click_a_choice(page, rng)
+    wait_turn_or_end(page)
+    page.screenshot(path=str(out / f"{game}.png"))
+    page.context.close()
