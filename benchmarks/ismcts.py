@@ -62,13 +62,63 @@ def time_budget(points: list[State], iterations: int) -> tuple[float, float, flo
     return iterations * len(times) / sum(times), statistics.median(times), p95
 
 
-def openspiel_race(game: str, players: int, seconds: float) -> None:
-    try:
-        from meeple.interop import openspiel  # noqa: F401
-    except ImportError:
-        print(f"  {game}: meeple.interop.openspiel does not exist yet; no OpenSpiel comparison")
-        return
-    print(f"  {game}: OpenSpiel interop found; comparison not wired in this script yet")
+def openspiel_speed(points: list[State], simulations: int) -> tuple[float, float]:
+    """(OpenSpiel IS-MCTS simulations per second, ours per second) on the same points."""
+    from meeple.interop import openspiel as osi
+
+    game = osi.load(points[0].game_id, points[0].players, **points[0].options)
+    t_os = t_us = 0.0
+    for i, s in enumerate(points):
+        theirs = osi.ismcts_bot(game, simulations=simulations, seed=i)
+        os_state = osi.from_meeple(s)
+        t0 = time.perf_counter()
+        theirs.step(os_state)
+        t_os += time.perf_counter() - t0
+        ours = ISMCTSBot(seed=i, iterations=simulations, max_seconds=None)
+        t0 = time.perf_counter()
+        ours.choose(s)
+        t_us += time.perf_counter() - t0
+    n = simulations * len(points)
+    return n / t_os, n / t_us
+
+
+def openspiel_race(game: str, players: int, seconds: float, games: int, sims_per_s: float) -> None:
+    """Ours at ``seconds`` a move against OpenSpiel's IS-MCTS given as many simulations as it
+    runs in ``seconds`` (measured above); seats alternate and rotate, deals repeat per rotation."""
+    from meeple.bots.arena import GameResult, summarize
+    from meeple.interop import openspiel as osi
+
+    os_game = osi.load(game, players)
+    sims = max(1, round(seconds * sims_per_s))
+    results = []
+    ours_iters: list[int] = []
+    for index in range(games):
+        block, turn = divmod(index, 2)
+        lineup = tuple(("meeple", "openspiel")[(s + turn) % 2] for s in range(players))
+        state = meeple.make(game, players=players, seed=1000 + block)
+        ours = ISMCTSBot(seed=index, iterations=None, seconds=seconds, max_seconds=None)
+        theirs = osi.ismcts_bot(os_game, simulations=sims, seed=index)
+        while not state.is_over():
+            legal = state.legal_actions()
+            p = state.to_move
+            assert p is not None
+            if len(legal) == 1:
+                action = legal[0]
+            elif lineup[p] == "meeple":
+                action = ours.choose(state)
+                assert ours.last is not None
+                ours_iters.append(ours.last.iterations)
+            else:
+                action = int(theirs.step(osi.from_meeple(state)))
+            state.apply(action)
+        results.append(GameResult(index, state.seed, lineup, tuple(state.ranking()),
+                                  tuple(state.scores()), len(state.history), 0.0,
+                                  tuple(() for _ in lineup)))
+    for st in summarize(results, ["meeple", "openspiel"]):
+        print(f"  race {game} {players}p, {seconds} s/move, {games} games: {st.bot:<9} "
+              f"mean place {st.mean_place}  win rate {st.win_rate}")
+    print(f"  iterations per move: meeple {statistics.fmean(ours_iters):.0f} (median "
+          f"{statistics.median(ours_iters):.0f}), openspiel {sims}", flush=True)
 
 
 def main() -> None:
@@ -76,7 +126,9 @@ def main() -> None:
     ap.add_argument("--games", default=",".join(g["id"] for g in meeple.games()))
     ap.add_argument("--positions", type=int, default=20)
     ap.add_argument("--budgets", default=f"30,100,{DEFAULT_ITERATIONS},1000")
-    ap.add_argument("--openspiel", action="store_true")
+    ap.add_argument("--openspiel", action="store_true", help="also race OpenSpiel's IS-MCTS")
+    ap.add_argument("--race-seconds", type=float, default=0.5)
+    ap.add_argument("--race-games", type=int, default=10)
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     print(f"{'game':<14}{'P':>2} {'playouts/s':>11} " + " ".join(f"{'it/s@' + str(b):>10}" for b in budgets)
@@ -91,8 +143,13 @@ def main() -> None:
                   + " ".join(f"{r[0]:>10.0f}" for r in rows) + "  "
                   + " ".join(f"{r[2]:>9.3f}" for r in rows)
                   + f"  {rows[-1][0] / peer:.2f}", flush=True)
-            if args.openspiel:
-                openspiel_race(game, players, 0.5)
+        if args.openspiel:
+            players = min(info.player_counts)
+            points = decision_points(game, players, max(4, args.positions // 4), seed=7)
+            theirs, ours = openspiel_speed(points, simulations=20)
+            print(f"  openspiel {game} {players}p, 20 iterations/move: OpenSpiel IS-MCTS "
+                  f"{theirs:.0f}/s, ours {ours:.0f}/s, ours ÷ theirs {ours / theirs:.1f}", flush=True)
+            openspiel_race(game, players, args.race_seconds, args.race_games, theirs)
 
 
 if __name__ == "__main__":

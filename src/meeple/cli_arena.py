@@ -6,6 +6,7 @@ The lead's `meeple.cli` registers it with ``app.command("arena")(arena)``.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -88,6 +89,11 @@ def arena(
     except (MeepleError, ValueError) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from exc
+    argv = [game, "--bots", bots, "--games", str(games), "--players", str(players), "--seed", str(seed)]
+    argv += [a for o in option or [] for a in ("-o", o)]
+    argv += ["--workers", str(workers)] * (workers > 1) + ["--ray"] * ray
+    argv += ["--out", str(out)] if out is not None else []
+    result.command = "meeple arena " + " ".join(shlex.quote(a) for a in argv)
     console.print(results_table(result))
     if out is not None:
         for path in save(result, out, plot):
@@ -102,7 +108,8 @@ def results_table(result: ArenaResult) -> Table:
         + (f" ({opts})" if opts else ""),
         caption="95% intervals; > marks a mean place whose interval is clear of the next bot's",
     )
-    for col in ("bot", "mean place", "win rate", "mean score", "rating (mu-3σ)", "p95 move s"):
+    for col in ("bot", "mean place", "win rate", "mean score", "rating (mu-3σ)", "p95 move s",
+                "iters/move"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     rows = sorted(result.stats, key=lambda s: s.mean_place.mean)
     for i, s in enumerate(rows):
@@ -116,6 +123,7 @@ def results_table(result: ArenaResult) -> Table:
             f"{s.mean_score.mean:.1f} ± {_half(s.mean_score):.1f}",
             f"{s.rating:.1f} ({s.rating_mu:.1f}±{s.rating_sigma:.1f})",
             f"{s.p95_move_seconds:.3f}",
+            f"{s.mean_iterations:.0f}" if s.mean_iterations else "",
         )
     return table
 

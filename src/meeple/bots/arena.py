@@ -60,6 +60,7 @@ class GameResult:
     moves: int
     seconds: float
     move_times: tuple[tuple[float, ...], ...] = field(repr=False)  # per seat, decisions only
+    iterations: tuple[int, ...] = ()  # per seat: search iterations run (bots that report them)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class BotStats:
     rating: float  # openskill ordinal, mu - 3 sigma: a conservative skill estimate
     p95_move_seconds: float
     max_move_seconds: float
+    mean_iterations: float | None = None  # per decision, for search bots (`bot.last.iterations`)
 
 
 @dataclass
@@ -99,9 +101,11 @@ class ArenaResult:
     games: list[GameResult]
     stats: list[BotStats]
     seconds: float
+    command: str = ""  # how the run was started, for the record
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "command": self.command,
             "game": self.game,
             "players": self.players,
             "options": self.options,
@@ -164,6 +168,7 @@ def play_game(spec: GameSpec) -> GameResult:
     info = state.info
     seats = [make_bot(level, info, seed) for level, seed in zip(spec.lineup, spec.bot_seeds, strict=True)]
     times: list[list[float]] = [[] for _ in range(spec.players)]
+    iterations = [0] * spec.players
     moves = 0
     while not state.is_over():
         p = state.to_move
@@ -173,6 +178,7 @@ def play_game(spec: GameSpec) -> GameResult:
         elapsed = time.perf_counter() - t0
         if len(state.legal_actions()) > 1:  # forced moves are not decisions
             times[p].append(elapsed)
+            iterations[p] += getattr(getattr(seats[p], "last", None), "iterations", 0)
         state.apply(action)
         moves += 1
     return GameResult(
@@ -184,6 +190,7 @@ def play_game(spec: GameSpec) -> GameResult:
         moves=moves,
         seconds=time.perf_counter() - start,
         move_times=tuple(tuple(t) for t in times),
+        iterations=tuple(iterations),
     )
 
 
@@ -303,6 +310,7 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
     wins = dict.fromkeys(bots, 0)
     seats = dict.fromkeys(bots, 0)
     times: dict[str, list[float]] = {b: [] for b in bots}
+    iters = dict.fromkeys(bots, 0)
     for r in results:
         for bot in dict.fromkeys(r.lineup):
             mine = [s for s, b in enumerate(r.lineup) if b == bot]
@@ -312,6 +320,7 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
             seats[bot] += len(mine)
             for s in mine:
                 times[bot].extend(r.move_times[s])
+                iters[bot] += r.iterations[s] if r.iterations else 0
     ratings = rate(results, bots)
     out = []
     for bot in bots:
@@ -330,6 +339,7 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
                 rating=mu - 3 * sigma,
                 p95_move_seconds=percentile(ts, 0.95),
                 max_move_seconds=ts[-1] if ts else 0.0,
+                mean_iterations=iters[bot] / len(ts) if iters[bot] and ts else None,
             )
         )
     return out
@@ -396,14 +406,15 @@ def write_csv(result: ArenaResult, path: Path) -> None:
         w.writerow(
             ["game", "players", "bot", "games", "seats", "mean_place", "place_lo", "place_hi",
              "win_rate", "win_lo", "win_hi", "mean_score", "score_lo", "score_hi",
-             "rating", "rating_mu", "rating_sigma", "p95_move_seconds"]
+             "rating", "rating_mu", "rating_sigma", "p95_move_seconds", "mean_iterations"]
         )
         for s in result.stats:
             w.writerow(
                 [result.game, result.players, s.bot, s.games, s.seats,
                  *_triple(s.mean_place), *_triple(s.win_rate), *_triple(s.mean_score),
                  f"{s.rating:.3f}", f"{s.rating_mu:.3f}", f"{s.rating_sigma:.3f}",
-                 f"{s.p95_move_seconds:.4f}"]
+                 f"{s.p95_move_seconds:.4f}",
+                 "" if s.mean_iterations is None else f"{s.mean_iterations:.1f}"]
             )
 
 

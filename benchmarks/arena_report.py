@@ -1,0 +1,61 @@
+"""Turn saved arena runs (JSON from `meeple arena --out X.json`) into docs/arena.md.
+
+    .venv/bin/python benchmarks/arena_report.py docs/arena/*.json > docs/arena.md
+
+Each run's table comes with its exact command and, for every pair of levels the issue names
+(ismcts > heuristic > random), whether their mean-place 95% intervals are apart.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+PAIRS = [("ismcts", "heuristic"), ("heuristic", "random"), ("ismcts", "random"),
+         ("ismcts", "probabilistic"), ("probabilistic", "random"), ("heuristic", "probabilistic")]
+
+
+def _iv(d: dict[str, float], fmt: str = ".2f") -> str:
+    return f"{d['mean']:{fmt}} [{d['lo']:{fmt}}, {d['hi']:{fmt}}]"
+
+
+def verdict(stats: dict[str, dict[str, Any]], a: str, b: str) -> str | None:
+    if a not in stats or b not in stats:
+        return None
+    pa, pb = stats[a]["mean_place"], stats[b]["mean_place"]
+    if pa["hi"] < pb["lo"]:
+        return f"**{a} beats {b}**: mean place {pa['mean']:.2f} vs {pb['mean']:.2f}, 95% intervals apart"
+    if pb["hi"] < pa["lo"]:
+        return f"**{b} beats {a}** (against the issue's target): {pb['mean']:.2f} vs {pa['mean']:.2f}, intervals apart"
+    return f"{a} vs {b}: not significant ({pa['mean']:.2f} vs {pb['mean']:.2f}, intervals overlap)"
+
+
+def section(run: dict[str, Any]) -> str:
+    opts = ", ".join(f"{k}={v}" for k, v in run["options"].items())
+    lines = [f"## {run['game']}, {run['players']} players, {len(run['games'])} games",
+             "", f"`{run['command']}`" if run.get("command") else "", "",
+             f"Options: {opts}. Wall time {run['seconds'] / 60:.1f} min.", "",
+             "| bot | mean place (95% CI) | win rate (95% CI) | mean score (95% CI) | openskill mu-3σ | p95 move s | iterations/move |",
+             "|---|---|---|---|---|---|---|"]
+    for s in sorted(run["stats"], key=lambda s: s["mean_place"]["mean"]):
+        lines.append(
+            f"| {s['bot']} | {_iv(s['mean_place'])} | {_iv(s['win_rate'])} | "
+            f"{_iv(s['mean_score'], '.1f')} | {s['rating']:.1f} | {s['p95_move_seconds']:.3f} | "
+            f"{'' if s.get('mean_iterations') is None else round(s['mean_iterations'])} |"
+        )
+    stats = {s["bot"]: s for s in run["stats"]}
+    found = [v for a, b in PAIRS if (v := verdict(stats, a, b))]
+    if found:
+        lines += [""] + [f"- {v}" for v in found]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    runs = [json.loads(Path(p).read_text()) for p in sys.argv[1:]]
+    print("\n\n".join(section(r) for r in runs))
+
+
+if __name__ == "__main__":
+    main()
