@@ -20,6 +20,7 @@ from meeple.games.scarvus.bot import (
     ProbabilisticBot,
     colour_beliefs,
     expected_losses,
+    tilted_distribution,
     total_distribution,
 )
 from meeple.games.scarvus.render import render_text
@@ -664,6 +665,18 @@ def test_distribution_matches_brute_force_enumeration(case):
         assert p == pytest.approx(float(exact.get(t, 0)), abs=1e-12)
 
 
+def test_tilted_distribution_equal_weights_is_the_plain_one_and_hand_computed():
+    """The bidder's-signal model: equal weights change nothing; weights 1:3 on {0, 5} make the
+    bidder's hidden card a 5 three times in four."""
+    for known, unseen, k in [(5, [3, 2, 2, 0, 1, 2, 1, 1], 3), (0, list(R.VALUE_COUNTS), 2)]:
+        plain = total_distribution(known, unseen, k)
+        tilted = tilted_distribution(known, unseen, k, [1.0] * len(unseen))
+        size = max(len(plain), len(tilted))
+        assert tilted + [0.0] * (size - len(tilted)) == pytest.approx(plain + [0.0] * (size - len(plain)))
+    dist = tilted_distribution(0, [1, 0, 0, 0, 0, 1], 1, [1, 1, 1, 1, 1, 3])
+    assert dist[0] == pytest.approx(0.25) and dist[5] == pytest.approx(0.75)
+
+
 def test_expected_losses_hand_computed():
     """Challenge Step penalties: totals 2 or 7 at 1/2 each; bid 5 -> the bidder pays 5 (short by
     3) half the time, the challenger 2 (over by 2) half the time."""
@@ -715,3 +728,37 @@ def test_bots_play_legal_moves_in_every_variant():
             while not s.is_over():
                 s.apply(bots[s.to_move].choose(s))
             check_finished(s)
+
+
+def _lowball(s: R.ScarvusState, rng: random.Random) -> int:
+    """A random player that bids low and accepts often, so Rounds run long and Flight cards,
+    exhausted decks and hand limits all come up."""
+    legal = s.legal_actions()
+    bids = [a for a in legal if a >= R.BID]
+    if bids and rng.random() < 0.9:
+        return rng.choice(bids[:3])
+    if R.ACCEPT in legal and rng.random() < 0.8:
+        return R.ACCEPT
+    return rng.choice(legal)
+
+
+def test_long_random_games_reach_every_kind_of_decision():
+    """Play Variations: with every variant on, long random games use every action kind (each
+    Flight card, every phase) and keep the invariants."""
+    kinds: set[str] = set()
+    for players in range(3, 8):
+        for lives in (None, 2):
+            s = new(players, seed=players, daedalus=True, fancy_flying=True, talons=True, lives=lives)
+            rng = random.Random(players)
+            while not s.is_over():
+                a = _lowball(s, rng)
+                kinds.add(next(iter(s.action_to_json(a))) + ":" + str(s.action_to_json(a).get("flight", "")))
+                kinds.add("phase:" + s.view(None)["phase"])
+                if a >= R.BID and s.bid is not None and R.bid_of(a)[0] == s.bid[0]:
+                    kinds.add("flight:tailwind")  # Tailwind is played by bidding equal
+                s.apply(a)
+                _invariants(s)
+            check_replay(s)
+    expected = {f"flight:{e}" for e in R.EFFECTS} | {f"phase:{p}" for p in R.PHASE_NAMES}
+    expected |= {"swap:", "reveal:", "bid:", "respond:", "scouted:", "discard_flight:", "card_step:"}
+    assert expected <= kinds, expected - kinds

@@ -79,6 +79,28 @@ def total_distribution(known: int, unseen: Sequence[int], k: int) -> list[float]
     return dist
 
 
+def tilted_distribution(known: int, unseen: Sequence[int], k: int, weight: Sequence[float]) -> list[float]:
+    """Like `total_distribution`, but one of the ``k`` hidden cards (the bidder's) is drawn with
+    odds ``unseen[v] * weight[v]`` instead of ``unseen[v]``: a bid says something about the
+    bidder's own card. With equal weights it is exactly `total_distribution`."""
+    if k == 0:
+        return total_distribution(known, unseen, 0)
+    odds = [m * weight[v] for v, m in enumerate(unseen)]
+    norm = sum(odds)
+    out: list[float] = []
+    for v, o in enumerate(odds):
+        if not o:
+            continue
+        rest = list(unseen)
+        rest[v] -= 1
+        part = total_distribution(known + v, rest, k - 1)
+        if len(part) > len(out):
+            out += [0.0] * (len(part) - len(out))
+        for t, p in enumerate(part):
+            out[t] += o / norm * p
+    return out
+
+
 def expected_losses(dist: Sequence[float], number: int, fight: bool = False) -> tuple[float, float]:
     """(bidder's, challenger's) expected penalty if a bid of ``number`` on this total is
     challenged: the bidder pays when the total is short, the challenger when it is not (Challenge
@@ -96,46 +118,41 @@ def expected_losses(dist: Sequence[float], number: int, fight: bool = False) -> 
     return bidder, challenger
 
 
-def colour_beliefs(view: dict[str, Any]) -> dict[int, tuple[int, list[int], int]]:
+def colour_beliefs(view: dict[str, Any], public: bool = False) -> dict[int, tuple[int, list[int], int]]:
     """Per colour in play: (known part of the total, unseen multiset by value, hidden cards in
-    other hands), all from ``view`` (a seat's view)."""
+    hands), all from ``view`` (a seat's view). ``public``: as a rival sees it, without this
+    seat's own unrevealed cards and private looks (the table's common knowledge)."""
     me = view["player"]
-    n = view["players"]
     out = {}
-    seen_by_owner: dict[tuple[Any, str], int] = {(s["owner"], s["colour"]): s["value"] for s in view["seen"]}
+    private = {} if public else {(s["owner"], s["colour"]): s["value"] for s in view["seen"]}
+    scouted = None if public else view.get("scouted")
     for colour in view["in_play"]:
-        unseen = list(VALUE_COUNTS)
-        known = 0
-        hidden = 0
-
         seen: list[int] = []
-        see = seen.append
-        own = view["hand"].get(colour)
-        if own is not None:
-            see(own)
-            known += own
+        known = hidden = 0
         pile = view["discards"][colour]
-        for value in [pile["top"]] if isinstance(pile, dict) and pile["top"] is not None else (
-            [] if isinstance(pile, dict) else pile
-        ):
-            see(value)
-        scouted = view.get("scouted")
+        if isinstance(pile, dict):  # The Daedalus Challenge: only the top card is visible
+            seen += [] if pile["top"] is None else [pile["top"]]
+        else:
+            seen += pile
         if scouted and scouted["colour"] == colour:
-            see(scouted["value"])
-        if ("daedalus", colour) in seen_by_owner:
-            see(seen_by_owner[("daedalus", colour)])
-        for q in range(n):
-            if q == me or not view["alive"][q]:
+            seen.append(scouted["value"])
+        if ("daedalus", colour) in private:
+            seen.append(private[("daedalus", colour)])
+        for q in range(view["players"]):
+            if not view["alive"][q]:
                 continue
             if colour in view["revealed"][q]:
                 value = view["revealed"][q][colour]
-            elif (q, colour) in seen_by_owner:
-                value = seen_by_owner[(q, colour)]
+            elif q == me and not public:
+                value = view["hand"][colour]
+            elif (q, colour) in private:
+                value = private[(q, colour)]
             else:
                 hidden += 1
                 continue
-            see(value)
+            seen.append(value)
             known += value
+        unseen = list(VALUE_COUNTS)
         for value in seen:
             unseen[value] -= 1
         out[COLOUR_ID[colour]] = (known, unseen, hidden)
@@ -143,11 +160,19 @@ def colour_beliefs(view: dict[str, Any]) -> dict[int, tuple[int, list[int], int]
 
 
 class ProbabilisticBot:
-    """Bids and challenges by exact expected feather loss (see the module docstring)."""
+    """Bids and challenges by exact expected feather loss (see the module docstring).
+
+    Two distributions per colour: its own (everything its seat sees) for its own risk, and the
+    table's (its own hidden cards counted as unseen) to model what the next player believes.
+    """
 
     name = "probabilistic"
     # How sharply the next player's challenge probability falls with their margin, in feathers.
     softness = 0.5
+    # How much the next player's forced-raise risk is worth to me (a rival's loss, shared out).
+    pressure = 0.5
+    # How much a bid says about the bidder's own card of that colour: weight exp(signal * value).
+    signal = 0.2
 
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
@@ -162,17 +187,17 @@ class ProbabilisticBot:
             return _hand_limit(view, legal)
         if phase == "loss":
             return WAX
-        beliefs = colour_beliefs(view)
-        fight = view["lives"] is not None
-        dists = {c: total_distribution(*b) for c, b in beliefs.items()}
         if phase == "scouting":
             own = view["hand"][view["scouted"]["colour"]]
             return KEEP if view["scouted"]["value"] > own else DROP
+        fight = view["lives"] is not None
+        mine = {c: total_distribution(*b) for c, b in colour_beliefs(view).items()}
         if phase == "card":
-            return self._card_step(view, legal, dists)
+            return self._card_step(view, legal, mine)
+        table = {c: total_distribution(*b) for c, b in colour_beliefs(view, public=True).items()}
         if phase == "bid":
-            return self._best_bid(view, legal, dists, fight)[0]
-        return self._respond(view, legal, dists, fight)
+            return self._best_bid(view, legal, mine, table, fight)[0]
+        return self._respond(view, legal, mine, table, fight)
 
     # ----- decisions ---------------------------------------------------------------------------
     def _card_step(self, view: dict[str, Any], legal: list[int], dists: dict[int, list[float]]) -> int:
@@ -189,58 +214,73 @@ class ProbabilisticBot:
             return min(reveal, key=lambda a: abs(hand[COLOURS[a - REVEAL]] - 2.8))
         return PASS
 
-    def _bid_values(
-        self, view: dict[str, Any], legal: list[int], dists: dict[int, list[float]], fight: bool
-    ) -> list[tuple[float, int]]:
-        """(expected loss to me, action) per legal bid, with the next player modelled as
-        challenging when challenging costs them less than raising over it."""
-        losses = {c: [expected_losses(d, n, fight) for n in range(CAP + 2)] for c, d in dists.items()}
-        raise_cost = [min(losses[c][n][0] for c in losses) if n <= CAP else math.inf for n in range(CAP + 2)]
+    def _best_bid(
+        self,
+        view: dict[str, Any],
+        legal: list[int],
+        mine: dict[int, list[float]],
+        table: dict[int, list[float]],
+        fight: bool,
+    ) -> tuple[int, float]:
+        """The legal bid with the least expected loss to me, and that loss. The next player
+        challenges (softly) when, as the table sees it, challenging costs less than raising;
+        if they accept, a share of their raising risk counts in my favour."""
+        mine_l = {c: [expected_losses(d, n, fight) for n in range(CAP + 2)] for c, d in mine.items()}
+        table_l = {c: [expected_losses(d, n, fight) for n in range(CAP + 2)] for c, d in table.items()}
+        real_raise = [min(mine_l[c][n][0] for c in mine_l) for n in range(CAP + 2)]
+        seen_raise = [min(table_l[c][n][0] for c in table_l) for n in range(CAP + 2)]
         others = max(1, sum(view["alive"]) - 1)
-        out = []
+        best, best_a = math.inf, legal[0]
         for a in legal:
             n, c = bid_of(a)
-            mine, theirs = losses[c][n]
-            forced = raise_cost[n + 1] if n < CAP else math.inf
-            q = _logistic((forced - theirs) / self.softness) if forced < math.inf else 1.0
-            # My loss if challenged, less a share of the next player's risk if they must raise.
-            value = q * mine - (1 - q) * min(forced, 5.0) / (2 * others)
-            out.append((value, a))
-        return out
-
-    def _best_bid(
-        self, view: dict[str, Any], legal: list[int], dists: dict[int, list[float]], fight: bool
-    ) -> tuple[int, float]:
-        values = self._bid_values(view, legal, dists, fight)
-        best = min(v for v, _ in values)
-        picks = [a for v, a in values if v <= best + 1e-9]
-        a = max(picks)  # among equals, the highest bid puts the most pressure on the next player
-        return a, best
+            if n < CAP:
+                q = _logistic((seen_raise[n + 1] - table_l[c][n][1]) / self.softness)
+                forced = min(real_raise[n + 1], 5.0)
+            else:
+                q, forced = 1.0, 0.0
+            value = q * mine_l[c][n][0] - (1 - q) * forced * self.pressure / others
+            if value <= best + 1e-9:  # among equals the higher bid presses the next player more
+                best, best_a = min(best, value), a
+        return best_a, best
 
     def _respond(
-        self, view: dict[str, Any], legal: list[int], dists: dict[int, list[float]], fight: bool
+        self,
+        view: dict[str, Any],
+        legal: list[int],
+        mine: dict[int, list[float]],
+        table: dict[int, list[float]],
+        fight: bool,
     ) -> int:
         bid = view["bid"]
         c = COLOUR_ID[bid["colour"]]
         n = bid["number"]
-        bidder_loss, my_loss = expected_losses(dists[c], n, fight)
-        p_safe = sum(dists[c][n:])
+        if self.signal and _hidden_from_me(view, bid["bidder"], bid["colour"]):
+            known, unseen, hidden = colour_beliefs(view)[c]
+            weight = [math.exp(self.signal * v) for v in range(len(unseen))]
+            mine = {**mine, c: tilted_distribution(known, unseen, hidden, weight)}
+        bidder_loss, my_loss = expected_losses(mine[c], n, fight)
+        p_safe = sum(mine[c][n:])
         eyes = [a for a in legal if EYES <= a < EYES + 7]
         if eyes and 0.15 < p_safe < 0.85:
-            return eyes[0] if EYES + bid["bidder"] not in eyes else EYES + bid["bidder"]
+            return EYES + bid["bidder"] if EYES + bid["bidder"] in eyes else eyes[0]
         if ACCEPT not in legal:
             return CHALLENGE
-        first = not view["accepted_by"]
         others = max(1, sum(view["alive"]) - 1)
-        if first:
+        if not view["accepted_by"]:
             # Accepting commits me to a bid: its expected loss is the cost of accepting.
-            raises = [bid_action for bid_action in range(BID, BID + NC * CAP) if state_legal_bid(view, bid_action)]
-            accept_cost = self._best_bid(view, raises, dists, fight)[1] if raises else math.inf
-            challenge_cost = my_loss - bidder_loss / others
+            raises = [a for a in range(BID, BID + NC * CAP) if state_legal_bid(view, a)]
+            accept_cost = self._best_bid(view, raises, mine, table, fight)[1] if raises else math.inf
+            challenge_cost = my_loss - self.pressure * bidder_loss / others
             return CHALLENGE if challenge_cost < accept_cost else ACCEPT
         # Talons Challenge: accepting costs nothing; challenge when the bid is likely short.
-        gain = bidder_loss / others + (0.5 * (1 - p_safe) if view["flight"]["deck"] else 0.0)
+        gain = self.pressure * bidder_loss / others + (0.5 * (1 - p_safe) if view["flight"]["deck"] else 0.0)
         return CHALLENGE if my_loss < gain else ACCEPT
+
+
+def _hidden_from_me(view: dict[str, Any], owner: int, colour: str) -> bool:
+    return owner != view["player"] and colour not in view["revealed"][owner] and not any(
+        s["owner"] == owner and s["colour"] == colour for s in view["seen"]
+    )
 
 
 def state_legal_bid(view: dict[str, Any], action: int) -> bool:
