@@ -12,6 +12,7 @@ All chance is in the setup (deck orders, stacks, deals), drawn from `derive(seed
 
 from __future__ import annotations
 
+import json
 import random
 from collections import deque
 from typing import Any
@@ -1485,12 +1486,18 @@ class KarviState(State):
             for i, card in enumerate(dk):
                 c = C.UPGRADE_CARDS[card]
                 slots.setdefault((c["type"], c["level"]), []).append((dk, i))
-        for places in slots.values():
-            cards = [lst[i] for lst, i in places]
+        # Pools are sorted before shuffling, so the sample depends on what ``player`` knows only.
+        for _, places in sorted(slots.items()):
+            cards = sorted(lst[i] for lst, i in places)
             rng.shuffle(cards)
             for (lst, i), c in zip(places, cards, strict=True):
                 lst[i] = c
+        self.trade_deck.sort()
         rng.shuffle(self.trade_deck)
+        if len(self.stop_stack) > 2:  # the stop-area tiles under the top one, face down
+            rest = sorted(self.stop_stack[1:], key=lambda t: json.dumps(t, sort_keys=True))
+            rng.shuffle(rest)
+            self.stop_stack[1:] = rest
         # Hidden upgrade tiles and rune stones of the others (plus the unused ones in the box).
         mine_ut = set(self.p[player].hidden_ut)
         mine_r = set(self.p[player].hidden_runes)
