@@ -11,7 +11,7 @@ import pytest
 
 import meeple
 from meeple.bots import GENERIC_LEVELS, make_bot
-from meeple.bots.ismcts import ISMCTSBot, parse_knob, rollout_policy_for
+from meeple.bots.ismcts import ISMCTSBot, _playout, leaf_returns, parse_knob, rollout_policy_for
 from meeple.core import GameInfo, State
 
 GAMES = [g["id"] for g in meeple.games()]
@@ -214,8 +214,23 @@ def test_levels_and_knob() -> None:
     assert isinstance(with_heuristic, ISMCTSBot) and with_heuristic.rollout_policy is not None
     plain = make_bot("ismcts:50:random", info, seed=0)
     assert isinstance(plain, ISMCTSBot) and plain.rollout_policy is None
-    for bad in ("", "x", "-3", "0s", "5:6", "5:heuristic:random"):
+    assert parse_knob("d40:300") == {"depth": 40, "iterations": 300}
+    cut = make_bot("ismcts:d25", info, seed=0)
+    assert isinstance(cut, ISMCTSBot) and cut.rollout_depth == 25 and cut.max_seconds
+    for bad in ("", "x", "-3", "0s", "5:6", "5:heuristic:random", "d0", "d3:d4"):
         with pytest.raises(ValueError):
             parse_knob(bad)
     with pytest.raises(ValueError, match="levels"):
         make_bot("mcts:5", info, seed=0)
+
+
+def test_cut_off_playouts_are_judged_by_the_running_scores() -> None:
+    """A playout cut at depth d stops after d actions; mid-game its utility ranks the scores."""
+    state = meeple.make("trickarus", players=3, seed=4)
+    world = state.determinize(0, random.Random(0))
+    _playout(world, random.Random(0), None, depth=5)
+    assert len(world.history) == 5 and not world.is_over()
+    world.pos = [3, 7, 3]  # running scores: player 1 leads, 0 and 2 share second
+    assert leaf_returns(world) == [0.0, 1.0, 0.0]  # shared 2nd of 3 is the middle utility
+    _playout(world, random.Random(0), None)
+    assert world.is_over() and leaf_returns(world) == world.returns()

@@ -12,8 +12,10 @@ base class' re-validation: every action comes from ``legal_actions`` of that ver
 
 Two optional hooks a game package may export next to ``GAME``:
 ``ROLLOUT_POLICY: Callable[[State, random.Random], int]`` drives the playouts instead of uniform
-random, and ``ISMCTS_ITERATIONS: int`` sets the default budget of level ``ismcts`` (a slow game
-lowers it so that its moves stay under the time cap, and so stay repeatable).
+random; ``ISMCTS_ITERATIONS: int`` sets the default budget of level ``ismcts`` (a slow game
+lowers it so that its moves stay under the time cap, and so stay repeatable);
+``ISMCTS_ROLLOUT_DEPTH: int`` cuts playouts after that many actions and judges them by the
+running scores (for long games whose full playouts are too slow to run many).
 """
 
 from __future__ import annotations
@@ -69,6 +71,12 @@ def rollout_policy_for(info: GameInfo) -> RolloutPolicy | None:
     return policy if callable(policy) else None
 
 
+def default_rollout_depth(info: GameInfo) -> int | None:
+    """The game's ``ISMCTS_ROLLOUT_DEPTH`` if it exports one, else ``None`` (play to the end)."""
+    n = getattr(game_package(info), "ISMCTS_ROLLOUT_DEPTH", None)
+    return n if isinstance(n, int) and n > 0 else None
+
+
 def default_iterations(info: GameInfo) -> int:
     """The game's ``ISMCTS_ITERATIONS`` if it exports one, else `DEFAULT_ITERATIONS`."""
     n = getattr(game_package(info), "ISMCTS_ITERATIONS", None)
@@ -111,6 +119,7 @@ class ISMCTSBot:
         exploration: float = EXPLORATION,
         rollout_policy: RolloutPolicy | None = None,
         max_seconds: float | None = DEFAULT_MAX_SECONDS,
+        rollout_depth: int | None = None,
     ) -> None:
         if iterations is None and seconds is None:
             raise ValueError("ISMCTS needs a budget: iterations or seconds")
@@ -120,6 +129,7 @@ class ISMCTSBot:
         self.exploration = exploration
         self.rollout_policy = rollout_policy
         self.max_seconds = max_seconds
+        self.rollout_depth = rollout_depth
         self.last: SearchStats | None = None
 
     def choose(self, state: State) -> int:
@@ -137,7 +147,7 @@ class ISMCTSBot:
     def search(self, state: State, me: int) -> _Node:
         """Run the budget from ``me``'s information set; return the root of the tree."""
         rng, c = self.rng, self.exploration
-        policy = self.rollout_policy
+        policy, depth = self.rollout_policy, self.rollout_depth or MAX_ROLLOUT
         root = _Node(-1, -1)
         limit = self.iterations if self.iterations is not None else math.inf
         cap = min(t for t in (self.seconds, self.max_seconds, math.inf) if t is not None)
@@ -175,10 +185,10 @@ class ISMCTSBot:
                 world.history.append(best.action)
                 path.append(best)
                 node = best
-            # Simulation: the game's fast playout to the end.
-            _playout(world, rng, policy)
+            # Simulation: the game's fast playout to the end (or to the depth cut-off).
+            _playout(world, rng, policy, depth)
             # Backpropagation: each node is credited with the reward of the player who moved.
-            rewards = [(r + 1.0) * 0.5 for r in world.returns()]
+            rewards = [(r + 1.0) * 0.5 for r in leaf_returns(world)]
             root.visits += 1
             for n in path:
                 n.visits += 1
@@ -190,10 +200,27 @@ class ISMCTSBot:
         return root
 
 
-def _playout(world: State, rng: random.Random, policy: RolloutPolicy | None) -> None:
-    """Play ``world`` to the end: the game's policy if it lends one, else uniform random."""
+def leaf_returns(world: State) -> list[float]:
+    """`State.returns` at the end; before it, the same place-based utility on current scores.
+
+    Why: a cut-off playout in a long game is judged by who leads now, the only game-independent
+    evaluation the contract offers (`scores` is the running score mid-game).
+    """
+    if world.to_move is None:
+        return world.returns()
+    n = world.players
+    if n == 1:
+        return [0.0]
+    s = world.scores()
+    return [1.0 - 2.0 * sum(1 for o in s if o > mine) / (n - 1) for mine in s]
+
+
+def _playout(
+    world: State, rng: random.Random, policy: RolloutPolicy | None, depth: int = MAX_ROLLOUT
+) -> None:
+    """Play ``world`` to the end, or ``depth`` actions: the game's policy if any, else random."""
     history = world.history
-    for _ in range(MAX_ROLLOUT):
+    for _ in range(depth):
         if world.to_move is None:
             return
         if policy is not None:
@@ -203,7 +230,8 @@ def _playout(world: State, rng: random.Random, policy: RolloutPolicy | None) -> 
             action = legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
         world._apply(action)
         history.append(action)
-    raise RuntimeError(f"{world!r}: no end after {MAX_ROLLOUT} playout actions")
+    if depth == MAX_ROLLOUT and world.to_move is not None:
+        raise RuntimeError(f"{world!r}: no end after {MAX_ROLLOUT} playout actions")
 
 
 def heuristic_rollout(info: GameInfo, seed: int, epsilon: float = 0.1) -> RolloutPolicy | None:
@@ -231,14 +259,18 @@ ROLLOUTS = ("game", "random", "heuristic")
 
 
 def parse_knob(knob: str) -> dict[str, Any]:
-    """``"2000"``: 2000 iterations; ``"0.5s"``: 0.5 s per move; ``":heuristic"`` suffix: rollouts.
+    """Parts separated by ``:``, each optional: ``2000`` iterations or ``0.5s`` per move; a rollout
+    (``game``, ``random``, ``heuristic``); ``d40``, playouts cut after 40 actions.
 
-    Parts are separated by ``:``, so ``ismcts:0.5s:heuristic`` is a valid level.
+    So ``ismcts:0.5s:heuristic:d40`` is a valid level.
     """
     out: dict[str, Any] = {}
     for part in knob.strip().lower().split(":"):
         if part in ROLLOUTS and "rollout" not in out:
             out["rollout"] = part
+            continue
+        if part.startswith("d") and part[1:].isdigit() and int(part[1:]) > 0 and "depth" not in out:
+            out["depth"] = int(part[1:])
             continue
         try:
             if "iterations" in out or "seconds" in out:
@@ -256,7 +288,8 @@ def parse_knob(knob: str) -> dict[str, Any]:
         except ValueError:
             raise ValueError(
                 f"ismcts knob {knob!r}: give iterations (ismcts:2000) or seconds (ismcts:0.5s), "
-                f"optionally a rollout ({', '.join(ROLLOUTS)}), e.g. ismcts:0.5s:heuristic"
+                f"optionally a rollout ({', '.join(ROLLOUTS)}) and a playout depth cut-off "
+                f"(d<actions>), e.g. ismcts:0.5s:heuristic:d40"
             ) from None
     return out
 
@@ -282,4 +315,5 @@ def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot
         seconds=seconds,
         rollout_policy=policy,
         max_seconds=None if explicit_budget else DEFAULT_MAX_SECONDS,
+        rollout_depth=spec.get("depth", default_rollout_depth(info)),
     )
