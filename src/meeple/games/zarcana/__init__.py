@@ -2,6 +2,8 @@
 
 from meeple.core import GameInfo, Option
 
+from .bot import HeuristicBot
+from .render import render_text
 from .rules import NUM_ACTIONS, ZarcanaState
 
 GAME = GameInfo(
@@ -20,4 +22,6 @@ GAME = GameInfo(
     num_actions=NUM_ACTIONS,
     state_factory=ZarcanaState,
     rules_doc="docs/games/zarcana.md",
+    bots={"heuristic": HeuristicBot},
+    text_renderer=render_text,
 )
