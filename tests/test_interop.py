@@ -44,11 +44,24 @@ def _random_os_game(game: pyspiel.Game, rng: random.Random) -> pyspiel.State:
 
 # ----- OpenSpiel -------------------------------------------------------------------------------
 def test_every_game_is_registered_with_players_and_options_as_parameters():
+    from contract import configs
+
     names = set(pyspiel.registered_names())
     for g in meeple.games():
         assert mos.game_name(g["id"]) in names
         spec = pyspiel.load_game(mos.game_name(g["id"])).get_type().parameter_specification
         assert "players" in spec and all(o["name"] in spec for o in g["options"])
+    # Every option variant the contract fuzzes reaches the meeple game through the parameters,
+    # and back through the game's own string (as OpenSpiel's load_game("name(k=v,...)")).
+    for game_id, players, options in configs():
+        game = mos.load(game_id, players, **options)
+        again = pyspiel.load_game(str(game))
+        for g in (game, again):
+            state = g.new_initial_state()
+            for a in mos.seed_actions(1):
+                state.apply_action(a)
+            s = mos.meeple_state(state)
+            assert s.players == players and s.options == meeple.game_info(game_id).resolve_options(players, options)
 
 
 @pytest.mark.parametrize(("game_id", "players"), CONFIGS, ids=IDS)
@@ -178,6 +191,28 @@ def test_generic_tensor_is_bounded_and_sees_the_hand():
     z = enc.encode(state, 2)
     assert not np.array_equal(x, z)  # player 2's hand differs
     assert "hand[i].code" in tensor.layout("trickarus", 4)
+
+
+@pytest.mark.parametrize("game_id", sorted({g for g, _ in CONFIGS}))
+def test_cached_encoder_equals_uncached_and_views_are_snapshots(game_id):
+    """The encoder reuses the slots of view parts equal to the last ones; that is only sound if
+    a view is a fresh snapshot, never the game's live objects (checked here for every game)."""
+    info = meeple.game_info(game_id)
+    players = min(info.player_counts)
+    options = info.resolve_options(players, {})
+    cached = tensor._generic(info, players, options, cache=True)
+    plain = tensor._generic(info, players, options, cache=False)
+    rng = random.Random(2)
+    state = meeple.make(game_id, players=players, seed=8)
+    old = [(state.view(p), json.dumps(state.view(p), sort_keys=True)) for p in range(players)]
+    for _ in range(60):
+        if state.is_over():
+            break
+        for p in [None, *range(players)]:
+            np.testing.assert_array_equal(cached.encode(state, p), plain.encode(state, p))
+        state.apply(rng.choice(state.legal_actions()))
+    for view, text in old:
+        assert json.dumps(view, sort_keys=True) == text, "a view changed after it was taken"
 
 
 @pytest.mark.parametrize("game_id", sorted({g for g, _ in CONFIGS}))

@@ -162,11 +162,37 @@ class _Gen:
     Lists of dicts repeat one element layout with a stride, so their code is a loop.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cache: bool = True) -> None:
+        self.cache = cache
         self.lines: list[str] = []
         self.consts: dict[str, Any] = {}
         self.segments: list[Segment] = []
         self._n = 0
+        self._depth = 0  # loops around the code being generated
+        self._cache_names: list[tuple[str, str]] = []
+
+    def _cache_open(self, v: str, ind: str, slot: str = "0", size: int = 1) -> str:
+        """Start a cached block for ``v``: if ``v`` equals the value last encoded here, its slots
+        are copied; else the block runs and is remembered. Views are fresh JSON each call, so an
+        equal value encodes the same (a value that *is* the remembered object is not trusted).
+        Returns the indentation of the block."""
+        cache = self.const([(_MISSING, (), (), ())] * size)
+        c = self.var("c")
+        self._cache_names.append((cache, c))
+        self.lines += [
+            f"{ind}{c} = {cache}[{slot}]",
+            f"{ind}if {v} is not {c}[0] and {v} == {c}[0]:",
+            f"{ind}    ones.extend({c}[1]); idx.extend({c}[2]); val.extend({c}[3])",
+            f"{ind}else:",
+            f"{ind}    {c} = (len(ones), len(idx))",
+        ]
+        return ind + "    "
+
+    def _cache_close(self, v: str, ind: str, slot: str = "0") -> None:
+        cache, c = self._cache_names.pop()
+        self.lines.append(
+            f"{ind}{cache}[{slot}] = ({v}, ones[{c}[0]:], idx[{c}[1]:], val[{c}[1]:])"
+        )
 
     def var(self, prefix: str) -> str:
         self._n += 1
@@ -214,12 +240,21 @@ class _Gen:
             self.lines.append(f"{ind}    pass")
             for k in sorted(stat.keys):
                 child = self.var("v")
+                sub = stat.keys[k]
                 self.lines.append(f"{ind}    {child} = {v}.get({k!r}, M)")
                 self.lines.append(f"{ind}    if {child} is not M:")
+                inner = ind + "        "
+                cached = self.cache and not path and self._depth == 0 and (
+                    sub.keys is not None or sub.items is not None
+                )
+                if cached:  # a top-level part of the view: reuse its slots while it is unchanged
+                    inner = self._cache_open(child, ind + "        ")
                 body = len(self.lines)
-                rel += self.node(stat.keys[k], child, base, rel, f"{path}.{k}" if path else k, ind + "        ")
+                rel += self.node(sub, child, base, rel, f"{path}.{k}" if path else k, inner)
                 if len(self.lines) == body:
-                    self.lines.append(f"{ind}        pass")
+                    self.lines.append(f"{inner}pass")
+                if cached:
+                    self._cache_close(child, inner)
         if stat.items is not None:
             rel += self._list(stat, v, base, rel, path, ind)
         return rel - start
@@ -234,13 +269,21 @@ class _Gen:
             e, i, b = self.var("e"), self.var("i"), self.var("b")
             self.lines.append(f"{ind}if type({v}) is list:")
             self.lines.append(f"{ind}    for {i}, {e} in enumerate({v}[:{longest}]):")
+            body = ind + "        "
+            outer = self.cache and self._depth == 0  # outside loops the base is fixed: cacheable
+            if outer:
+                body = self._cache_open(e, body, slot=i, size=longest)
             stride_at = len(self.lines)
             self.lines.append("")  # the base line, once the stride is known
-            self.lines.append(f"{ind}        O({b})")
+            self.lines.append(f"{body}O({b})")
             first = len(self.segments)
             self.seg(rel, 1, f"{path}[i]", "present", [])
-            stride = 1 + self.node(items, e, b, 1, f"{path}[i]", ind + "        ")
-            self.lines[stride_at] = f"{ind}        {b} = {base} + {rel} + {i} * {stride}"
+            self._depth += 1
+            stride = 1 + self.node(items, e, b, 1, f"{path}[i]", body)
+            self._depth -= 1
+            self.lines[stride_at] = f"{body}{b} = {base} + {rel} + {i} * {stride}"
+            if outer:
+                self._cache_close(e, body, slot=i)
             for seg in self.segments[first:]:
                 seg.offset = rel + (seg.offset if seg is not self.segments[first] else 0)
                 seg.kind += f" (x{longest}, stride {stride})" if seg is self.segments[first] else ""
@@ -337,11 +380,11 @@ def _sample_views(info: GameInfo, players: int, options: dict[str, Any]) -> list
     return views
 
 
-def _generic(info: GameInfo, players: int, options: dict[str, Any]) -> Encoding:
+def _generic(info: GameInfo, players: int, options: dict[str, Any], cache: bool = True) -> Encoding:
     root = _Stat()
     for view in _sample_views(info, players, options):
         root.add(view)
-    gen = _Gen()
+    gen = _Gen(cache)
     emit, size = gen.compile(root)
 
     def encode(state: State, player: int | None) -> np.ndarray:
@@ -406,15 +449,29 @@ def layout(game: str, players: int, options: dict[str, Any] | None = None) -> st
     return "\n".join(lines)
 
 
+def docs_section() -> str:
+    """Every game's layout (fewest players) and its size at every player count, as Markdown."""
+    parts = []
+    for g in meeple.games():
+        info = meeple.game_info(g["id"])
+        sizes = ", ".join(f"{p} players: {encoding(info.id, p).size}" for p in info.player_counts)
+        parts += [f"### {info.title} (`{info.id}`)", "", f"Sizes (default options): {sizes}.", ""]
+        parts += [layout(info.id, min(info.player_counts)), ""]
+    return "\n".join(parts)
+
+
 def _main(argv: Sequence[str] | None = None) -> None:
     import argparse
 
-    parser = argparse.ArgumentParser(description="Print a game's observation tensor layout.")
-    parser.add_argument("game")
+    parser = argparse.ArgumentParser(description="Print observation tensor layouts (Markdown).")
+    parser.add_argument("game", nargs="?", help="one game (default: every game, for the docs)")
     parser.add_argument("--players", type=int, default=None)
     args = parser.parse_args(argv)
+    if args.game is None:
+        print(docs_section())
+        return
     info = meeple.game_info(args.game)
-    print(layout(args.game, args.players or info.player_counts[0]))
+    print(layout(args.game, args.players or min(info.player_counts)))
 
 
 if __name__ == "__main__":
