@@ -1430,7 +1430,7 @@ class KarviState(State):
                       for s, b in zip(self.spots, self.blocked, strict=True)],
             "stop_area": self.stop_spots(), "stop_tiles_left": len(self.stop_stack),
             "boards": {b: self.board_sides[b] for b in self.board_order},
-            "stacks": stacks, "special_stacks": specials,
+            "nodes": list(self.nodes), "stacks": stacks, "special_stacks": specials,
             "discarded_specials": list(self.discarded_specials),
             "sites": {self.nodes[n]: list(v) for n, v in self.sites.items()},
             "display": list(self.display), "trade_deck": len(self.trade_deck),
