@@ -765,3 +765,156 @@ def test_less_luck_drafts_the_tiles_and_rune_stones():
         assert len(pl.hidden_runes) == 3
         assert [sum(C.UPGRADE_TILES[u]["slot"] == t for u in pl.hidden_ut) for t in C.SLOTS] == [2, 2, 2]
     assert s.piles == {} and s.tasks[-1][0] == "free_rune"
+
+
+# ----- more rules and the explained cards -----------------------------------------------------
+
+
+def test_special_rune_stone_free_spot_else_cover_or_discard():
+    """Build at Vík í Mýrdal / Waterford, special case: place the special rune stone on a free spot;
+    without space, cover a rune stone or discard the new one."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    s.tasks.append(("special_spot", 0))
+    assert set(s.legal_actions()) == {END} | {A("RUNE_SPOT", k) for k in (1, 2, 3)}
+    pl.rune_spots = [[0], [1], [2], [3]]
+    assert set(s.legal_actions()) == {END} | {A("RUNE_SPOT", k) for k in range(4)}
+    s.apply(END)
+    assert s.discarded_specials == [0]
+
+
+def test_displacement_two_spots_away_and_not_into_the_obstructed_area():
+    """Occupied spot, special case: with no free adjacent spot, the displaced ship goes 2 spots away;
+    a ship may be displaced onto an obstructed spot only if its owner has the map."""
+    s = started(4)
+    q = s.to_move
+    victim = (q + 1) % 4
+    dublin = node(s, "Dublin")
+    s.p[victim].ship = dublin
+    neighbours = [x for x in s.adj[dublin] if not s.obstructed[x]]
+    others = [p for p in range(4) if p not in (q, victim)]
+    assert len(neighbours) <= len(others) + 1
+    for p, x in zip(others, neighbours, strict=False):
+        s.p[p].ship = x
+    targets = s._displace_targets(victim, dublin)
+    assert node(s, "Western map") not in targets
+    free_adjacent = [x for x in s.adj[dublin] if not s.obstructed[x] and all(s.p[o].ship != x for o in range(4))]
+    if not free_adjacent:
+        assert all(x not in s.adj[dublin] for x in targets)
+    s.p[victim].map = True
+    assert node(s, "Western map") in s._displace_targets(victim, dublin)
+
+
+def test_locked_action_with_both_tracks_pick_one():
+    """Locked action: with the improvement on both tracks, pick one bonus."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.trade_track, pl.raid_track = [0, 4], [24, 28]
+    set_warriors(pl, (2, False))
+    _do_spot(s, "locked")
+    assert s.legal_actions() == [A("PART", 0), A("PART", 1)]
+    s.apply(A("PART", 1))
+    s.apply(A("WARRIOR", warrior_class(2, False)))
+    assert pl.strength() == 3
+
+
+def test_map_unlocked_by_the_fourth_tile():
+    """Obstructed spots: the 4th trade or raid tile unlocks the map spots and the yellow area."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.beside = [12]
+    pl.res = [9, 9, 9]
+    pl.trade_track = [0, 4, 8]
+    assert node(s, "Western map") not in s._distances(q, node(s, "Dublin"), 3)
+    _do_spot(s, "trade")
+    s.apply(A("ACTIVATE", 12))
+    assert pl.map and node(s, "Western map") in s._distances(q, node(s, "Dublin"), 3)
+
+
+def _card(s: KarviState, number: int, box: int | None = None) -> None:
+    pl = s.p[s.to_move]
+    pl.hand = [number - 1]
+    pl.res = [5, 5, 5]
+    s.apply(A("PLAY_CARD", number - 1))
+    if box is not None:
+        s.apply(A("BOX", box))
+
+
+def test_card_13_flip_healthy_warriors_for_3_points_each():
+    """Card 13: flip any number of healthy warriors, 3 points each (max 15)."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (1, False), (2, False), (3, True))
+    _card(s, 13)
+    s.apply(A("WARRIOR", warrior_class(1, False)))
+    s.apply(A("WARRIOR", warrior_class(2, False)))
+    assert pl.points == 6 and pl.count("injured") == 3 and s.legal_actions() == [END]
+
+
+def test_card_12_doubles_healthy_warriors_up_to_6():
+    """Card 12, example: healthy warriors of 2 and 4 become 4 and 6."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (2, False), (4, False))
+    _card(s, 12, 0)
+    s.apply(A("WARRIOR", warrior_class(2, False)))
+    s.apply(A("WARRIOR", warrior_class(4, False)))
+    assert pl.war[warrior_class(4, False)] == 1 and pl.war[warrior_class(6, False)] == 1
+
+
+def test_card_23_points_for_beer_once_per_die():
+    """Card 23, example: both dice have 3 beer left, so 6 points (max 10)."""
+    s = started(3)
+    q = s.to_move
+    s.die_beer[2 * q] = s.die_beer[2 * q + 1] = 3
+    _card(s, 23)
+    assert s.p[q].points == 6
+
+
+def test_card_20_moves_a_die_back_one_free_spot_and_uses_it():
+    """Card 20: move one of your dice back 1 spot (blocked spots not counted), pay and use it."""
+    s = started(3)
+    q = s.to_move
+    d = 2 * q
+    s.die_beer[d] = 5
+    target = spot_with(s, "provisions", 0)
+    s.apply(A("MOVE_DIE", target + 1) if target + 1 < s.T else A("MOVE_DIE", target))
+    while s.tasks:
+        s.apply(END)
+    pos = s.die_pos[d]
+    back = s._back_target(d, 1, True)
+    assert back is not None and back < pos and not s._occupied(back)
+    _card(s, 20)
+    s.apply(A("DIE", d))
+    assert s.die_pos[d] == back
+
+
+def test_card_30_stacks_on_another_die_and_top_moves_first():
+    """Card 30: place the die on another die ahead, act for free; the top die of a stack moves
+    first, then the lower one."""
+    s = started(3)
+    q = s.to_move
+    d = s.cur_die
+    occupied = 10
+    other = next(e for e in range(6) if e // 2 != q)
+    s.die_pos[other] = occupied
+    s.die_done[other] = False
+    _card(s, 30)
+    beer = s.die_beer[d]
+    assert [a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"]] == [occupied]
+    s.apply(A("MOVE_DIE", occupied))
+    assert s.die_pos[d] == occupied and s.die_height[d] == 1 and s.die_beer[d] == beer
+
+
+def test_card_44_joins_another_ship_without_displacing():
+    """Card 44: place your ship next to another ship without displacing it, free."""
+    s = started(3)
+    q = s.to_move
+    other = (q + 1) % 3
+    s.p[other].ship = node(s, "Iona")
+    s.p[q].prov = 0
+    _card(s, 44)
+    s.apply(A("SHIP_TO", node(s, "Iona")))
+    assert s.p[q].ship == s.p[other].ship == node(s, "Iona")

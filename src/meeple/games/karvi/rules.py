@@ -523,8 +523,9 @@ class KarviState(State):
             return out + self._gold(pl)
         if kind == "rune_spot":
             return [BASE["RUNE_SPOT"] + k for k, s in enumerate(C.RUNE_SPOTS) if pl.can_pay(s["cost"])]
-        if kind == "special_spot":
-            return [BASE["RUNE_SPOT"] + k for k in range(len(C.RUNE_SPOTS))] + [END]
+        if kind == "special_spot":  # a free spot; only when none is free, cover one (or discard)
+            free = [k for k, st in enumerate(pl.rune_spots) if not st]
+            return [BASE["RUNE_SPOT"] + k for k in (free or range(len(C.RUNE_SPOTS)))] + [END]
         if kind == "special_choose":
             return [BASE["SPECIAL"] + s for s in self.special_stacks[t[1]]]
         if kind == "trade_action":
