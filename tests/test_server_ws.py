@@ -204,3 +204,26 @@ def test_time_limit_replaces_a_slow_player_with_a_bot(c):
         z = until(ws, lambda x: x["type"] == "state" and x["seats"][0]["zombie"])
         assert z["move"] == 0
         until(ws, lambda x: x["type"] == "state" and x["move"] >= 1)
+
+
+def test_a_seat_handed_to_a_bot_takes_no_moves_from_its_player(tmp_path):
+    with client(f"sqlite:///{tmp_path / 'z.db'}", bot_delay=30) as c:  # the stand-in bot waits
+        t = create(c, players=3, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+        for seat in (1, 2):
+            c.post(f"/api/tables/{t['id']}/join", json={"seat": seat, "name": f"P{seat}"})
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+            m = hello(ws, 0, t["secret"])
+            ws.send_json({"type": "leave"})
+            until(ws, lambda x: x["type"] == "state" and x["seats"][0]["zombie"])
+            ws.send_json({"type": "move", "action": m["legal"][0]["id"], "move": 0})
+            assert until(ws, lambda x: x["type"] == "error")["code"] == "not_your_turn"
+
+
+def test_bots_think_in_worker_processes(tmp_path):
+    """`meeple serve` runs bots in spawned processes; an all-bot game finishes through them."""
+    with client(f"sqlite:///{tmp_path / 'proc.db'}", bot_processes=True, bot_workers=1) as c:
+        t = create(c, players=2, seats=[{"kind": "bot", "level": "heuristic"}, {"kind": "bot"}],
+                   name=None)
+        wait_for(lambda: c.get(f"/api/tables/{t['id']}").json()["status"] == "over", seconds=60)
+        record = c.get(f"/api/tables/{t['id']}/record").json()
+        assert meeple.replay(record).is_over()

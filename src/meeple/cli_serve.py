@@ -20,6 +20,9 @@ def serve(
     bot_delay: Annotated[
         float, typer.Option(help="Seconds a bot waits before moving, so people can follow the play.")
     ] = 0.6,
+    bot_processes: Annotated[
+        bool, typer.Option(help="Bots think in worker processes (else threads).")
+    ] = True,
     log_level: Annotated[str, typer.Option(help="uvicorn's log level.")] = "warning",
 ) -> None:
     """Start the web platform: lobby, tables with friends and bots, spectators, replays."""
@@ -27,8 +30,10 @@ def serve(
 
     from meeple.server import Settings, create_app
 
-    settings = Settings.from_env(database_url, redis_url, bot_delay)
+    settings = Settings.from_env(database_url, redis_url, bot_delay, bot_processes)
     app = create_app(settings)
     shown = settings.database_url.rsplit("@", 1)[-1]  # never print a password
     typer.echo(f"meeple: serving on http://{host}:{port}/  (database: {shown})")
-    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 1024)
+    # State messages are small: compressing each one costs more CPU than it saves on a LAN.
+    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 1024,
+                ws_per_message_deflate=False)

@@ -28,6 +28,9 @@ class Settings:
     redis_url: str | None = None
     bot_delay: float = 0.0
     bot_workers: int = 2
+    # Bots think in worker processes (a CPU-heavy search then cannot starve the event loop of
+    # the GIL) or, when False, in threads (no start-up cost: tests, tiny machines).
+    bot_processes: bool = False
     max_message_bytes: int = 4096
 
     @classmethod
@@ -36,6 +39,7 @@ class Settings:
         database_url: str | None = None,
         redis_url: str | None = None,
         bot_delay: float | None = None,
+        bot_processes: bool | None = None,
     ) -> Settings:
         env_delay = os.environ.get("MEEPLE_BOT_DELAY")
         return cls(
@@ -44,4 +48,6 @@ class Settings:
             or default_database_url(),
             redis_url=redis_url or os.environ.get("MEEPLE_REDIS_URL") or None,
             bot_delay=bot_delay if bot_delay is not None else float(env_delay or 0.0),
+            bot_processes=bot_processes if bot_processes is not None
+            else os.environ.get("MEEPLE_BOT_PROCESSES", "0") == "1",
         )

@@ -3,7 +3,9 @@
 A move is checked (seat, move number, legality), *logged*, and only then applied and announced.
 Each connection is told only its own seat's view and choices; spectators get the public view.
 Bots and zombie seats (a player who left or ran out of time) are played by `meeple.bots` in a
-thread pool, so the event loop keeps serving everyone else while a bot thinks.
+pool of worker processes (or threads), so the event loop keeps serving everyone else while a
+bot thinks. A bot is rebuilt for each move from a seed fixed by (table, seat, move number), so
+its choices do not depend on which worker or which server process runs it, restarts included.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ import asyncio
 import hashlib
 import hmac
 import logging
+import multiprocessing
+import pickle
 import secrets
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +71,7 @@ class Connection:
     queue: asyncio.Queue[dict[str, Any] | None] = field(
         default_factory=lambda: asyncio.Queue(QUEUE_LIMIT)
     )
-    log_sent: int = 0
+    log_sent: int = 0  # events of this seat's log already sent
     closed: bool = False
 
     def push(self, message: dict[str, Any] | None) -> None:
@@ -87,17 +91,36 @@ class LiveTable:
     state: State
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     conns: set[Connection] = field(default_factory=set)
-    bots: dict[int, Any] = field(default_factory=dict)
     bot_task: asyncio.Task[None] | None = None
     timer: asyncio.TimerHandle | None = None
     deadline: float | None = None  # epoch seconds by which the seat to move must act
 
+    _logs: dict[int | None, tuple[int, list[dict[str, Any]]]] = field(default_factory=dict)
+
     def seat(self, n: int) -> SeatRecord:
         return self.rec.seats[n]
+
+    def log(self, seat: int | None) -> list[dict[str, Any]]:
+        """`State.log(seat)`, extended incrementally: the log only grows, so each broadcast
+        filters only the new events instead of the whole game's."""
+        events = getattr(self.state, "_events", None)
+        if not isinstance(events, list):  # a game keeping its log otherwise: use the API
+            return self.state.log(seat)
+        seen, mine = self._logs.get(seat, (0, []))
+        if seen > len(events):  # cannot happen with an append-only log; rebuild to be safe
+            seen, mine = 0, []
+        mine.extend(e for to, e in events[seen:] if to is None or to == seat)
+        self._logs[seat] = (len(events), mine)
+        return mine
 
     def bot_plays(self, n: int) -> bool:
         s = self.rec.seats[n]
         return s.kind == "bot" or (s.kind == "human" and s.zombie)
+
+
+def bot_choose(game: str, level: str, seed: int, state: State) -> int:
+    """Run in a worker: a fresh bot of ``level`` picks a move (top level, so it pickles)."""
+    return make_bot(level, meeple.game_info(game), seed).choose(state)
 
 
 class TableManager:
@@ -109,7 +132,11 @@ class TableManager:
         self.bus = bus
         self.tables: dict[str, LiveTable] = {}
         self._loading: dict[str, asyncio.Lock] = {}
-        self.pool = ThreadPoolExecutor(max(1, settings.bot_workers), thread_name_prefix="meeple-bot")
+        workers = max(1, settings.bot_workers)
+        self.threads = ThreadPoolExecutor(workers, thread_name_prefix="meeple-bot")
+        self.pool: Executor = self.threads
+        if settings.bot_processes:  # spawn: forking a process that runs threads is unsafe
+            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
     # ----- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -131,6 +158,7 @@ class TableManager:
                 c.push(None)
         await self.bus.stop()
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.threads.shutdown(wait=False, cancel_futures=True)
 
     # ----- loading ------------------------------------------------------------------------------
     async def get(self, table_id: str) -> LiveTable:
@@ -353,8 +381,11 @@ class TableManager:
                 t.deadline = time.time() + t.rec.time_limit
 
     # ----- moves ----------------------------------------------------------------------------------
-    async def move(self, t: LiveTable, seat: int, action: int, n: int) -> None:
-        """Play ``action`` for ``seat`` as move number ``n``: checked, logged, applied, announced."""
+    async def move(self, t: LiveTable, seat: int, action: int, n: int, by_bot: bool = False) -> None:
+        """Play ``action`` for ``seat`` as move number ``n``: checked, logged, applied, announced.
+
+        A seat a bot plays (a bot's, or a player's who left) takes moves only from that bot.
+        """
         async with t.lock:
             if t.rec.status != "running":
                 raise TableError("not_running", f"the table is {t.rec.status}")
@@ -363,6 +394,10 @@ class TableManager:
                 raise TableError("stale", f"move {n} is stale; the table is at move {len(st.history)}")
             if st.to_move != seat:
                 raise TableError("not_your_turn", f"it is seat {st.to_move}'s turn")
+            if t.bot_plays(seat) != by_bot:
+                raise TableError(
+                    "not_your_turn", "a bot plays this seat now" if not by_bot else "seat handed back"
+                )
             if not st.is_legal(action):
                 raise TableError("illegal", f"action {action} is not legal now")
             try:
@@ -411,19 +446,24 @@ class TableManager:
                     return
                 if self.settings.bot_delay:
                     await asyncio.sleep(self.settings.bot_delay)
-                bot = t.bots.get(seat)
-                if bot is None:
-                    s = t.seat(seat)
-                    level = s.level if s.kind == "bot" and s.level else zombie_level(t.rec.game)
-                    bot = t.bots[seat] = make_bot(
-                        level, meeple.game_info(t.rec.game), (t.rec.seed + 7919 * seat) & 0xFFFFFFFF
-                    )
+                    if len(t.state.history) != n or not t.bot_plays(seat):
+                        continue  # the table moved on (or the seat was handed back) meanwhile
+                s = t.seat(seat)
+                level = s.level if s.kind == "bot" and s.level else zombie_level(t.rec.game)
+                seed = (t.rec.seed * 1_000_003 + seat * 7919 + n) & 0x7FFFFFFF
                 snapshot = t.state.clone()
-                action = await asyncio.get_running_loop().run_in_executor(
-                    self.pool, bot.choose, snapshot
-                )
+                loop = asyncio.get_running_loop()
                 try:
-                    await self.move(t, seat, action, n)
+                    action = await loop.run_in_executor(
+                        self.pool, bot_choose, t.rec.game, level, seed, snapshot
+                    )
+                except (pickle.PicklingError, TypeError, AttributeError):
+                    # a state that cannot cross to another process thinks in a thread instead
+                    action = await loop.run_in_executor(
+                        self.threads, bot_choose, t.rec.game, level, seed, snapshot
+                    )
+                try:
+                    await self.move(t, seat, action, n, by_bot=True)
                 except TableError as exc:
                     if exc.code != "stale":
                         log.warning("bot move refused on %s: %s", t.rec.id, exc)
@@ -448,7 +488,7 @@ class TableManager:
                 continue
             if c.seat not in views:
                 views[c.seat] = self.message(t, c.seat)
-                logs[c.seat] = t.state.log(c.seat)
+                logs[c.seat] = t.log(c.seat)
             events = logs[c.seat]
             c.push({**views[c.seat], "log_start": c.log_sent, "log": events[c.log_sent:]})
             c.log_sent = len(events)
