@@ -255,7 +255,8 @@ def test_game_ends_at_once_on_the_fourth_feather():
         do(s, PASS, bid(40, first_in_play(s)), CHALLENGE)  # always unsafe: the bidder burns
         challenges += 1
     assert challenges == 10 and s.burnt == [4, 3, 3]  # bidders rotate P0, P1, P2, P0...
-    assert s.scores() == [-20, -15, -15] and s.ranking() == [3, 1, 1]
+    assert s.scores() == [-20, -15, -15] and s.ranking() == [3, 1, 1]  # joint winners
+    assert s.view(None)["phase"] == "over" and s.view(None)["ranking"] == [3, 1, 1]
     with pytest.raises(IllegalAction):
         s.apply(R.PASS)
 
@@ -450,6 +451,16 @@ def test_flight_scout_keep_or_discard():
     mine, top = s.hand[GREEN], s.decks[GREEN][-1]
     do(s, {"flight": "scout", "colour": "green"}, {"scouted": "discard"})
     assert s.hand[GREEN] == mine and s.view(None)["discards"]["green"] == [top]
+
+
+def test_scouted_card_is_hidden_from_others_and_resampled_for_them():
+    """Flight card Scouting Flight: the scouted card is seen by its player only."""
+    s = new(4, talons=True, seed=5)
+    give_flight(s, 0, "scout")
+    do(s, {"flight": "scout", "colour": "green"})
+    rng = random.Random(2)
+    assert all(s.determinize(0, rng).pending == s.pending for _ in range(10))
+    assert any(s.determinize(1, rng).pending != s.pending for _ in range(30))
 
 
 def test_flight_sun_flare_discards_a_deck_top_face_up():

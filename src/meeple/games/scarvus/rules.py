@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import random
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -101,6 +102,13 @@ def bid_of(action: int) -> tuple[int, int]:
     """(number, colour) of a bid action."""
     n, c = divmod(action - BID, NC)
     return n + 1, c
+
+
+@cache
+def _bids_from(in_play: int, lo: int) -> tuple[int, ...]:
+    """Every bid of ``lo``..CAP in the colours of ``in_play``, ascending (cached: hot path)."""
+    colours = [c for c in range(NC) if in_play >> c & 1]
+    return tuple(BID + (n - 1) * NC + c for n in range(lo, CAP + 1) for c in colours)
 
 
 def max_total(players: int) -> int:
@@ -270,19 +278,13 @@ class ScarvusState(State):
         return acts
 
     def _legal_bids(self) -> list[int]:
-        colours = [c for c in range(NC) if self.in_play >> c & 1]
         if self.bid is None:  # Bid Step: the first turn of a Round, any sum of any colour
-            lo = FIRST_BID
-            acts = []
-        else:  # Bid Step: after an acceptance, a higher number in any colour still in play
-            cur, cur_c = self.bid
-            lo = cur + 1
-            acts = []
-            if self.flight_hand[self.to_move][TAILWIND_T]:  # type: ignore[index]
-                acts = [bid_action(cur, c) for c in colours if c != cur_c]
-        for n in range(lo, CAP + 1):
-            base = BID + (n - 1) * NC
-            acts += [base + c for c in colours]
+            return list(_bids_from(self.in_play, FIRST_BID))
+        # Bid Step: after an acceptance, a higher number in any colour still in play
+        cur, cur_c = self.bid
+        acts = list(_bids_from(self.in_play, cur + 1))
+        if self.flight_hand[self.to_move][TAILWIND_T]:  # type: ignore[index]
+            acts[:0] = [bid_action(cur, c) for c in range(NC) if self.in_play >> c & 1 and c != cur_c]
         return acts
 
     def can_raise(self, p: int) -> bool:
@@ -616,7 +618,7 @@ class ScarvusState(State):
             "options": dict(self.options),
             "match": self.match,
             "round": self.round,
-            "phase": PHASE_NAMES[self.phase],
+            "phase": PHASE_NAMES[self.phase] if self.to_move is not None else "over",
             "to_move": self.to_move,
             "in_play": [COLOURS[c] for c in colours],
             "decks": {COLOURS[c]: len(self.decks[c]) for c in colours},
