@@ -828,6 +828,8 @@ class ZarcanaState(State):
     def _recenter(self) -> None:
         """Shift the board inside the window when it comes within two spaces of an edge."""
         cells = [*self.stacks, *(c for c in self.pos if c >= 0)]
+        if not cells:  # every card can be destroyed; the game goes on with hands alone
+            return
         xs = [c % W for c in cells]
         ys = [c // W for c in cells]
         if min(xs) >= 2 and max(xs) <= W - 3 and min(ys) >= 2 and max(ys) <= H - 3:

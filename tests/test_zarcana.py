@@ -1,0 +1,949 @@
+"""Zarcana rules, each test naming its section of the rulebook (shared/rules/003) or its card.
+
+Sections: Basics, The Cards, Setup, Playing, Scoring and Winning, Card Abilities (Legend, Grow or
+Clone, Move, Attack, Build, Wild), Highlights. The 30 Special cards are reconstructed (see
+cards.json and docs/games/zarcana.md); each has a test named after it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+
+import meeple
+from contract import play_random
+from meeple.core import IllegalAction
+from meeple.games.zarcana import rules
+from meeple.games.zarcana.bot import HeuristicBot
+from meeple.games.zarcana.render import render_text
+from meeple.games.zarcana.rules import CARD_ID, W, ZarcanaState, piece_label
+
+X0 = Y0 = 16  # a space in the middle of the window
+
+
+def cell(x: int, y: int) -> int:
+    return (Y0 + y) * W + X0 + x
+
+
+def fresh(players: int = 2, **options) -> ZarcanaState:
+    """A game with an empty board, empty hands, an empty deck and empty stashes' board."""
+    s = meeple.make("zarcana", players=players, seed=0, **options)
+    assert isinstance(s, ZarcanaState)
+    s.stacks = {}
+    s.hands = [[] for _ in range(players)]
+    s.deck = []
+    s.discard = []
+    s._legal = None
+    return s
+
+
+def lay(s: ZarcanaState, spaces: dict[tuple[int, int], str | list[str]]) -> None:
+    """Put card stacks (bottom first) on spaces given relative to the middle."""
+    for (x, y), codes in spaces.items():
+        s.stacks[cell(x, y)] = [CARD_ID[c] for c in ([codes] if isinstance(codes, str) else codes)]
+    s._legal = None
+
+
+def pyr(s: ZarcanaState, owner: int, size: str, x: int, y: int, orient: str = "up") -> str:
+    """Put a pyramid from ``owner``'s stash on the board; returns its label."""
+    q = s.stash(owner, "SML".index(size))
+    assert q >= 0
+    s.pos[q] = cell(x, y)
+    s.orient[q] = rules.ORIENT_NAMES.index(orient)
+    s._legal = None
+    return piece_label(q)
+
+
+def hand(s: ZarcanaState, player: int, *codes: str) -> None:
+    s.hands[player] = [CARD_ID[c] for c in codes]
+    s._legal = None
+
+
+def do(s: ZarcanaState, *moves: dict) -> None:
+    for m in moves:
+        s.apply_json(m)
+
+
+def pieces(s: ZarcanaState, x: int, y: int) -> list[str]:
+    return sorted(piece_label(q) for q in s.at(cell(x, y)))
+
+
+def legal_json(s: ZarcanaState) -> list[dict]:
+    return [s.action_to_json(a) for a in s.legal_actions()]
+
+
+def P(label: str) -> dict:
+    return {"pyramid": label}
+
+
+def CARD(code: str) -> dict:
+    return {"card": code}
+
+
+def C(x: int, y: int) -> dict:
+    return {"cell": [X0 + x, Y0 + y]}
+
+
+def top(s: ZarcanaState, x: int, y: int) -> str | None:
+    t = s.top(cell(x, y))
+    return rules.CODE[t] if t >= 0 else None
+
+
+# ----- The Cards and Setup ---------------------------------------------------------------------
+def test_the_cards_86_with_56_common_and_30_special_values():
+    """The Cards: 4 types × (1-10 + four Wild 11s) and 30 Specials valued 0-21, all with provenance."""
+    data = json.loads((rules.resources.files("meeple.games.zarcana") / "cards.json").read_text())
+    cards = data["cards"]
+    assert len(cards) == 86
+    kinds = Counter(c["kind"] for c in cards)
+    assert kinds == {"common": 40, "wild": 16, "special": 30}
+    for t in rules.TYPE_ORDER:
+        assert sorted(c["value"] for c in cards if c.get("type") == t and c["kind"] == "common") == list(range(1, 11))
+        assert [c["value"] for c in cards if c.get("type") == t and c["kind"] == "wild"] == [11] * 4
+    specials = [c for c in cards if c["kind"] == "special"]
+    assert {c["value"] for c in specials} == set(range(22))
+    named = {"Move Without Limits", "Draw Four Cards", "Transport Territory", "Move Twice",
+             "Create Pyramid in Wasteland", "Teleport", "Attack Twice", "Destroy Occupied Territory"}
+    assert named <= {c["name"] for c in specials}
+    assert any(c["icons"]["copy"] for c in specials) and any(c["icons"]["no_pyramid"] for c in specials)
+    for c in cards:
+        provs = c["provenance"].values() if "source" not in c["provenance"] else [c["provenance"]]
+        for p in provs:
+            assert p["source"] in ("rulebook", "public", "reconstructed")
+            assert p.get("section") or p.get("url") or p.get("why")
+    # Stronger territory scores more: the named heavy hitters are worth more than the utility cards.
+    value = {c["name"]: c["value"] for c in specials}
+    assert value["Destroy Occupied Territory"] > value["Teleport"] > value["Move Twice"] > value["Dig"]
+
+
+def test_setup_three_by_three_grid_and_three_cards_each():
+    """Setup: nine cards in a 3×3 grid, three cards to each player, the rest is the deck."""
+    for players in (2, 3, 4):
+        s = meeple.make("zarcana", players=players, seed=players)
+        xs = sorted({c % W for c in s.stacks})
+        ys = sorted({c // W for c in s.stacks})
+        assert len(s.stacks) == 9 and len(xs) == 3 and len(ys) == 3
+        assert xs == list(range(xs[0], xs[0] + 3)) and ys == list(range(ys[0], ys[0] + 3))
+        assert [len(h) for h in s.hands] == [3] * players
+        assert len(s.deck) == 86 - 9 - 3 * players
+        assert all(p < 0 for p in s.pos)  # Basics: every pyramid starts off the board
+        assert s.view(None)["stash"] == [[5, 5, 5]] * players
+
+
+# ----- Basics ---------------------------------------------------------------------------------
+def test_basics_stash_limits_the_board_and_destroyed_pyramids_return():
+    """Basics: five of each size; a destroyed pyramid goes back to the stash and can return."""
+    s = fresh()
+    lay(s, {(0, 0): "grow_clone-5", (1, 0): "attack-2"})
+    for _ in range(5):
+        pyr(s, 0, "S", 0, 0)
+    pyr(s, 0, "M", 1, 0)
+    # Grow or Clone on the small: growing is possible (mediums left), cloning a small is not.
+    do(s, P("P0 S1"))
+    assert legal_json(s) == [{"do": "grow"}]
+    # Attack destroys a pyramid: it is back in the stash.
+    s2 = fresh()
+    lay(s2, {(0, 0): "attack-4"})
+    a = pyr(s2, 0, "L", 0, 0)
+    b = pyr(s2, 1, "S", 0, 0)
+    do(s2, P(a), P(b))
+    assert pieces(s2, 0, 0) == [a] and s2.view(None)["stash"][1] == [5, 5, 5]
+
+
+def test_basics_adjacency_is_edge_to_edge_only():
+    """Basics: cards never touch diagonally; a diagonal empty space is not legal wasteland."""
+    s = fresh()
+    lay(s, {(0, 0): "move-5"})
+    assert s.habitable(cell(1, 0)) and s.habitable(cell(0, -1))
+    assert not s.habitable(cell(1, 1)) and not s.habitable(cell(-1, -1))
+
+
+def test_basics_isolated_wasteland_pyramid_is_destroyed_at_once():
+    """Basics: a pyramid caught in a wasteland space next to no card is destroyed immediately."""
+    s = fresh()
+    lay(s, {(0, 0): "attack-3", (1, 0): "move-2"})
+    a = pyr(s, 0, "M", 0, 0, "E")
+    w = pyr(s, 1, "S", 2, 0)  # wasteland next to (1,0) only
+    do(s, P(a))  # Attack the empty card at (1,0): it is destroyed
+    assert (1, 0) not in [(c % W - X0, c // W - Y0) for c in s.stacks]
+    assert w not in [piece_label(q) for q, c in enumerate(s.pos) if c >= 0]
+    assert s.view(None)["stash"][1] == [5, 5, 5]
+
+
+def test_basics_orientation_and_target_space():
+    """Card Abilities: a lying pyramid targets the adjacent space it points at, a standing one its own."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1"})
+    q = s.stash(0, 0)
+    s.pos[q] = cell(0, 0)
+    for o, (dx, dy) in zip("NESW", ((0, -1), (1, 0), (0, 1), (-1, 0)), strict=True):
+        s.orient[q] = rules.ORIENT_NAMES.index(o)
+        assert s.target(q) == cell(dx, dy)
+    s.orient[q] = 0
+    assert s.target(q) == cell(0, 0)
+
+
+def test_basics_population_limit_binds_placing_not_staying():
+    """Basics: no placing a fourth pyramid; four may stay; Move Without Limits ignores the limit."""
+    s = fresh()
+    lay(s, {(0, 0): "move-4", (1, 0): "grow_clone-2"})
+    mover = pyr(s, 0, "S", 0, 0, "E")
+    for _ in range(3):
+        pyr(s, 1, "S", 1, 0)
+    assert P(mover) not in legal_json(s)  # Move into a full space: not allowed
+    hand(s, 0, "move_without_limits")
+    do(s, CARD("move_without_limits"), P(mover))
+    assert len(pieces(s, 1, 0)) == 4  # and four may stay
+    s.to_move = 1
+    s._legal = None
+    # Clone on a space holding four: placing is refused, growing (a replacement) is fine.
+    do(s, P("P1 S1"))
+    assert legal_json(s) == [{"do": "grow"}]
+
+
+def test_basics_hand_limit_binds_acquiring_not_holding():
+    """Basics/Playing: with four cards you may draw only two; Draw Four ignores the limit."""
+    s = fresh()
+    s.deck = [CARD_ID[c] for c in ("move-1", "move-2", "move-3", "move-4", "move-5", "move-6")]
+    hand(s, 0, "attack-1", "attack-2", "attack-3", "attack-4")
+    assert [j for j in legal_json(s) if "draw" in j] == [{"draw": 1}, {"draw": 2}]
+    hand(s, 0, "attack-1", "attack-2", "attack-3", "attack-4", "attack-5", "draw_four")
+    assert not [j for j in legal_json(s) if "draw" in j]
+    do(s, CARD("draw_four"))
+    assert len(s.hands[0]) == 9  # may stay over the limit
+
+
+def test_basics_reshuffle_when_the_deck_runs_out_is_counted():
+    """Basics: an empty deck is rebuilt from the discards; the reshuffles are counted."""
+    s = fresh()
+    s.deck = [CARD_ID["move-1"]]
+    s.discard = [CARD_ID["move-2"], CARD_ID["move-3"]]
+    assert {"do": "declare"} not in legal_json(s)
+    do(s, {"draw": 3})
+    assert sorted(rules.CODE[c] for c in s.hands[0]) == ["move-1", "move-2", "move-3"]
+    assert s.reshuffles == 1 and s.discard == [] and s.deck == []
+    assert {"do": "declare"} in legal_json(s)  # Playing: declaring needs one reshuffle
+
+
+# ----- Playing --------------------------------------------------------------------------------
+def test_playing_place_small_pyramid_only_with_none_on_the_board():
+    """Playing, option 1: a small pyramid, standing, on a card with room, only with none in play."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1", (1, 0): "move-2"})
+    for _ in range(3):
+        pyr(s, 1, "S", 1, 0)
+    assert [j for j in legal_json(s) if "cell" in j] == [C(0, 0)]  # cards only, population limit
+    do(s, C(0, 0))
+    assert pieces(s, 0, 0) == ["P0 S1"] and s.orient[0] == 0
+    s.to_move = 0
+    s._legal = None
+    assert not [j for j in legal_json(s) if "cell" in j]
+
+
+def test_playing_one_option_per_turn_and_hand_card_is_discarded():
+    """Playing, option 2: a card played from hand is discarded; the turn passes."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1"})
+    a = pyr(s, 0, "S", 0, 0)
+    hand(s, 0, "grow_clone-3")
+    do(s, CARD("grow_clone-3"), P(a), {"do": "grow"})
+    assert pieces(s, 0, 0) == ["P0 M1"]
+    assert s.hands[0] == [] and rules.CODE[s.discard[-1]] == "grow_clone-3"
+    assert s.to_move == 1
+
+
+def test_playing_use_the_card_you_occupy_again_and_again():
+    """Playing, option 3: a board card stays; its pyramid can use it turn after turn."""
+    s = fresh()
+    lay(s, {(0, 0): "grow_clone-6"})
+    pyr(s, 0, "S", 0, 0)
+    do(s, P("P0 S1"), {"size": "small"}, {"do": "pass"}, P("P0 S1"), {"do": "grow"})
+    assert pieces(s, 0, 0) == ["P0 M1", "P0 S2"] and top(s, 0, 0) == "grow_clone-6"
+
+
+def test_playing_reorient_any_or_all_pyramids():
+    """Playing, option 4: one orientation per pyramid, all in one turn."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1", (1, 0): "move-2"})
+    pyr(s, 0, "S", 0, 0)
+    pyr(s, 0, "L", 1, 0)
+    do(s, {"do": "reorient"})
+    assert s.stage == "reorient" and s.to_move == 0
+    do(s, {"orient": "E"}, {"orient": "up"})
+    assert [s.orient[q] for q in s.on_board(0)] == [2, 0] and s.to_move == 1
+
+
+def test_playing_draw_discard_pass():
+    """Playing, options 5-7: draw up to three; discard the whole hand (no draw); pass."""
+    s = fresh()
+    s.deck = [CARD_ID[c] for c in ("move-1", "move-2", "move-3", "move-4")]
+    do(s, {"draw": 3})
+    assert len(s.hands[0]) == 3 and len(s.deck) == 1 and s.to_move == 1
+    hand(s, 1, "attack-1", "attack-2")
+    do(s, {"do": "discard"})
+    assert s.hands[1] == [] and len(s.discard) == 2 and s.to_move == 0
+    do(s, {"do": "pass"})
+    assert s.to_move == 1 and {"do": "discard"} not in legal_json(s)
+
+
+def test_playing_declare_final_round_everyone_one_more_turn_declarer_last():
+    """Playing, option 8: after a declaration everyone gets one more turn, the declarer the last."""
+    s = fresh(players=3)
+    s.reshuffles = 1
+    s.to_move = 1
+    s._legal = None
+    do(s, {"do": "declare"})
+    order = []
+    while not s.is_over():
+        order.append(s.to_move)
+        assert {"do": "declare"} not in legal_json(s)
+        do(s, {"do": "pass"})
+    assert order == [2, 0, 1]
+
+
+def test_playing_declare_needs_a_reshuffle():
+    """Scoring and Winning: nobody can declare until the deck has been used up and reshuffled."""
+    s = fresh()
+    assert {"do": "declare"} not in legal_json(s)
+    with pytest.raises(IllegalAction):
+        s.apply(rules.DECLARE)
+
+
+# ----- Scoring and Winning ---------------------------------------------------------------------
+def test_scoring_sole_occupancy_values_and_shared_cards():
+    """Scoring: sole occupancy scores the top card (1-10, Wild 11, Special 0-21); shared scores nothing."""
+    s = fresh(players=3)
+    lay(s, {(0, 0): "move-7", (1, 0): "attack-wild-a", (2, 0): ["move-9", "teleport"],
+            (3, 0): "build-10", (4, 0): "grow_clone-3"})
+    pyr(s, 0, "S", 0, 0)
+    pyr(s, 0, "M", 0, 0)
+    pyr(s, 0, "S", 1, 0)
+    pyr(s, 1, "S", 2, 0)
+    pyr(s, 1, "S", 3, 0)
+    pyr(s, 2, "S", 3, 0)  # shared: nobody scores
+    pyr(s, 2, "L", 5, 0)  # wasteland: nothing
+    assert s.scores() == [7 + 11, 17, 0]
+
+
+def test_scoring_ties_share_the_win_and_optional_tiebreak():
+    """Scoring: tied players share the win; optional rule: the highest solely occupied card wins."""
+    for tiebreak, expect in ((False, [1, 1]), (True, [2, 1])):
+        s = fresh(tiebreak=tiebreak)
+        lay(s, {(0, 0): "move-5", (1, 0): "move-6", (3, 0): "move-wild-a"})
+        pyr(s, 0, "S", 0, 0)
+        pyr(s, 0, "S", 1, 0)
+        pyr(s, 1, "S", 3, 0)
+        assert s.scores() == [11.0, 11.0]
+        assert s.ranking() == expect
+
+
+# ----- Common abilities -------------------------------------------------------------------------
+def test_grow_or_clone_sizes_and_stash():
+    """Grow or Clone: grow one size (not beyond large); clone the same size or smaller, standing, here."""
+    s = fresh()
+    lay(s, {(0, 0): "grow_clone-1"})
+    m = pyr(s, 0, "M", 0, 0, "E")
+    do(s, P(m))
+    assert legal_json(s) == [{"size": "small"}, {"size": "medium"}, {"do": "grow"}]
+    do(s, {"size": "medium"})
+    assert pieces(s, 0, 0) == ["P0 M1", "P0 M2"] and s.orient[s.stash(0, 1) - 1] == 0
+    s.to_move = 0
+    for q in range(10, 15):
+        s.pos[q] = cell(5, 5)  # every large is in play
+    s._legal = None
+    do(s, P(m))
+    assert {"do": "grow"} not in legal_json(s)
+
+
+def test_move_lying_only_arrives_standing():
+    """Move: a pyramid must be lying down; it moves into the target space and stands up."""
+    s = fresh()
+    lay(s, {(0, 0): "move-3", (1, 0): "attack-1"})
+    a = pyr(s, 0, "S", 0, 0)
+    assert P(a) not in legal_json(s)
+    s.orient[0] = 2
+    s._legal = None
+    do(s, P(a))
+    assert pieces(s, 1, 0) == [a] and s.orient[0] == 0
+    # Into wasteland next to a card: fine; into a space next to no card: not allowed (ruling).
+    s2 = fresh()
+    lay(s2, {(0, 0): "move-3"})
+    b = pyr(s2, 0, "S", 0, 0, "W")
+    do(s2, P(b))
+    assert pieces(s2, -1, 0) == [b]
+    s2.to_move = 0
+    s2.orient[0] = 4
+    s2._legal = None
+    hand(s2, 0, "move-8")
+    assert CARD("move-8") not in legal_json(s2)
+
+
+def test_attack_reduce_destroy_own_colour_never_itself():
+    """Attack: smaller reduces one size, same or larger destroys; own colour allowed, never itself."""
+    s = fresh()
+    lay(s, {(0, 0): "attack-7"})
+    small = pyr(s, 0, "S", 0, 0)
+    big = pyr(s, 1, "L", 0, 0)
+    mine = pyr(s, 0, "M", 0, 0)
+    do(s, P(small))
+    assert legal_json(s) == [P(mine), P(big)]  # not itself
+    do(s, P(big))
+    assert pieces(s, 0, 0) == ["P0 M1", "P0 S1", "P1 M1"]  # reduced large -> medium
+    s.to_move = 0
+    s._legal = None
+    do(s, P(mine), P("P1 M1"))  # same size: destroyed
+    assert pieces(s, 0, 0) == ["P0 M1", "P0 S1"]
+
+
+def test_attack_empty_space_destroys_top_card_and_lone_standing_cannot():
+    """Attack: no pyramids there, the top card is destroyed; a lone standing pyramid cannot attack."""
+    s = fresh()
+    lay(s, {(0, 0): "attack-7", (1, 0): ["move-2", "build-9"]})
+    a = pyr(s, 0, "S", 0, 0)
+    assert P(a) not in legal_json(s)  # standing alone: cannot attack its own territory
+    s.orient[0] = 2
+    s._legal = None
+    do(s, P(a))
+    assert top(s, 1, 0) == "move-2" and rules.CODE[s.discard[-1]] == "build-9"
+    # Pointing at an empty wasteland space: nothing to attack.
+    s2 = fresh()
+    lay(s2, {(0, 0): "attack-7"})
+    b = pyr(s2, 0, "S", 0, 0, "N")
+    assert P(b) not in legal_json(s2)
+
+
+def test_attack_reduction_without_a_smaller_pyramid_in_stash_destroys():
+    """Attack (ruling): a target that cannot be reduced for lack of a smaller stash piece is destroyed."""
+    s = fresh()
+    lay(s, {(0, 0): "attack-7"})
+    a = pyr(s, 0, "S", 0, 0)
+    t = pyr(s, 1, "M", 0, 0)
+    for _ in range(5):
+        pyr(s, 1, "S", 5, 5)
+    do(s, P(a), P(t))
+    assert pieces(s, 0, 0) == [a]
+
+
+def test_attack_sequence_reorient_move_reorient_attack():
+    """Strategies: moving to attack may take reorient, move, reorient, then attack."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1", (1, 0): "attack-5", (2, 0): "build-9"})
+    a = pyr(s, 0, "L", 0, 0)
+    b = pyr(s, 1, "M", 2, 0)
+    do(s, {"do": "reorient"}, {"orient": "E"})  # P0
+    do(s, {"do": "pass"})  # P1
+    do(s, P(a))  # Move onto the Attack card
+    do(s, {"do": "pass"})
+    do(s, {"do": "reorient"}, {"orient": "E"})
+    do(s, {"do": "pass"})
+    do(s, P(a), P(b))
+    assert pieces(s, 2, 0) == [] and s.scores() == [5.0, 0.0]
+
+
+def test_build_draws_onto_target_under_own_pyramids_not_others():
+    """Build: draw onto the target space; under own pyramids; never where another player has some."""
+    s = fresh()
+    lay(s, {(0, 0): "build-4"})
+    s.deck = [CARD_ID["move-8"], CARD_ID["teleport"]]
+    a = pyr(s, 0, "S", 0, 0, "E")
+    do(s, P(a))  # Create territory in the wasteland
+    assert top(s, 1, 0) == "teleport"
+    s.to_move = 0
+    s.orient[0] = 0
+    s._legal = None
+    do(s, P(a))  # a standing pyramid builds under itself (change territory)
+    assert s.stacks[cell(0, 0)] == [CARD_ID["build-4"], CARD_ID["move-8"]] and pieces(s, 0, 0) == [a]
+    s2 = fresh()
+    lay(s2, {(0, 0): "build-4"})
+    s2.deck = [CARD_ID["move-8"]]
+    pyr(s2, 0, "S", 0, 0)
+    pyr(s2, 1, "S", 0, 0)
+    assert not [j for j in legal_json(s2) if "pyramid" in j]  # another player is here
+
+
+def test_build_not_from_the_wasteland():
+    """Build: a pyramid in the wasteland cannot use Build cards at all."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1"})
+    s.deck = [CARD_ID["move-8"]]
+    pyr(s, 0, "S", 1, 0, "W")
+    hand(s, 0, "build-2", "build-wild-a")
+    cards = [j for j in legal_json(s) if "card" in j]
+    assert CARD("build-2") not in cards and CARD("build-wild-a") in cards  # the Wild can Move/Attack
+    do(s, CARD("build-wild-a"), P("P0 S1"))
+    assert {"ability": "build"} not in legal_json(s)
+
+
+def test_wild_any_common_from_hand_own_type_on_board():
+    """Wild: from the hand any of the four Common abilities; on the board only its own."""
+    s = fresh()
+    lay(s, {(0, 0): "attack-wild-b", (1, 0): "move-2"})
+    s.deck = [CARD_ID["move-8"]]
+    a = pyr(s, 0, "S", 0, 0, "E")
+    hand(s, 0, "move-wild-a")
+    do(s, CARD("move-wild-a"), P(a))
+    assert legal_json(s) == [{"ability": "grow_clone"}, {"ability": "move"}, {"ability": "attack"},
+                             {"ability": "build"}]
+    do(s, {"ability": "grow_clone"}, {"do": "grow"})
+    assert pieces(s, 0, 0) == ["P0 M1"]
+    s.to_move = 0
+    s._legal = None
+    do(s, P("P0 M1"))  # on the board the Attack Wild only attacks: the empty card east
+    assert top(s, 1, 0) is None
+
+
+# ----- Special cards (reconstructed, one test each) ------------------------------------------------
+def board_use(s: ZarcanaState, label: str, *more: dict) -> None:
+    do(s, P(label), *more)
+
+
+def test_special_recycle():
+    """Recycle (0): take the top discard into the hand, hand limit obeyed; needs no pyramid."""
+    s = fresh()
+    s.discard = [CARD_ID["move-1"], CARD_ID["teleport"]]
+    hand(s, 0, "recycle")
+    do(s, CARD("recycle"))
+    assert [rules.CODE[c] for c in s.hands[0]] == ["teleport"] and rules.CODE[s.discard[-1]] == "recycle"
+    s2 = fresh()
+    s2.discard = [CARD_ID["move-1"]]
+    hand(s2, 0, "recycle", "move-2", "move-3", "move-4", "move-5", "move-6", "move-7")
+    assert CARD("recycle") not in legal_json(s2)
+
+
+def test_special_dig():
+    """Dig (1): the top card of the target space goes to the bottom of its stack."""
+    s = fresh()
+    lay(s, {(0, 0): "dig", (1, 0): ["move-1", "move-2", "move-3"]})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    board_use(s, a)
+    assert [rules.CODE[c] for c in s.stacks[cell(1, 0)]] == ["move-3", "move-1", "move-2"]
+
+
+def test_special_turn_pyramid():
+    """Turn Pyramid (2): reorient any one pyramid in the target space."""
+    s = fresh()
+    lay(s, {(0, 0): "turn", (1, 0): "move-1"})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    b = pyr(s, 1, "L", 1, 0, "W")
+    board_use(s, a, P(b), {"orient": "S"})
+    assert s.orient[s.at(cell(1, 0))[0]] == 3
+
+
+def test_special_harvest():
+    """Harvest (3): take the target's top card into the hand, not where another player is."""
+    s = fresh()
+    lay(s, {(0, 0): "harvest", (1, 0): ["move-1", "move-9"]})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    board_use(s, a)
+    assert [rules.CODE[c] for c in s.hands[0]] == ["move-9"] and top(s, 1, 0) == "move-1"
+    assert s.tag[CARD_ID["move-9"]] == -1  # everyone saw it: determinization keeps it
+    s.to_move = 0
+    pyr(s, 1, "S", 1, 0)
+    assert P(a) not in legal_json(s)
+
+
+def test_special_exchange():
+    """Exchange (4): swap places with a pyramid in the target space; this one arrives standing."""
+    s = fresh()
+    lay(s, {(0, 0): "swap", (1, 0): "move-1"})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    b = pyr(s, 1, "L", 1, 0, "N")
+    board_use(s, a, P(b))
+    assert pieces(s, 1, 0) == [a] and pieces(s, 0, 0) == [b] and s.orient[0] == 0
+
+
+def test_special_sacrifice():
+    """Sacrifice (5): destroy this pyramid and every other pyramid in this space."""
+    s = fresh()
+    lay(s, {(0, 0): "bomb"})
+    a = pyr(s, 0, "S", 0, 0)
+    pyr(s, 1, "L", 0, 0)
+    pyr(s, 1, "M", 0, 0)
+    board_use(s, a)
+    assert pieces(s, 0, 0) == []
+
+
+def test_special_plague():
+    """Plague (5): every other player with cards discards one at random; needs no pyramid."""
+    s = fresh(players=3)
+    hand(s, 0, "plague")
+    hand(s, 1, "move-1", "move-2")
+    hand(s, 2, "move-3")
+    do(s, CARD("plague"))
+    assert [len(h) for h in s.hands] == [0, 1, 0] and len(s.discard) == 3
+
+
+def test_special_push():
+    """Push (6): every pyramid in the target space moves one further; pushed where none may be, destroyed."""
+    s = fresh()
+    lay(s, {(0, 0): "push", (1, 0): "move-1"})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    pyr(s, 1, "L", 1, 0)
+    pyr(s, 1, "M", 1, 0)
+    board_use(s, a)
+    assert pieces(s, 2, 0) == ["P1 L1", "P1 M1"]  # wasteland next to (1,0), population ignored
+    s2 = fresh()
+    lay(s2, {(0, 0): "push"})
+    b = pyr(s2, 0, "S", 0, 0, "E")
+    pyr(s2, 1, "L", 1, 0)  # wasteland next to (0,0); (2,0) is next to no card
+    board_use(s2, b)
+    assert s2.on_board(1) == [] and s2.view(None)["stash"][1] == [5, 5, 5]
+
+
+def test_special_wither():
+    """Wither (7): reduce one pyramid in the target space one size, whatever this one's size."""
+    s = fresh()
+    lay(s, {(0, 0): "reduce"})
+    a = pyr(s, 0, "S", 0, 0)
+    b = pyr(s, 1, "L", 0, 0)
+    board_use(s, a, P(b))
+    assert pieces(s, 0, 0) == ["P0 S1", "P1 M1"]
+
+
+def test_special_leap():
+    """Leap (7): jump two spaces in the pointed direction and stand up."""
+    s = fresh()
+    lay(s, {(0, 0): "leap", (2, 0): "move-1"})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    board_use(s, a)
+    assert pieces(s, 2, 0) == [a] and s.orient[0] == 0
+
+
+def test_special_grow_twice():
+    """Grow Twice (8): small becomes large; medium becomes large."""
+    s = fresh()
+    lay(s, {(0, 0): "grow_twice"})
+    a = pyr(s, 0, "S", 0, 0)
+    board_use(s, a)
+    assert pieces(s, 0, 0) == ["P0 L1"]
+
+
+def test_special_bridge():
+    """Bridge (8): a Build two spaces away in the pointed direction."""
+    s = fresh()
+    lay(s, {(0, 0): "bridge"})
+    s.deck = [CARD_ID["move-5"]]
+    a = pyr(s, 0, "S", 0, 0, "S")
+    board_use(s, a)
+    assert top(s, 0, 2) == "move-5" and top(s, 0, 1) is None
+
+
+def test_special_colonize():
+    """Colonize (9): place a pyramid this size or smaller, standing, in the target space."""
+    s = fresh()
+    lay(s, {(0, 0): "colonize", (0, -1): "move-1"})
+    a = pyr(s, 0, "M", 0, 0, "N")
+    do(s, P(a))
+    assert legal_json(s) == [{"size": "small"}, {"size": "medium"}]
+    do(s, {"size": "medium"})
+    assert pieces(s, 0, -1) == ["P0 M2"]
+
+
+def test_special_bloom():
+    """Bloom (9): every one of your pyramids in this space grows one size, as the stash allows."""
+    s = fresh()
+    lay(s, {(0, 0): "grow_all"})
+    a = pyr(s, 0, "S", 0, 0)
+    pyr(s, 0, "M", 0, 0)
+    pyr(s, 1, "S", 0, 0)
+    board_use(s, a)
+    assert pieces(s, 0, 0) == ["P0 L1", "P0 M1", "P1 S1"]  # the freed medium is reused
+
+
+def test_special_discover_land():
+    """Discover Land (10): draw a card onto any empty space next to the board; needs no pyramid."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1"})
+    s.deck = [CARD_ID["move-5"]]
+    pyr(s, 1, "S", 1, 0)
+    hand(s, 0, "discover")
+    do(s, CARD("discover"))
+    assert C(1, 0) not in legal_json(s) and C(0, 1) in legal_json(s)
+    do(s, C(0, 1))
+    assert top(s, 0, 1) == "move-5"
+
+
+def test_special_exchange_territory():
+    """Exchange Territory (10): swap the card stacks of this space and the target; pyramids stay."""
+    s = fresh()
+    lay(s, {(0, 0): "swap_territory", (1, 0): "build-10"})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    board_use(s, a)
+    assert top(s, 0, 0) == "build-10" and top(s, 1, 0) == "swap_territory" and pieces(s, 0, 0) == [a]
+
+
+def test_special_move_without_limits():
+    """Move Without Limits (11), Basics: a Move that ignores the population limit."""
+    s = fresh()
+    lay(s, {(0, 0): "move_without_limits", (1, 0): "move-1"})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    for _ in range(3):
+        pyr(s, 1, "S", 1, 0)
+    board_use(s, a)
+    assert len(pieces(s, 1, 0)) == 4 and s.orient[0] == 0
+
+
+def test_special_draw_four_cards():
+    """Draw Four Cards (12), Basics: draw four no matter how many cards are in hand."""
+    s = fresh()
+    s.deck = [CARD_ID[f"move-{i}"] for i in range(1, 6)]
+    hand(s, 0, "draw_four", "attack-1", "attack-2", "attack-3", "attack-4", "attack-5", "attack-6")
+    do(s, CARD("draw_four"))
+    assert len(s.hands[0]) == 10 and len(s.deck) == 1
+
+
+def test_special_rally():
+    """Rally (12): bring one of your other pyramids from anywhere to this space, standing."""
+    s = fresh()
+    lay(s, {(0, 0): "rally", (3, 0): "move-1"})
+    a = pyr(s, 0, "S", 0, 0)
+    b = pyr(s, 0, "L", 3, 0, "W")
+    board_use(s, a, P(b))
+    assert pieces(s, 0, 0) == [b, a] or pieces(s, 0, 0) == sorted([a, b])
+
+
+def test_special_create_pyramid_in_wasteland():
+    """Create Pyramid in Wasteland (13): a small pyramid, standing, in any legal wasteland space."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1"})
+    hand(s, 0, "create_pyramid_in_wasteland")
+    do(s, CARD("create_pyramid_in_wasteland"))
+    assert sorted((j["cell"][0] - X0, j["cell"][1] - Y0) for j in legal_json(s)) == [(-1, 0), (0, -1), (0, 1), (1, 0)]
+    do(s, C(0, 1))
+    assert pieces(s, 0, 1) == ["P0 S1"]
+
+
+def test_special_resurrect():
+    """Resurrect (13): a standing pyramid places any size from the stash in its own space."""
+    s = fresh()
+    lay(s, {(0, 0): "resurrect"})
+    a = pyr(s, 0, "S", 0, 0)
+    board_use(s, a, {"size": "large"})
+    assert pieces(s, 0, 0) == ["P0 L1", "P0 S1"]
+
+
+def test_special_move_twice():
+    """Move Twice (14): move into the target space, then optionally one more space in any direction."""
+    s = fresh()
+    lay(s, {(0, 0): "move_twice", (1, 0): "move-1", (1, 1): "move-2"})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    board_use(s, a)
+    assert s.to_move == 0 and {"do": "done"} in legal_json(s)
+    do(s, {"orient": "S"})
+    assert pieces(s, 1, 1) == [a] and s.to_move == 1
+
+
+def test_special_long_attack():
+    """Long Attack (15): an Attack on the space two away in the pointed direction."""
+    s = fresh()
+    lay(s, {(0, 0): "long_attack", (1, 0): "move-1", (2, 0): "move-2"})
+    a = pyr(s, 0, "L", 0, 0, "E")
+    b = pyr(s, 1, "L", 2, 0)
+    pyr(s, 1, "S", 1, 0)
+    board_use(s, a, P(b))
+    assert pieces(s, 2, 0) == [] and pieces(s, 1, 0) == ["P1 S1"]
+
+
+def test_special_master_of_all():
+    """Master of All (15): any Common ability, from the hand or on the board."""
+    s = fresh()
+    lay(s, {(0, 0): "master"})
+    a = pyr(s, 0, "S", 0, 0)
+    board_use(s, a, {"ability": "grow_clone"}, {"do": "grow"})
+    assert pieces(s, 0, 0) == ["P0 M1"]
+
+
+def test_special_transport_territory():
+    """Transport Territory (16): the target's stack and its pyramids move to a space next to another card."""
+    s = fresh()
+    lay(s, {(0, 0): "transport_territory", (1, 0): "build-10", (0, 1): "move-1"})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    b = pyr(s, 1, "M", 1, 0)
+    do(s, P(a))
+    assert C(2, 0) not in legal_json(s)  # next to nothing once the stack has left
+    do(s, C(-1, 1))
+    assert top(s, -1, 1) == "build-10" and pieces(s, -1, 1) == [b] and top(s, 1, 0) is None
+
+
+def test_special_teleport():
+    """Teleport (17): this pyramid goes to any card on the board and stands up."""
+    s = fresh()
+    lay(s, {(0, 0): "teleport", (5, 5): "build-10"})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    board_use(s, a, C(5, 5))
+    assert pieces(s, 5, 5) == [a] and s.orient[0] == 0
+
+
+def test_special_mirror_copies_the_target_card():
+    """Mirror (18), Legend: uses the target card's ability with that card's requirements."""
+    s = fresh()
+    lay(s, {(0, 0): "copy", (1, 0): "grow_twice"})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    board_use(s, a)
+    assert pieces(s, 0, 0) == ["P0 L1"]
+    # Copying a Move card needs a lying pyramid: the copier points at it, so it is lying.
+    s2 = fresh()
+    lay(s2, {(0, 0): "copy", (1, 0): "build-3"})
+    s2.deck = [CARD_ID["move-4"]]
+    b = pyr(s2, 0, "S", 0, 0, "E")
+    board_use(s2, b)  # copies Build: builds on (1,0)
+    assert top(s2, 1, 0) == "move-4"
+
+
+def test_special_attack_twice():
+    """Attack Twice (19), Strategies: two attacks in one turn beat a two-pyramid defence."""
+    s = fresh()
+    lay(s, {(0, 0): "attack_twice", (1, 0): "build-10"})
+    a = pyr(s, 0, "L", 0, 0, "E")
+    b1 = pyr(s, 1, "M", 1, 0)
+    pyr(s, 1, "S", 1, 0)
+    board_use(s, a, P(b1))
+    assert s.to_move == 0 and legal_json(s) == [{"ability": "attack"}, {"do": "done"}]
+    do(s, {"ability": "attack"}, P("P1 S1"))
+    assert pieces(s, 1, 0) == [] and s.to_move == 1
+
+
+def test_special_convert():
+    """Convert (20): replace another player's pyramid, no larger than this one, with your own."""
+    s = fresh()
+    lay(s, {(0, 0): "convert"})
+    a = pyr(s, 0, "M", 0, 0)
+    pyr(s, 1, "L", 0, 0)
+    m = pyr(s, 1, "M", 0, 0)
+    do(s, P(a))
+    assert legal_json(s) == [P(m)]
+    do(s, P(m))
+    assert pieces(s, 0, 0) == ["P0 M1", "P0 M2", "P1 L1"]
+
+
+def test_special_destroy_occupied_territory():
+    """Destroy Occupied Territory (21), Highlights: it may destroy the territory it occupies."""
+    s = fresh()
+    lay(s, {(0, 0): ["move-1", "destroy_occupied_territory"]})
+    a = pyr(s, 0, "S", 0, 0)
+    board_use(s, a)
+    assert top(s, 0, 0) == "move-1" and pieces(s, 0, 0) == [a]
+    s2 = fresh()
+    lay(s2, {(0, 0): "destroy_occupied_territory"})
+    pyr(s2, 0, "S", 0, 0)
+    board_use(s2, "P0 S1")
+    assert s2.stacks == {} and s2.on_board(0) == []  # alone in a wasteland next to nothing
+
+
+def test_every_card_has_a_test():
+    """Each Special card's name appears in a test of this file."""
+    src = open(__file__).read()
+    for c in rules.CARDS:
+        if c["kind"] == "special":
+            assert c["name"] in src, c["name"]
+
+
+# ----- Engine: window, determinization, whole games ------------------------------------------------
+def test_window_recentres_the_board():
+    """Window ruling: the board is re-centred between turns before it reaches the window's edge."""
+    s = fresh()
+    s.stacks = {W * 10 + 1: [CARD_ID["move-1"]], W * 10 + 2: [CARD_ID["move-2"]]}
+    q = s.stash(0, 0)
+    s.pos[q] = W * 10 + 1
+    do(s, {"do": "pass"})
+    xs = sorted(c % W for c in s.stacks)
+    assert xs[0] >= 2 and s.pos[q] == min(s.stacks)
+    assert any(e["type"] == "recenter" for e in s.log(None))
+
+
+def test_determinize_keeps_public_cards_and_epochs():
+    """Determinization swaps only cards a player cannot tell apart (same reshuffle epoch)."""
+    s = fresh(players=3)
+    lay(s, {(0, 0): "harvest", (1, 0): ["move-1", "move-9"]})
+    pyr(s, 1, "S", 0, 0, "E")
+    s.deck = [CARD_ID[f"attack-{i}"] for i in range(1, 9)]
+    hand(s, 2, "build-1", "build-2")
+    s.to_move = 1
+    s._legal = None
+    do(s, P("P1 S1"))  # harvest: move-9 is known to be in P1's hand
+    rng = random.Random(3)
+    for _ in range(20):
+        d = s.determinize(0, rng)
+        assert CARD_ID["move-9"] in d.hands[1]
+        assert d.view(0) == s.view(0)
+    s.reshuffles = 1
+    s.tag[CARD_ID["build-1"]] = 0
+    s.tag[CARD_ID["build-2"]] = 1  # drawn after the reshuffle: only deck cards can replace it
+    for _ in range(20):
+        d = s.determinize(0, rng)
+        assert CARD_ID["build-1"] in d.hands[2]
+
+
+def _invariants(s: ZarcanaState) -> None:
+    cards = [*s.deck, *s.discard, *(c for h in s.hands for c in h), *(c for st in s.stacks.values() for c in st)]
+    if s.playing >= 0:
+        cards.append(s.playing)
+    assert sorted(cards) == list(range(rules.NUM_CARDS)), "card conservation"
+    for q, c in enumerate(s.pos):
+        if c >= 0:
+            assert s.habitable(c), "a pyramid in an isolated wasteland space"
+            assert q // rules.PIECES < s.players
+    stash = s.view(None)["stash"]
+    for p in range(s.players):
+        on = Counter(rules.size_of(q) for q in s.on_board(p))
+        assert [on[i] + stash[p][i] for i in range(3)] == [5, 5, 5], "stash counts"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_games_end_by_declaration_with_invariants(players):
+    """Random play to the end: the final round is declared; conservation and stash invariants hold."""
+    for seed in range(4):
+        s = meeple.make("zarcana", players=players, seed=seed)
+        play_random(s, random.Random(seed), _invariants)
+        assert s.is_over() and s.declared >= 0 and s.reshuffles >= 1
+        assert meeple.replay(s.record()).view(None) == s.view(None)
+
+
+def test_heuristic_bot_beats_random_and_games_end():
+    """The heuristic bot (Strategies advice) beats random players and ends its games."""
+    from meeple.bots import RandomBot
+
+    wins = 0
+    for g in range(6):
+        players = 2 + g % 3
+        s = meeple.make("zarcana", players=players, seed=g)
+        seat = g % players
+        bots = [HeuristicBot(g) if p == seat else RandomBot(g * 7 + p) for p in range(players)]
+        while not s.is_over():
+            s.apply(bots[s.to_move].choose(s))
+        wins += s.ranking()[seat] == 1
+    assert wins >= 5
+
+
+def test_heuristic_bot_declares_when_ahead():
+    """Strategies: declare the end when ahead."""
+    s = fresh()
+    lay(s, {(0, 0): "teleport"})
+    pyr(s, 0, "S", 0, 0)
+    s.reshuffles = 1
+    s._legal = None
+    assert HeuristicBot(0).choose(s) == rules.DECLARE
+
+
+def test_render_shows_stacks_pyramids_and_wasteland():
+    s = fresh()
+    lay(s, {(0, 0): ["move-1", "teleport"]})
+    pyr(s, 0, "L", 0, 0, "E")
+    pyr(s, 1, "S", 1, 0, "up")
+    text = render_text(s.view(0))
+    assert "Tel17/2" in text and "0L>" in text and "1So" in text and ".." in text
+
+
+def test_actions_json_round_trip_and_fixed_range():
+    """Actions: a fixed int range; every legal action names itself in JSON."""
+    s = meeple.make("zarcana", players=2, seed=1)
+    assert meeple.game_info("zarcana").num_actions == rules.NUM_ACTIONS
+    rng = random.Random(0)
+    for _ in range(60):
+        for a in s.legal_actions():
+            assert 0 <= a < rules.NUM_ACTIONS
+            assert s.action_from_json(json.loads(json.dumps(s.action_to_json(a)))) == a
+        s.apply(rng.choice(s.legal_actions()))
