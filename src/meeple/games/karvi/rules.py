@@ -114,7 +114,9 @@ class Player:
     # ----- counts used by requirements, rune stones and scoring ---------------------------------
     def strength(self) -> int:
         """Combat strength: the sum of the warriors' values, either side (Raid: combat strength)."""
-        return sum((c // 2 + 1) * n for c, n in enumerate(self.war))
+        w = self.war
+        return (w[0] + w[1] + 2 * (w[2] + w[3]) + 3 * (w[4] + w[5]) + 4 * (w[6] + w[7])
+                + 5 * (w[8] + w[9]) + 6 * (w[10] + w[11]))
 
     def warriors(self) -> int:
         return sum(self.war)
@@ -390,9 +392,14 @@ class KarviState(State):
             start = 0 if pos >= self.T else pos + 1
             return [s for s in range(start, self.T) if self._occupied(s) and s != pos]
         start = 0 if pos >= self.T else pos + 1
+        cap = any(e.get("cap_cost") for e in self.p[q].effects())
+        taken = set(self.die_pos)
+        spots, blocked, free = self.spots, self.blocked, self.free_move
         for s in range(start, self.T):
-            if not self.blocked[s] and not self._occupied(s) and (self.free_move or self._cost(q, s) <= beer):
-                out.append(s)
+            if not blocked[s] and s not in taken:
+                cost = spots[s]["cost"]
+                if free or (min(cost, 1) if cap else cost) <= beer:
+                    out.append(s)
         if pos < self.T:
             out += [self.T + k for k in range(C.STOP_POSITIONS) if not self._occupied(self.T + k)]
         return out
@@ -439,11 +446,16 @@ class KarviState(State):
             out.append(END)
         if not self.ship_moved:
             dist = self._distances(q, pl.ship, pl.prov)
+            mine = pl.strength()
+            extra = [0] * len(self.nodes)  # 1 provision per ship at least as strong (node 0: room)
+            for o in range(self.players):
+                if o != q and self.p[o].ship and self.p[o].strength() >= mine:
+                    extra[self.p[o].ship] += 1
             for node, k in dist.items():
                 if node == pl.ship:
                     if self._location_options(q, node):
                         out.append(BASE["SHIP_TO"] + node)
-                elif self._arrival_cost(q, node, "normal") + k <= pl.prov:
+                elif extra[node] + k <= pl.prov:
                     out.append(BASE["SHIP_TO"] + node)
         for c in set(pl.hand):
             if self._card_playable(q, c):
