@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from . import components as C
-from .rules import _FAMILY, END, KarviState
+from .rules import _FAMILY, BASE, END, KarviState
 
 
 class HeuristicBot:
@@ -128,7 +128,7 @@ class HeuristicBot:
                 elif name == "upgrade":
                     v += 2 + self._placeable(pl)
                 elif name == "trade":
-                    ok = [t for t in pl.beside if t < C.NUM_TR and pl.can_pay(C.TR_TILES[t]["cost"])]
+                    ok = [t for t in pl.beside if t < C.NUM_TR and self._affordable(pl, C.TR_TILES[t]["cost"])]
                     v += 6 + len(pl.trade_track) if ok else (8 if len(pl.trade_track) >= 6 and pl.res[0] + pl.res[1] >= 4 else -1)
                 elif name == "raid":
                     st = pl.strength()
@@ -151,6 +151,12 @@ class HeuristicBot:
             else:
                 v += 0.5
         return v
+
+    @staticmethod
+    def _affordable(pl: Any, cost: dict[str, int]) -> bool:
+        """Payable now, counting gold as any resource."""
+        lack = sum(max(0, cost.get(k, 0) - pl.res[i]) for i, k in enumerate(("fur", "silver")))
+        return lack + cost.get("gold", 0) <= pl.res[2]
 
     @staticmethod
     def _needs_resources(pl: Any) -> bool:
@@ -180,6 +186,10 @@ class HeuristicBot:
     # ----- everything else: one-step lookahead --------------------------------------------------
     def _lookahead(self, s: KarviState, q: int, legal: list[int]) -> int:
         kind = s.tasks[-1][0]
+        if kind in ("trade_action", "upgrade_action"):
+            gold = self._gold_for(s, q, kind, legal)
+            if gold is not None:
+                return gold
         if kind in ("move", "paid_move", "join", "map_jump"):
             best, best_v = END if END in legal else legal[0], 0.0
             for a in legal:
@@ -205,6 +215,27 @@ class HeuristicBot:
         if not scored:
             return legal[0]
         return max(scored)[1]
+
+    @staticmethod
+    def _gold_for(s: KarviState, q: int, kind: str, legal: list[int]) -> int | None:
+        """Gold is universal: turn it into the fur or silver that the best cost still lacks."""
+        pl = s.p[q]
+        if pl.res[2] <= 0:
+            return None
+        if kind == "trade_action":
+            if any(_FAMILY[a][0] == "ACTIVATE" for a in legal):
+                return None
+            costs = [C.TR_TILES[t]["cost"] for t in pl.beside if t < C.NUM_TR]
+        else:
+            if any(_FAMILY[a][0] == "PLACE_TILE" for a in legal):
+                return None
+            costs = [C.SLOT_COST[C.UPGRADE_TILES[u]["slot"]] for u in pl.hidden_ut
+                     if pl.meets(C.UPGRADE_TILES[u]["requirement"]) and not pl.slots[C.UPGRADE_TILES[u]["slot"]]]
+        for cost in sorted(costs, key=lambda c: sum(c.values())):
+            lack = [max(0, cost.get(k, 0) - pl.res[i]) for i, k in enumerate(("fur", "silver"))]
+            if sum(lack) + cost.get("gold", 0) <= pl.res[2] and sum(lack):
+                return BASE["GOLD_FUR"] if lack[0] else BASE["GOLD_SILVER"]
+        return None
 
     @staticmethod
     def _finish_chain(c: KarviState, q: int) -> None:

@@ -71,7 +71,10 @@ def render_text(view: dict[str, Any]) -> str:
             hand = ", ".join(f"{C.UPGRADE_CARDS[c]['type']} #{c + 1}" for c in pl["hand"])
             lines.append(f"    hand: {hand or '-'}")
     if view["decision"]:
-        lines.append(f"Decision: {view['decision']['kind']}")
+        dec = view["decision"]
+        opts = dec.get("options")
+        lines.append(f"Decision: {dec['kind']}" + (
+            " — " + " | ".join(f"{i}: {_part(o)}" for i, o in enumerate(opts)) if opts else ""))
     if view["over"] and view["final"]:
         for q, f in enumerate(view["final"]):
             lines.append(f"Final P{q}: " + ", ".join(f"{k} {v}" for k, v in f.items()) + f" = {view['scores'][q]:g}")

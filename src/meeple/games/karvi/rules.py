@@ -1607,4 +1607,6 @@ def _public_task(t: tuple[Any, ...]) -> dict[str, Any]:
         out["n"] = t[1]
     if t[0] in ("rune_spot", "special_spot"):
         out["stone"] = t[1]  # being placed face up: public
+    if t[0] in ("parts", "boxes", "locked"):
+        out["options"] = t[1]  # printed on the spot or the played card: public
     return out

@@ -50,6 +50,14 @@ function clickable(node, choice, ctx, used) {
   return node;
 }
 
+// "part 1" / "box 0" name the option printed on the spot or card being resolved.
+function label(c, v) {
+  const j = c.json || {};
+  const opts = v.decision && v.decision.options;
+  if (opts && (j.a === "part" || j.a === "box") && opts[j.x]) return part(opts[j.x]);
+  return c.label;
+}
+
 export function render(root, ctx) {
   const v = ctx.view;
   const by = legalIndex(ctx);
@@ -94,7 +102,7 @@ export function render(root, ctx) {
   const rest = ctx.legal.filter((c) => !used.has(c.id));
   const choices = rest.length ? el("div", { class: "kv-choices" },
     el("b", {}, v.decision ? `Choose (${v.decision.kind.replace("_", " ")}):` : "Your turn:"),
-    rest.map((c) => el("button", { class: "kv-choice", "data-action": c.id, onclick: () => ctx.act(c.id) }, c.label))) : null;
+    rest.map((c) => el("button", { class: "kv-choice", "data-action": c.id, onclick: () => ctx.act(c.id) }, label(c, v)))) : null;
 
   root.replaceChildren(el("div", { class: "kv-board" },
     el("div", { class: "kv-header" }, `Round ${v.round} of ${v.rounds}`, v.over ? " · game over" : "",
