@@ -11,11 +11,11 @@ import json
 import pickle
 import random
 
-import numpy as np
 import pytest
 
 import meeple
 
+np = pytest.importorskip("numpy")
 pyspiel = pytest.importorskip("pyspiel")
 pytest.importorskip("pettingzoo")
 pytest.importorskip("gymnasium")
@@ -322,3 +322,14 @@ def test_example_openspiel_ismcts_runs(monkeypatch, capsys):
         "openspiel_ismcts.py", ["--players", "2", "--games", "1", "--simulations", "5"], monkeypatch, capsys
     )
     assert "mean return per seat" in out
+
+
+def test_pettingzoo_env_pickles_mid_game():
+    """Vectorized runners ship environments to worker processes."""
+    e = env("scarvus", players=3)
+    e.reset(seed=6)
+    e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    again = pickle.loads(pickle.dumps(e))
+    assert again.agent_selection == e.agent_selection
+    for agent in e.possible_agents:
+        np.testing.assert_array_equal(again.observe(agent)["observation"], e.observe(agent)["observation"])

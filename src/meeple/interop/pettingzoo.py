@@ -46,7 +46,7 @@ class MeepleAECEnv(AECEnv):
         info = meeple.game_info(game)
         self.info = info
         self.game = game
-        self.players = players if players is not None else info.player_counts[0]
+        self.players = players if players is not None else min(info.player_counts)
         self.options = info.resolve_options(self.players, options)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")

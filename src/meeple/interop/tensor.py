@@ -354,6 +354,10 @@ class Encoding:
         """The tensor of ``state`` as ``player`` sees it (float32, flat, of length `size`)."""
         return self._encode(state, player)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The encoder is generated code; another process rebuilds it (same seeds, same layout).
+        return (encoding, (self.game, self.players, self.options))
+
 
 def _sample_views(info: GameInfo, players: int, options: dict[str, Any]) -> list[dict[str, Any]]:
     """Views from random games: each step one player's view (in turn), every view at the end.
