@@ -181,6 +181,42 @@ def test_game_hook_replaces_the_generic_tensor(monkeypatch):
         tensor._encoding.cache_clear()
 
 
+def test_generic_encoding_rules_on_unseen_values():
+    """The documented rules: numbers scaled and clipped, unseen strings to `other`, fixed rows by
+    position (cut when longer), bags with counts and length, lists of dicts cut at the longest."""
+    stat = tensor._Stat()
+    for view in (
+        {"n": 2, "s": "a", "row": [1, 2], "bag": ["x"], "cards": [{"c": "p"}]},
+        {"n": -1, "s": "b", "row": [0, 1], "bag": ["x", "y", "y"], "cards": []},
+    ):
+        stat.add(view)
+    gen = tensor._Gen(cache=False)
+    emit, size = gen.compile(stat)
+    where = {seg.path: seg for seg in gen.segments}
+
+    def encode(view):
+        ones, idx, val = [], [], []
+        emit(view, ones, idx, val)
+        out = np.zeros(size)
+        out[ones] = 1.0
+        out[idx] = val
+        return out
+
+    x = encode({"n": 9, "s": "zzz", "row": [1, 2, 3], "bag": ["y", "w"], "cards": [{"c": "q"}, {"c": "p"}], "new": 1})
+    assert x[where["n"].offset] == 1.0  # 9 / (2 * 2), clipped
+    assert x[where["s"].offset + where["s"].labels.index("other")] == 1.0
+    assert x[where["row[1]"].offset] == 2 / 4 and "row[2]" not in where
+    bag = where["bag"]
+    assert x[bag.offset + bag.labels.index("y")] == 1 / 2  # once, of at most twice
+    assert x[bag.offset + bag.labels.index("other")] == 1 / 2  # "w", counted the same way
+    assert x[bag.offset + bag.labels.index("length")] == 2 / 6
+    cards = where["cards[i].c"]
+    assert x[cards.offset + cards.labels.index("other")] == 1.0 and x[where["cards[i]"].offset] == 1.0
+    # n, s, row[0] = 1 / (2 * 1), row[1], bag y, other and length, card 0 present and other;
+    # "new" is ignored and the second card is cut.
+    assert x.sum() == pytest.approx(1 + 1 + 1 / 2 + 1 / 2 + 1 / 2 + 1 / 2 + 2 / 6 + 2)
+
+
 def test_generic_tensor_is_bounded_and_sees_the_hand():
     state = meeple.make("trickarus", players=4, seed=2)
     enc = tensor.encoding("trickarus", 4)

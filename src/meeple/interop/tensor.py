@@ -290,13 +290,19 @@ class _Gen:
             return stride * longest
         if len(stat.lens) == 1 and longest > 0:
             # A fixed-length list of scalars (a pair, a per-player row): one entry per position.
+            # (A list that turns out shorter or longer than in every sample is cut or padded.)
             used = 0
-            self.lines.append(f"{ind}if type({v}) is list and len({v}) == {longest}:")
-            self.lines.append(f"{ind}    pass")
+            n = self.var("n")
+            self.lines.append(f"{ind}if type({v}) is list:")
+            self.lines.append(f"{ind}    {n} = len({v})")
             for k in range(longest):
                 x = self.var("v")
-                self.lines.append(f"{ind}    {x} = {v}[{k}]")
-                used += self.node(stat.pos[k], x, base, rel + used, f"{path}[{k}]", ind + "    ")
+                self.lines.append(f"{ind}    if {n} > {k}:")
+                self.lines.append(f"{ind}        {x} = {v}[{k}]")
+                body = len(self.lines)
+                used += self.node(stat.pos[k], x, base, rel + used, f"{path}[{k}]", ind + "        ")
+                if len(self.lines) == body:
+                    self.lines.append(f"{ind}        pass")
             return used
         # A list of scalars of varying length: a bag of counts, `other`, and the length.
         vocab: list[Any] = sorted(items.tokens) + sorted(stat.listnums) + ([None] if items.null else [])
