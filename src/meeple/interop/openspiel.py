@@ -107,7 +107,8 @@ class _Codec:
         for c in self.option.choices:
             if c is not None and c == value and (self.kind is not bool or isinstance(c, bool)):
                 return c
-        raise BadOption(f"{self.option.name}={value!r} is not allowed")
+        allowed = ", ".join(repr(self.encode(c)) for c in self.option.choices)
+        raise BadOption(f"option {self.option.name}={value!r} is not allowed; allowed: {allowed}")
 
 
 _UNSET = object()
