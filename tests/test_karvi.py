@@ -786,24 +786,19 @@ def test_special_rune_stone_free_spot_else_cover_or_discard():
 
 def test_displacement_two_spots_away_and_not_into_the_obstructed_area():
     """Occupied spot, special case: with no free adjacent spot, the displaced ship goes 2 spots away;
-    a ship may be displaced onto an obstructed spot only if its owner has the map."""
+    a ship may be displaced onto an obstructed spot only if its owner has the map. Kaupanger has
+    room for every ship, so nobody is displaced there."""
     s = started(4)
     q = s.to_move
-    victim = (q + 1) % 4
-    dublin = node(s, "Dublin")
-    s.p[victim].ship = dublin
-    neighbours = [x for x in s.adj[dublin] if not s.obstructed[x]]
-    others = [p for p in range(4) if p not in (q, victim)]
-    assert len(neighbours) <= len(others) + 1
-    for p, x in zip(others, neighbours, strict=False):
-        s.p[p].ship = x
-    targets = s._displace_targets(victim, dublin)
-    assert node(s, "Western map") not in targets
-    free_adjacent = [x for x in s.adj[dublin] if not s.obstructed[x] and all(s.p[o].ship != x for o in range(4))]
-    if not free_adjacent:
-        assert all(x not in s.adj[dublin] for x in targets)
+    victim, a, b = [(q + k) % 4 for k in (1, 2, 3)]
+    tors = node(s, "Tórshavn")
+    s.p[victim].ship = s.p[q].ship = tors
+    s.p[a].ship, s.p[b].ship = node(s, "Jarlshof"), node(s, "Trondheim")
+    targets = s._displace_targets(victim, tors)
+    assert set(targets) == {node(s, n) for n in ("Kirkwall", "Norwegian Sea", "Kaupanger", "Birka")}
     s.p[victim].map = True
-    assert node(s, "Western map") in s._displace_targets(victim, dublin)
+    assert s._displace_targets(victim, tors) == [node(s, "Northern map")]
+    assert s._arrival_cost(q, 0, "normal") == 0
 
 
 def test_locked_action_with_both_tracks_pick_one():
