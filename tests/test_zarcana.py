@@ -8,6 +8,7 @@ cards.json and docs/games/zarcana.md); each has a test named after it.
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections import Counter
 
@@ -947,3 +948,30 @@ def test_actions_json_round_trip_and_fixed_range():
             assert 0 <= a < rules.NUM_ACTIONS
             assert s.action_from_json(json.loads(json.dumps(s.action_to_json(a)))) == a
         s.apply(rng.choice(s.legal_actions()))
+
+
+@pytest.mark.skipif(os.environ.get("MEEPLE_TEST_BROWSER") != "1", reason="set MEEPLE_TEST_BROWSER=1")
+def test_browser_board_is_drawn_and_clickable(tmp_path):
+    """The web renderer: nine cards drawn, a click on a space places the first pyramid there."""
+    pw = pytest.importorskip("playwright.sync_api")
+    import test_browser as tb
+
+    srv = tb.Server(f"sqlite:///{tmp_path / 'z.db'}")
+    srv.start()
+    try:
+        with pw.sync_playwright() as p:
+            b = p.chromium.launch(executable_path=tb.CHROMIUM, args=tb.ARGS)
+            errors: list[str] = []
+            page = tb.new_page(b, errors)
+            tb.create_in_lobby(page, srv.url, "zarcana", 2, seats={1: "bot:heuristic"})
+            tb.wait_turn_or_end(page)
+            assert page.locator("#board g.zc-space[data-cell]").count() == 9
+            legal = page.locator("#board .zc-space.legal[data-action]")
+            assert legal.count() == 9  # the first turn: a small pyramid on any card
+            legal.first.click()
+            page.locator('#board [data-pyramid="0"]').wait_for()
+            assert page.locator(".zc-hand .zc-card").count() == 3
+            assert not errors, errors
+            b.close()
+    finally:
+        srv.kill()

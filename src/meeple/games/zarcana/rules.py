@@ -46,6 +46,7 @@ NUM_CARDS = len(CARDS)
 CODE = [c["code"] for c in CARDS]
 CARD_ID = {code: i for i, code in enumerate(CODE)}
 NAME = [c["name"] for c in CARDS]
+TEXT = [c["text"] if c["kind"] == "special" else TYPES[c["type"]]["text"] for c in CARDS]
 KIND = [c["kind"] for c in CARDS]
 VALUE = [c["value"] for c in CARDS]
 _ICONS = [c["icons"] if c["kind"] == "special" else TYPES[c["type"]]["icons"] for c in CARDS]
@@ -877,7 +878,8 @@ class ZarcanaState(State):
             "window": [W, H],
             "to_move": self.to_move,
             "turn": self.turn,
-            "board": [{"x": c % W, "y": c // W, "stack": [CODE[k] for k in s]} for c, s in sorted(self.stacks.items())],
+            "board": [{"x": c % W, "y": c // W, "stack": [CODE[k] for k in s], "name": NAME[s[-1]],
+                       "value": VALUE[s[-1]], "text": TEXT[s[-1]]} for c, s in sorted(self.stacks.items())],
             "pyramids": [
                 {"id": q, "owner": owner_of(q), "size": SIZE_NAMES[size_of(q)], "x": c % W, "y": c // W,
                  "orient": ORIENT_NAMES[self.orient[q]]}
@@ -900,6 +902,8 @@ class ZarcanaState(State):
         }
         if player is not None:
             v["hand"] = sorted(CODE[c] for c in self.hands[player])
+            v["hand_cards"] = [{"code": CODE[c], "name": NAME[c], "value": VALUE[c], "text": TEXT[c]}
+                               for c in sorted(self.hands[player], key=lambda c: CODE[c])]
             if player == self.to_move:
                 v["legal"] = self.legal_actions()
         if self.to_move is None:

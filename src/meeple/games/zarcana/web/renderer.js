@@ -1,0 +1,242 @@
+// Zarcana in the browser: the board of card stacks as an SVG grid, pyramids drawn by owner, size
+// and orientation, the wasteland around the cards, your hand, and every legal choice clickable
+// (spaces, pyramids and hand cards on the drawing, the rest as buttons beside it).
+// Follows the interface in src/meeple/web/renderer.js.
+
+const SVG = "http://www.w3.org/2000/svg";
+const OWNER = ["#d94f3d", "#2f7de1", "#2faa5e", "#9b51e0"];
+const TYPE = {
+  grow_clone: { fill: "#dff3e4", ink: "#1d6b3a", letter: "G", name: "Grow or Clone" },
+  move: { fill: "#dfeafb", ink: "#1d4f8f", letter: "M", name: "Move" },
+  attack: { fill: "#fbe1dd", ink: "#8f2a1d", letter: "A", name: "Attack" },
+  build: { fill: "#fbf0d4", ink: "#7a5600", letter: "B", name: "Build" },
+  special: { fill: "#ece3fb", ink: "#4d2a8f", letter: "", name: "Special" },
+};
+const CELL = 84;
+const SIZE = { small: 0.55, medium: 0.75, large: 0.95 };
+const ANGLE = { N: 0, E: 90, S: 180, W: 270 };
+
+function el(tag, attrs = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
+  }
+  for (const k of kids.flat()) if (k !== null && k !== undefined && k !== false) e.append(k instanceof Node ? k : String(k));
+  return e;
+}
+function svg(tag, attrs = {}, ...kids) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined) continue;
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
+  }
+  for (const k of kids.flat()) if (k !== null && k !== undefined) e.append(k instanceof Node ? k : String(k));
+  return e;
+}
+const name = (ctx, p) => (ctx.seats && ctx.seats[p] && ctx.seats[p].name) || `Seat ${p + 1}`;
+
+// Card codes: "move-7", "attack-wild-b", or a Special's code ("teleport"); values come from the
+// code for Common cards and from the card list the server does not send, so Specials show a name.
+function cardInfo(code) {
+  const m = /^(grow_clone|move|attack|build)-(wild-[a-d]|\d+)$/.exec(code);
+  if (m) {
+    const t = TYPE[m[1]];
+    const wild = m[2].startsWith("wild");
+    return { type: m[1], short: wild ? `${t.letter}★` : `${t.letter}${m[2]}`, value: wild ? 11 : Number(m[2]), title: `${t.name} ${wild ? "(Wild) 11" : m[2]}` };
+  }
+  const words = code.split("_").map((w) => w[0].toUpperCase() + w.slice(1));
+  return { type: "special", short: words.join(" "), value: null, title: words.join(" ") };
+}
+const clip = (text, n) => (text.length > n ? text.slice(0, n - 1) + "…" : text);
+// A Special card's name in at most two lines of about 12 characters.
+function wrap(text) {
+  const lines = [""];
+  for (const w of text.split(" ")) {
+    const cur = lines[lines.length - 1];
+    if (!cur || (cur + " " + w).length <= 12) lines[lines.length - 1] = cur ? `${cur} ${w}` : w;
+    else lines.push(w);
+  }
+  return lines.length > 2 ? [lines[0], clip(lines.slice(1).join(" "), 12)] : lines;
+}
+
+const pyramidLabel = (p) => `P${p.owner} ${p.size[0].toUpperCase()}${(p.id % 5) + 1}`;
+
+function pyramid(p, cx, cy, r, action, ctx) {
+  const s = SIZE[p.size] * r;
+  const standing = p.orient === "up";
+  const pts = standing
+    ? `${cx},${cy - s} ${cx + s * 0.8},${cy + s * 0.7} ${cx - s * 0.8},${cy + s * 0.7}`
+    : `${cx},${cy - s} ${cx + s * 0.45},${cy + s * 0.8} ${cx - s * 0.45},${cy + s * 0.8}`;
+  const g = svg("g", {
+    class: `zc-pyramid${action !== undefined ? " legal" : ""}`, "data-pyramid": p.id,
+    "data-action": action, onclick: action !== undefined ? () => ctx.act(action) : null,
+  },
+    svg("polygon", {
+      points: pts, fill: OWNER[p.owner % 4], stroke: standing ? "#fff" : "#222", "stroke-width": standing ? 1.5 : 1,
+      transform: standing ? null : `rotate(${ANGLE[p.orient]} ${cx} ${cy})`,
+    }),
+    standing ? svg("circle", { cx, cy: cy + s * 0.15, r: 2.2, fill: "#fff" }) : null);
+  g.append(svg("title", {}, `${name(ctx, p.owner)}: ${p.size} ${standing ? "standing" : `pointing ${p.orient}`} (${pyramidLabel(p)})`));
+  return g;
+}
+
+function board(v, ctx, legal) {
+  const cards = new Map(v.board.map((b) => [`${b.x},${b.y}`, b.stack]));
+  const tops = new Map(v.board.map((b) => [`${b.x},${b.y}`, b]));
+  const pyrs = new Map();
+  for (const p of v.pyramids) {
+    const k = `${p.x},${p.y}`;
+    if (!pyrs.has(k)) pyrs.set(k, []);
+    pyrs.get(k).push(p);
+  }
+  const spaces = [...cards.keys(), ...pyrs.keys(), ...legal.cells.keys()].map((k) => k.split(",").map(Number));
+  if (!spaces.length) return el("p", { class: "zc-muted" }, "Every card is gone from the board.");
+  const xs = spaces.map((s) => s[0]), ys = spaces.map((s) => s[1]);
+  const x0 = Math.min(...xs) - 1, x1 = Math.max(...xs) + 1, y0 = Math.min(...ys) - 1, y1 = Math.max(...ys) + 1;
+  const W = (x1 - x0 + 1) * CELL, H = (y1 - y0 + 1) * CELL;
+  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "zc-board", role: "img", "aria-label": "the board", width: Math.min(W, 900) });
+  root.append(svg("rect", { x: 0, y: 0, width: W, height: H, fill: "#cbbd9b", rx: 10 }));
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      const k = `${x},${y}`;
+      const px = (x - x0) * CELL, py = (y - y0) * CELL;
+      const stack = cards.get(k);
+      const action = legal.cells.get(k);
+      const attrs = {
+        "data-cell": k, "data-action": action, class: action !== undefined ? "zc-space legal" : "zc-space",
+        onclick: action !== undefined ? () => ctx.act(action) : null,
+      };
+      if (stack) {
+        const top = tops.get(k);
+        const info = cardInfo(stack[stack.length - 1]);
+        const t = TYPE[info.type];
+        const g = svg("g", attrs,
+          svg("rect", { x: px + 3, y: py + 3, width: CELL - 6, height: CELL - 6, rx: 7, fill: t.fill, stroke: t.ink, "stroke-width": 1.5 }),
+          info.type === "special"
+            ? wrap(top.name).map((line, i) => svg("text", { x: px + 8, y: py + 16 + i * 11, "font-size": 10, "font-weight": 700, fill: t.ink }, line))
+            : svg("text", { x: px + 8, y: py + 17, "font-size": 12, "font-weight": 700, fill: t.ink }, info.short),
+          svg("text", { x: px + CELL - 8, y: py + CELL - 8, "font-size": 13, "font-weight": 700, "text-anchor": "end", fill: t.ink }, String(top.value)),
+          stack.length > 1 ? svg("text", { x: px + CELL - 8, y: py + 17, "font-size": 10, "text-anchor": "end", fill: t.ink }, `×${stack.length}`) : null);
+        g.append(svg("title", {}, `${top.name} (${top.value})${stack.length > 1 ? ` on ${stack.length - 1} more` : ""}: ${top.text}`));
+        root.append(g);
+      } else {
+        root.append(svg("rect", { ...attrs, x: px + 3, y: py + 3, width: CELL - 6, height: CELL - 6, rx: 7, fill: action !== undefined ? "#e9dfc4" : "transparent", stroke: action !== undefined ? "#8a6d3b" : "none", "stroke-dasharray": "4 3" }));
+      }
+      const here = pyrs.get(k) || [];
+      here.forEach((p, i) => {
+        const n = Math.min(here.length, 4);
+        const col = i % 2, row = Math.floor(i / 2) % 2;
+        const cx = px + CELL / 2 + (n > 1 ? (col ? 17 : -17) : 0);
+        const cy = py + CELL / 2 + 8 + (n > 2 ? (row ? 16 : -12) : 0);
+        root.append(pyramid(p, cx, cy, n > 2 ? 15 : 22, legal.pyramids.get(p.id), ctx));
+      });
+    }
+  }
+  return root;
+}
+
+// Legal choices sorted by where they are drawn: spaces, pyramids, hand cards, the rest.
+function sortLegal(ctx, v) {
+  const cells = new Map(), pyramids = new Map(), cards = new Map(), rest = [];
+  const byLabel = new Map(v.pyramids.map((p) => [pyramidLabel(p), p.id]));
+  for (const c of ctx.legal) {
+    const j = c.json || {};
+    if (j.cell) cells.set(`${j.cell[0]},${j.cell[1]}`, c.id);
+    else if (j.pyramid && byLabel.has(j.pyramid)) pyramids.set(byLabel.get(j.pyramid), c.id);
+    else if (j.card && v.hand && v.hand.includes(j.card)) cards.set(j.card, c.id);
+    else rest.push(c);
+  }
+  return { cells, pyramids, cards, rest };
+}
+
+export function render(root, ctx) {
+  const v = ctx.view;
+  const legal = sortLegal(ctx, v);
+  const header = el("div", { class: "zc-header" },
+    el("span", {}, `Turn ${v.turn + 1}`),
+    el("span", {}, `Deck ${v.deck_size} · discards ${v.discard.length} · reshuffles ${v.reshuffles}`),
+    v.declared_by !== null ? el("span", { class: "zc-hot" }, `Final round declared by ${name(ctx, v.declared_by)} (${v.turns_left} turn${v.turns_left === 1 ? "" : "s"} left)`) : null,
+    v.playing ? el("span", {}, `Playing ${cardInfo(v.playing).title}`) : null,
+    v.reorient_next ? el("span", {}, `Reorienting ${v.reorient_next}`) : null);
+  const players = el("div", { class: "zc-players" }, v.scores.map((s, p) => el("div", {
+    class: `zc-player${p === v.to_move ? " to-move" : ""}${p === ctx.seat ? " me" : ""}`, "data-player": p,
+  },
+    el("span", { class: "zc-token", style: `background:${OWNER[p % 4]}` }, String(p + 1)),
+    el("strong", {}, name(ctx, p)),
+    el("span", { class: "zc-muted" }, `${s} pts · ${v.hand_sizes[p]} cards · stash ${v.stash[p].join("/")}`),
+    v.over ? el("span", { class: "zc-place" }, `place ${v.ranking[p]}`) : null)));
+  const hand = v.hand_cards ? el("div", { class: "zc-hand", "aria-label": "your hand" }, v.hand_cards.map((c) => {
+    const info = cardInfo(c.code);
+    const id = legal.cards.get(c.code);
+    return el("div", {
+      class: `zc-card ${info.type}${id !== undefined ? " legal" : ""}`, "data-card": c.code, "data-action": id,
+      title: c.text, onclick: id !== undefined ? () => ctx.act(id) : null,
+    }, el("b", {}, `${c.name} · ${c.value}`), el("span", {}, clip(c.text, 70)));
+  })) : el("p", { class: "zc-muted" }, ctx.seat === null ? "Watching: hands are hidden." : "");
+  const buttons = legal.rest.length ? el("div", { class: "zc-buttons" }, legal.rest.map((c) =>
+    el("button", { class: "zc-choice", "data-action": c.id, onclick: () => ctx.act(c.id) }, c.label))) : null;
+  root.replaceChildren(el("div", { class: "zc-table" },
+    header, players, board(v, ctx, legal), buttons,
+    el("div", { class: "zc-hand-box" }, el("h4", {}, "Your hand"), hand)));
+}
+
+export function describeEvent(ev, ctx) {
+  const who = typeof ev.player === "number" ? name(ctx, ev.player) : "";
+  switch (ev.type) {
+    case "setup": return "The nine cards are laid out";
+    case "deal": return `You were dealt ${ev.hand.length} cards`;
+    case "act": {
+      const a = ev.action;
+      if (a.cell) return `${who}: space ${a.cell[0]},${a.cell[1]}`;
+      if (a.card) return `${who} plays ${cardInfo(a.card).title}`;
+      if (a.pyramid) return `${who}: pyramid ${a.pyramid}`;
+      if (a.orient) return `${who}: ${a.orient === "up" ? "standing" : `pointing ${a.orient}`}`;
+      if (a.size) return `${who}: ${a.size}`;
+      if (a.ability) return `${who}: as ${TYPE[a.ability].name}`;
+      if (a.draw) return `${who} draws ${a.draw}`;
+      return `${who}: ${a.do}`;
+    }
+    case "grow": return `${ev.pyramid} grows`;
+    case "clone": case "create": return `${ev.pyramid} is placed`;
+    case "attack": return `${ev.by} attacks ${ev.target}`;
+    case "reduced": return `${ev.pyramid} is reduced`;
+    case "take": return `${who} takes ${cardInfo(ev.card).title} into the hand`;
+    case "transport": return `A territory travels from ${ev.from} to ${ev.to}`;
+    case "copy": return `Copying ${cardInfo(ev.card).title}`;
+    case "recenter": return "The board is re-centred";
+    case "draw": return `${who} drew ${ev.count} card${ev.count === 1 ? "" : "s"}`;
+    case "drew": return `You drew ${ev.cards.map((c) => cardInfo(c).title).join(", ")}`;
+    case "discard": return `${who} discards ${ev.cards.map((c) => cardInfo(c).title).join(", ")}`;
+    case "reshuffle": return `The discards are reshuffled into a new deck (reshuffle ${ev.count})`;
+    case "declare": return `${who} declares the final round`;
+    case "destroyed": return `${ev.pyramid} is destroyed (${ev.why})`;
+    case "card_destroyed": return `${cardInfo(ev.card).title} is destroyed`;
+    case "build": return `${cardInfo(ev.card).title} is built`;
+    case "game_end": return "Game over";
+    default: return `${ev.type} ${JSON.stringify(ev)}`;
+  }
+}
+
+export const css = `
+.zc-table { display: grid; gap: .6rem; }
+.zc-header { display: flex; gap: 1rem; flex-wrap: wrap; font-weight: 600; padding: .4rem .8rem; border-radius: 8px; background: #efe6cf; }
+.zc-hot { color: #d9480f; }
+.zc-players { display: flex; gap: .5rem; flex-wrap: wrap; }
+.zc-player { display: flex; gap: .4rem; align-items: center; padding: .25rem .6rem; border: 1px solid #ddd6c6; border-radius: 8px; background: #fff; }
+.zc-player.to-move { box-shadow: 0 0 0 2px #ffd85c; border-color: #d4a300; }
+.zc-player.me { background: #e8f2ec; }
+.zc-token { width: 1.3rem; height: 1.3rem; border-radius: 50%; color: #fff; font-weight: 700; display: inline-grid; place-items: center; font-size: .8rem; }
+.zc-muted { color: #7a7466; font-size: .85rem; } .zc-place { font-weight: 700; color: #2f6f4f; }
+.zc-board { max-width: 100%; height: auto; }
+.zc-space.legal, .zc-pyramid.legal { cursor: pointer; }
+.zc-pyramid:not(.legal), .zc-board text { pointer-events: none; }
+.zc-space.legal rect:first-child, rect.zc-space.legal { stroke: #ffb703; stroke-width: 3; }
+.zc-pyramid.legal polygon { stroke: #ffb703; stroke-width: 3; }
+.zc-buttons { display: flex; gap: .4rem; flex-wrap: wrap; }
+.zc-hand { display: flex; gap: .5rem; flex-wrap: wrap; }
+.zc-card { width: 8.5rem; min-height: 4.4rem; padding: .3rem; border-radius: 8px; border: 1.5px solid #8a7f66; display: grid; gap: .2rem; font-size: .8rem; background: #fff; }
+.zc-card.grow_clone { background: #dff3e4; } .zc-card.move { background: #dfeafb; } .zc-card.attack { background: #fbe1dd; }
+.zc-card.build { background: #fbf0d4; } .zc-card.special { background: #ece3fb; }
+.zc-card.legal { cursor: pointer; box-shadow: 0 0 0 3px #ffb703; }
+`;
