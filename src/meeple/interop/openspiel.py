@@ -50,6 +50,7 @@ __all__ = [
     "meeple_state",
     "param_spec",
     "register",
+    "seed_actions",
 ]
 
 PREFIX = "meeple_"

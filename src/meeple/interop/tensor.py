@@ -175,24 +175,32 @@ class _Gen:
         """Start a cached block for ``v``: if ``v`` equals the value last encoded here, its slots
         are copied; else the block runs and is remembered. Views are fresh JSON each call, so an
         equal value encodes the same (a value that *is* the remembered object is not trusted).
-        Returns the indentation of the block."""
-        cache = self.const([(_MISSING, (), (), ())] * size)
+
+        A site that rarely hits (a hand that changes every turn) costs more than it saves, so
+        each site counts: after `CACHE_TRIAL` misses with fewer hits than half of them it turns
+        itself off (its slots then hold a value nothing equals). Returns the block's indent."""
+        cache = self.const([_NEVER] * size)
+        stats = self.const([0, 0, True])  # hits, misses, on
         c = self.var("c")
-        self._cache_names.append((cache, c))
+        self._cache_names.append((cache, stats, c, size))
         self.lines += [
             f"{ind}{c} = {cache}[{slot}]",
             f"{ind}if {v} is not {c}[0] and {v} == {c}[0]:",
-            f"{ind}    ones.extend({c}[1]); idx.extend({c}[2]); val.extend({c}[3])",
+            f"{ind}    ones.extend({c}[1]); idx.extend({c}[2]); val.extend({c}[3]); {stats}[0] += 1",
             f"{ind}else:",
             f"{ind}    {c} = (len(ones), len(idx))",
         ]
         return ind + "    "
 
     def _cache_close(self, v: str, ind: str, slot: str = "0") -> None:
-        cache, c = self._cache_names.pop()
-        self.lines.append(
-            f"{ind}{cache}[{slot}] = ({v}, ones[{c}[0]:], idx[{c}[1]:], val[{c}[1]:])"
-        )
+        cache, stats, c, size = self._cache_names.pop()
+        self.lines += [
+            f"{ind}if {stats}[2]:",
+            f"{ind}    {cache}[{slot}] = ({v}, ones[{c}[0]:], idx[{c}[1]:], val[{c}[1]:])",
+            f"{ind}    {stats}[1] += 1",
+            f"{ind}    if {stats}[1] >= {CACHE_TRIAL} and 2 * {stats}[0] < {stats}[1]:",
+            f"{ind}        {stats}[2] = False; {cache}[:] = [NEVER] * {size}",
+        ]
 
     def var(self, prefix: str) -> str:
         self._n += 1
@@ -331,13 +339,15 @@ class _Gen:
     def compile(self, stat: _Stat) -> tuple[Callable[..., None], int]:
         size = self.node(stat, "view", "0", 0, "", "    ")
         src = "def emit(view, ones, idx, val):\n    O = ones.append; I = idx.append; V = val.append\n" + "\n".join(self.lines)
-        namespace: dict[str, Any] = {"M": _MISSING, **self.consts}
+        namespace: dict[str, Any] = {"M": _MISSING, "NEVER": _NEVER, **self.consts}
         exec(compile(src, "<meeple.interop.tensor>", "exec"), namespace)  # noqa: S102
         self.source = src
         return namespace["emit"], size
 
 
 _MISSING = object()
+_NEVER = (object(), (), (), ())  # a cache entry no view value equals
+CACHE_TRIAL = 64  # misses before a cache site judges whether it pays
 
 
 @dataclass
