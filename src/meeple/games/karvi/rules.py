@@ -388,9 +388,11 @@ class KarviState(State):
         pos = self.die_pos[d]
         beer = self.die_beer[d]
         out = []
-        if self.stack_move:
+        if self.stack_move:  # card 30; if no die is ahead any more, the card lapses (ruling)
             start = 0 if pos >= self.T else pos + 1
-            return [s for s in range(start, self.T) if self._occupied(s) and s != pos]
+            onto = [s for s in range(start, self.T) if self._occupied(s) and s != pos]
+            if onto:
+                return onto
         start = 0 if pos >= self.T else pos + 1
         cap = any(e.get("cap_cost") for e in self.p[q].effects())
         taken = set(self.die_pos)
@@ -788,7 +790,7 @@ class KarviState(State):
 
     def _move_die(self, q: int, s: int) -> None:
         d = self.cur_die
-        if self.stack_move:
+        if self.stack_move and self._occupied(s):
             cost = 0
             self.die_height[d] = 1 + max(self.die_height[e] for e in range(len(self.die_pos)) if self.die_pos[e] == s)
         else:
