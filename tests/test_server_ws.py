@@ -181,7 +181,13 @@ def test_a_bot_resumes_a_bot_turn_after_restart(db):
         wait_for(lambda: c2.get(f"/api/tables/{t['id']}").json()["status"] == "over")
 
 
-def test_leaving_hands_the_seat_to_a_bot_and_reclaiming_takes_it_back(c):
+def test_leaving_hands_the_seat_to_a_bot_and_reclaiming_takes_it_back(tmp_path):
+    # paced bots, so that the game cannot end before the seat is reclaimed
+    with client(f"sqlite:///{tmp_path / 'z.db'}", bot_delay=0.1) as c:
+        _leave_and_reclaim(c)
+
+
+def _leave_and_reclaim(c):
     t = create(c, players=3)
     with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
         m = hello(ws, 0, t["secret"])
@@ -191,9 +197,9 @@ def test_leaving_hands_the_seat_to_a_bot_and_reclaiming_takes_it_back(c):
         until(ws, lambda x: x["type"] == "state" and x["move"] > m["move"])  # the bot played for me
         ws.send_json({"type": "reclaim"})
         back = until(ws, lambda x: x["type"] == "state" and not x["seats"][0]["zombie"])
-        assert back["seats"][0]["kind"] == "human"
-        if back["status"] == "running":
-            until(ws, my_turn)
+        assert back["seats"][0]["kind"] == "human" and back["status"] == "running"
+        mine = until(ws, lambda x: x["type"] == "state" and bool(x["legal"]))
+        assert mine["to_move"] == 0
 
 
 def test_time_limit_replaces_a_slow_player_with_a_bot(c):

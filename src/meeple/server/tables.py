@@ -138,11 +138,19 @@ class TableManager:
         if settings.bot_processes:  # spawn: forking a process that runs threads is unsafe
             self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
+    async def _db(self, fn: Any, *args: Any) -> Any:
+        """Run a storage call. SQLite (local file, WAL, no fsync per commit) answers in well
+        under a millisecond, less than handing the call to a thread costs, so it runs inline;
+        a networked database runs in a thread so the event loop never waits on the network."""
+        if self.storage.inline:
+            return fn(*args)
+        return await asyncio.to_thread(fn, *args)
+
     # ----- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
         """Resume every running table from its log (bots and timers included)."""
         await self.bus.start(self.on_bus)
-        for rec in await asyncio.to_thread(self.storage.list_tables, ("running",), 10_000):
+        for rec in await self._db(self.storage.list_tables, ("running",), 10_000):
             try:
                 await self.get(rec.id)
             except Exception:
@@ -170,17 +178,17 @@ class TableManager:
             t = self.tables.get(table_id)
             if t is not None:
                 return t
-            rec = await asyncio.to_thread(self.storage.load_table, table_id)
+            rec = await self._db(self.storage.load_table, table_id)
             if rec is None:
                 raise TableError("no_table", f"no table {table_id!r}")
-            actions = await asyncio.to_thread(self.storage.actions, table_id)
+            actions = await self._db(self.storage.actions, table_id)
             state = meeple.make(rec.game, rec.players, rec.seed, **rec.options)
             for a in actions:
                 state.apply(a)
             t = LiveTable(rec=rec, state=state)
             if state.is_over() and rec.status != "over":  # killed between the log and the status
                 rec.status = "over"
-                await asyncio.to_thread(self.storage.set_status, rec.id, "over")
+                await self._db(self.storage.set_status, rec.id, "over")
             self.tables[table_id] = t
             await self._arm_timer_from_log(t)
             self._schedule(t)
@@ -189,14 +197,14 @@ class TableManager:
     async def _arm_timer_from_log(self, t: LiveTable) -> None:
         if t.rec.time_limit is None or t.rec.status != "running":
             return
-        last = await asyncio.to_thread(self.storage.last_action_time, t.rec.id)
+        last = await self._db(self.storage.last_action_time, t.rec.id)
         start = last.timestamp() if last is not None else t.rec.updated_at.timestamp()
         t.deadline = start + t.rec.time_limit
 
     async def catch_up(self, t: LiveTable) -> bool:
         """Apply moves other servers logged, and re-read seats and status. True if anything changed."""
-        actions = await asyncio.to_thread(self.storage.actions, t.rec.id, len(t.state.history))
-        rec = await asyncio.to_thread(self.storage.load_table, t.rec.id)
+        actions = await self._db(self.storage.actions, t.rec.id, len(t.state.history))
+        rec = await self._db(self.storage.load_table, t.rec.id)
         for a in actions:
             t.state.apply(a)
         changed = bool(actions)
@@ -264,7 +272,7 @@ class TableManager:
             seats=records,
         )
         rec.status = "running" if all(s.kind in ("bot", "human") for s in records) else "open"
-        await asyncio.to_thread(self.storage.create_table, rec)
+        await self._db(self.storage.create_table, rec)
         t = LiveTable(rec=rec, state=state)
         self.tables[rec.id] = t
         if rec.status == "running" and time_limit:
@@ -285,7 +293,7 @@ class TableManager:
                 raise TableError("seat_taken", f"seat {seat} is not free")
             assert secret is not None
             new = SeatRecord(seat, "human", name=name, secret_hash=hash_secret(secret))
-            if not await asyncio.to_thread(self.storage.update_seat, t.rec.id, new, expect):
+            if not await self._db(self.storage.update_seat, t.rec.id, new, expect):
                 await self.catch_up(t)
                 raise TableError("seat_taken", f"seat {seat} was just taken")
             t.rec.seats[seat] = new
@@ -313,7 +321,7 @@ class TableManager:
             else:
                 secret = new_secret()
                 new = SeatRecord(seat, "invited", secret_hash=hash_secret(secret))
-            if not await asyncio.to_thread(self.storage.update_seat, t.rec.id, new, s.kind):
+            if not await self._db(self.storage.update_seat, t.rec.id, new, s.kind):
                 await self.catch_up(t)
                 raise TableError("seat_taken", f"seat {seat} was just taken")
             t.rec.seats[seat] = new
@@ -328,7 +336,7 @@ class TableManager:
             if s.kind != "human" or s.zombie == zombie or t.rec.status == "over":
                 return
             new = SeatRecord(seat, "human", s.name, None, s.secret_hash, zombie)
-            await asyncio.to_thread(self.storage.update_seat, t.rec.id, new)
+            await self._db(self.storage.update_seat, t.rec.id, new)
             t.rec.seats[seat] = new
             if not zombie and t.rec.time_limit:
                 t.deadline = time.time() + t.rec.time_limit
@@ -358,7 +366,7 @@ class TableManager:
         new, host, taken = await self.create(
             t.rec.game, t.rec.players, t.rec.options, seats, name, t.rec.time_limit, t.rec.id
         )
-        if not await asyncio.to_thread(self.storage.set_rematch, t.rec.id, new.rec.id):
+        if not await self._db(self.storage.set_rematch, t.rec.id, new.rec.id):
             await self.catch_up(t)
         async with t.lock:
             t.rec.rematch = t.rec.rematch or new.rec.id
@@ -376,7 +384,7 @@ class TableManager:
     async def _maybe_start(self, t: LiveTable) -> None:
         if t.rec.status == "open" and all(s.kind in ("bot", "human") for s in t.rec.seats):
             t.rec.status = "running"
-            await asyncio.to_thread(self.storage.set_status, t.rec.id, "running")
+            await self._db(self.storage.set_status, t.rec.id, "running")
             if t.rec.time_limit:
                 t.deadline = time.time() + t.rec.time_limit
 
@@ -401,7 +409,7 @@ class TableManager:
             if not st.is_legal(action):
                 raise TableError("illegal", f"action {action} is not legal now")
             try:
-                await asyncio.to_thread(self.storage.append_action, t.rec.id, n, seat, action)
+                await self._db(self.storage.append_action, t.rec.id, n, seat, action)
             except DuplicateMove:
                 await self.catch_up(t)  # another server logged this move first
                 self._changed(t, publish=False)
@@ -409,7 +417,7 @@ class TableManager:
             st.apply(action)
             if st.is_over():
                 t.rec.status = "over"
-                await asyncio.to_thread(self.storage.set_status, t.rec.id, "over")
+                await self._db(self.storage.set_status, t.rec.id, "over")
             t.deadline = (time.time() + t.rec.time_limit) if t.rec.time_limit else None
             self._changed(t, move=n)
 
