@@ -2,6 +2,7 @@
 // and orientation, the wasteland around the cards, your hand, and every legal choice clickable
 // (spaces, pyramids and hand cards on the drawing, the rest as buttons beside it).
 // Follows the interface in src/meeple/web/renderer.js.
+import { h as el } from "/static/common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const OWNER = ["#d94f3d", "#2f7de1", "#2faa5e", "#9b51e0"];
@@ -16,15 +17,6 @@ const CELL = 84;
 const SIZE = { small: 0.55, medium: 0.75, large: 0.95 };
 const ANGLE = { N: 0, E: 90, S: 180, W: 270 };
 
-function el(tag, attrs = {}, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
-  }
-  for (const k of kids.flat()) if (k !== null && k !== undefined && k !== false) e.append(k instanceof Node ? k : String(k));
-  return e;
-}
 function svg(tag, attrs = {}, ...kids) {
   const e = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) {
