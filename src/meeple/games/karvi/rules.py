@@ -483,11 +483,10 @@ class KarviState(State):
         if first in ("free_move", "stack_move"):
             if self.moved or self.free_move or self.stack_move:
                 return False
-            if first == "stack_move":
-                self.stack_move = True
-                ok = bool(self._die_targets(self.cur_die))
-                self.stack_move = False
-                return ok
+            if first == "stack_move":  # needs a die ahead on the track to stand on
+                pos = self.die_pos[self.cur_die]
+                start = 0 if pos >= self.T else pos + 1
+                return any(start <= p < self.T for p in self.die_pos)
         return True
 
     def _task_actions(self, t: tuple[Any, ...]) -> list[int]:
@@ -579,10 +578,10 @@ class KarviState(State):
                 out.append(BASE["SHIP_TO"] + node)
             return out
         if kind == "paid_move":
-            _, steps, paid = t
+            steps = t[1]  # the provisions were paid when the sail ability was used
             return [END] + [
                 BASE["SHIP_TO"] + node
-                for node, k in self._distances(q, pl.ship, steps).items()
+                for node in self._distances(q, pl.ship, steps)
                 if node != pl.ship and self._arrival_cost(q, node, "normal") <= pl.prov
             ]
         if kind == "map_jump":
