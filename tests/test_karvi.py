@@ -913,3 +913,101 @@ def test_card_44_joins_another_ship_without_displacing():
     _card(s, 44)
     s.apply(A("SHIP_TO", node(s, "Iona")))
     assert s.p[q].ship == s.p[other].ship == node(s, "Iona")
+
+
+def _tile(effect: dict) -> int:
+    return next(i for i, t in enumerate(C.UPGRADE_TILES) if t["effect"] == effect)
+
+
+def test_sail_tiles_moves_and_die_minus_two():
+    """Upgrade tiles, sail: once per turn pay 2 provisions to move any distance, or 1 to move up
+    to 2; once per turn reduce a die by 2 beer for a trade or raid action."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.slots["sail"] = [_tile({"ability": "sail_any"})]
+    pl.prov = 2
+    far = node(s, "Iona")
+    s.apply(A("ABILITY", 0))
+    assert pl.prov == 0 and A("SHIP_TO", far) in s.legal_actions()
+    s.apply(A("SHIP_TO", far))
+    while s.tasks:
+        s.apply(END)
+    assert A("ABILITY", 0) not in s.legal_actions()  # once per turn
+    s2 = started(3)
+    q2 = s2.to_move
+    s2.p[q2].slots["sail"] = [_tile({"ability": "die_minus_two"})]
+    s2.die_beer[2 * q2 + 1] = 3
+    s2.apply(A("ABILITY", 2))
+    s2.apply(A("DIE", 2 * q2 + 1))
+    assert s2.die_beer[2 * q2 + 1] == 1 and s2.legal_actions() == [A("PART", 0), A("PART", 1)]
+    s2.apply(A("PART", 1))
+    assert s2.tasks[-1] == ("raid_action",)
+
+
+def test_sail_tile_caps_dice_action_costs_at_one():
+    """Upgrade tiles, sail: dice actions cost at most 1 beer."""
+    s = started(3)
+    q = s.to_move
+    s.p[q].slots["sail"] = [_tile({"cap_cost": 1})]
+    s.die_beer[s.cur_die] = 1
+    dear = next(i for i, sp in enumerate(s.spots) if sp["cost"] >= 2 and not s.blocked[i] and i not in s.die_pos)
+    assert A("MOVE_DIE", dear) in s.legal_actions()
+    s.apply(A("MOVE_DIE", dear))
+    assert s.die_beer[s.cur_die] == 0
+
+
+def test_head_tiles_less_damage_more_points_double_and_beer_after_a_death():
+    """Upgrade tiles, head: 1 less damage and +4 points; double raid points (not Valhalla points);
+    after a warrior dies in a raid, the beer-action."""
+    tile = next(i for i, t in enumerate(C.RAID_TILES) if t["strength"] == 12 and t["damage"] == 3) + C.NUM_TR
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.slots["head"] = [_tile({"raid_damage": -1, "raid_points": 4})]
+    pl.beside = [tile]
+    set_warriors(pl, (6, False), (6, False))
+    _do_spot(s, "raid")
+    s.apply(A("ACTIVATE", tile))
+    assert s.tasks[-1] == ("damage", 2)
+    s.apply(A("WARRIOR", warrior_class(6, False)))
+    s.apply(A("WARRIOR", warrior_class(6, True)))  # she dies: 6 Valhalla points
+    s.apply(A("DRAW_STACK", 0))
+    assert pl.points == 6 + 8 + 4
+    s2 = started(3)
+    pl2 = s2.p[s2.to_move]
+    pl2.slots["head"] = [_tile({"raid_double": True})]
+    pl2.beside = [tile]
+    set_warriors(pl2, (6, False), (6, False))
+    _do_spot(s2, "raid")
+    s2.apply(A("ACTIVATE", tile))
+    for cls in (warrior_class(6, False), warrior_class(6, False), warrior_class(6, True)):
+        s2.apply(A("WARRIOR", cls))
+    s2.apply(A("DRAW_STACK", 0))
+    assert pl2.points == 6 + 16
+    s3 = started(3)
+    pl3 = s3.p[s3.to_move]
+    pl3.slots["head"] = [_tile({"on_death": "beer"})]
+    pl3.beside = [tile]
+    set_warriors(pl3, (6, False), (6, True))
+    _do_spot(s3, "raid")
+    s3.apply(A("ACTIVATE", tile))
+    for cls in (warrior_class(6, True), warrior_class(6, False), warrior_class(6, True)):
+        s3.apply(A("WARRIOR", cls))
+    assert s3.tasks[-1][0] == "beer"
+
+
+def test_stern_bonus_on_the_upgrade_action_not_for_itself():
+    """Upgrade tiles, stern: a bonus with each upgrade-action, but not the one that placed it."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    stern = _tile({"on": "upgrade", "do": [["points", 2]]})
+    pl.hidden_ut = [stern]
+    pl.played = [0, 1]
+    pl.res = [1, 1, 0]
+    _do_spot(s, "upgrade")
+    s.apply(A("PLACE_TILE", stern))
+    assert pl.points == C.SLOT_POINTS["stern"]
+    s.moved = False
+    s.die_beer[s.cur_die] = 5
+    s.apply(A("MOVE_DIE", spot_with(s, "upgrade")))
+    assert pl.points == C.SLOT_POINTS["stern"] + 2
