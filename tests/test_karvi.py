@@ -1011,3 +1011,32 @@ def test_stern_bonus_on_the_upgrade_action_not_for_itself():
     s.die_beer[s.cur_die] = 5
     s.apply(A("MOVE_DIE", spot_with(s, "upgrade")))
     assert pl.points == C.SLOT_POINTS["stern"] + 2
+
+
+def test_data_uses_only_the_effect_language_the_engine_knows():
+    """Component data policy: an owner may edit the JSON; every effect step, action name and
+    requirement or scoring count in it must be one the rules implement (docs: Effect language)."""
+    from meeple.games.karvi.rules import ACTIONS, COUNTS, STEP_OPS
+
+    def steps_ok(steps, where):
+        for st in steps:
+            assert st[0] in STEP_OPS and len(st) == 1 + STEP_OPS[st[0]], (where, st)
+            if st[0] == "action":
+                assert st[1] in ACTIONS, (where, st)
+            if st[0] == "pts_per":
+                assert st[1] in COUNTS, (where, st)
+
+    for where, rec in C.with_provenance():
+        for box in rec.get("boxes", []) + rec.get("parts", []):
+            steps_ok(box, where)
+        for key in ("bonus", "locked"):
+            if key in rec:
+                steps_ok(rec[key], where)
+        if "effect" in rec and "do" in rec["effect"]:
+            steps_ok(rec["effect"]["do"], where)
+        for req in (rec.get("requirement") or {}):
+            assert req in COUNTS, (where, req)
+        if "count" in rec:
+            assert rec["count"] in COUNTS, where
+        if isinstance(rec.get("per"), list):  # special rune stones (the scoring lines use an int)
+            assert all(per in COUNTS for per in rec["per"]), where

@@ -46,6 +46,23 @@ ABILITIES = ("sail_any", "sail_two", "die_minus_two")
 RES = ("fur", "silver", "gold")
 
 
+# The effect language of the data files (docs/games/karvi.md, "Effect language"): step name -> arity.
+STEP_OPS = {
+    "points": 1, "fur": 1, "silver": 1, "gold": 1, "res": 1, "provisions": 1, "beer": 1,
+    "warrior": 1, "strength": 1, "heal": 1, "trade_card": 1, "upgrade_card": 1, "move": 2,
+    "action": 1, "pts_per": 3, "unlock": 1, "boost_each": 2, "best_healthy": 2, "double": 1,
+    "flip_for": 3, "sacrifice": 1, "set_die": 1, "free_move": 0, "stack_move": 0, "die_back": 2,
+    "reuse": 0, "copy_die": 0, "pts_per_beer": 1, "any_spot": 1, "prov_for_points": 2,
+    "map_jump": 0, "join": 1,
+}
+ACTIONS = ("beer", "provisions", "income", "upgrade", "trade", "raid", "locked")
+COUNTS = (
+    "towers", "posts", "buildings", "trade_tiles", "raid_tiles", "upgrade_tiles", "played_cards",
+    "trade_cards", "healthy", "injured", "warriors", "strength", "provisions",
+    "tower", "post", "building", "trade_tile", "raid_tile", "provision",
+)
+
+
 def _family(action: int) -> tuple[str, int]:
     for name, _size in reversed(_sizes):
         if action >= BASE[name]:
