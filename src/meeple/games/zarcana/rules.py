@@ -939,6 +939,7 @@ class ZarcanaState(State):
             pool = [self.hands[p][i] for p, i in slots]
             if e == self.reshuffles:
                 pool += self.deck
+            pool.sort()  # the sample must depend only on what ``player`` knows, not hidden order
             rng.shuffle(pool)
             for (p, i), c in zip(slots, pool, strict=False):
                 self.hands[p][i] = c
