@@ -744,3 +744,21 @@ def test_view_refuses_a_seat_that_does_not_exist():
     for bad in (-1, 4, True):
         with pytest.raises(ValueError):
             s.view(bad)
+
+
+def test_ismcts_hooks_play_legal_rollouts_to_the_round_end():
+    """The ISMCTS hooks: heuristic playouts are legal, and the cut-off depth always reaches the
+    scoring of the current round (13 tricks x 4 or 12 x 5, plus the five discards)."""
+    from meeple.games import savage_bowl
+
+    assert savage_bowl.ISMCTS_ROLLOUT_DEPTH == max(13 * 4, 12 * 5) + 5
+    rng = random.Random(2)
+    for players in (4, 5):
+        s = make(players, seed=players)
+        s._events = None
+        start_round = s.round
+        for _ in range(savage_bowl.ISMCTS_ROLLOUT_DEPTH):
+            a = savage_bowl.ROLLOUT_POLICY(s, rng)
+            assert s.is_legal(a)
+            s.apply(a)
+        assert s.round == start_round + 1 and len(s.results) == 1

@@ -2,9 +2,14 @@
 
 from meeple.core import GameInfo, Option
 
-from .bot import HeuristicBot
+from .bot import HeuristicBot, rollout_policy
 from .render import render_text
-from .rules import NUM_ACTIONS, SETUP, SavageBowlState, check
+from .rules import MAX_ROUND_ACTIONS, NUM_ACTIONS, SETUP, SavageBowlState, check
+
+# ISMCTS hooks (see meeple.bots.ismcts). Playouts by the heuristic, cut once the current round is
+# scored and judged by the running points: whole-game random playouts say little about a move.
+ROLLOUT_POLICY = rollout_policy
+ISMCTS_ROLLOUT_DEPTH = MAX_ROUND_ACTIONS
 
 GAME = GameInfo(
     id="savage_bowl",

@@ -123,3 +123,16 @@ class HeuristicBot:
             if key(c, col) > mine or (key(c, col) == mine and not tie_ok)
         )
         return action, place, mine, cham
+
+
+_ROLLOUT_BOT = HeuristicBot()  # stateless: its choices depend on the state alone
+ROLLOUT_EPSILON = 0.1
+
+
+def rollout_policy(state: SavageBowlState, rng: random.Random) -> int:
+    """ISMCTS playouts: the heuristic, with a small share of random moves so the search does not
+    trust one fixed line."""
+    if rng.random() < ROLLOUT_EPSILON:
+        legal = state.legal_actions()
+        return legal[rng.randrange(len(legal))]
+    return _ROLLOUT_BOT.choose(state)

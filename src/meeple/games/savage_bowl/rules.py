@@ -52,6 +52,9 @@ REMOVED: dict[int, int] = {
     for n, s in SETUP.items()
 }
 
+# The most actions one round can take (every trick full, plus the five discards): a playout cut
+# after this many actions always sees the current round scored.
+MAX_ROUND_ACTIONS = max(s["tricks"] * n + FIRST_HALF for n, s in SETUP.items())
 CHAM_BASE = NUM_CARDS
 DISCARD_BASE = 2 * NUM_CARDS
 NUM_ACTIONS = 3 * NUM_CARDS
