@@ -201,11 +201,11 @@ class HeuristicBot:
         if kind in ("scout", "special_choose"):
             return max(legal, key=lambda a: self._tile_value(s, q, a))
         scored = []
+        world = s.determinize(q, self.rng)  # look ahead only on what this player may know
         for a in legal:
             if _FAMILY[a][0].startswith("GOLD"):
                 continue
-            c = s.clone()
-            c._events = None
+            c = world.clone()
             c.apply(a)
             self._finish_chain(c, q)
             v = self.value(c, q)
