@@ -15,6 +15,8 @@ from typing import Any
 from . import components as C
 from .rules import _FAMILY, BASE, END, KarviState
 
+RES_KEYS = ("fur", "silver", "gold")
+
 
 class HeuristicBot:
     name = "heuristic"
@@ -263,10 +265,13 @@ class HeuristicBot:
             sp = C.SPECIALS[x]
             return sp["points"] * sum(s.p[q].count(w) for w in sp["per"])
         t = C.TR_TILES[x]
+        pl = s.p[q]
         pts = sum(step[1] for step in t["bonus"] if step[0] == "points")
-        if x < C.NUM_TR:
-            return pts - 1.2 * sum(t["cost"].values())
-        return pts - 0.7 * t["strength"] - t["damage"]
+        if x < C.NUM_TR:  # gold is scarce: weigh it more, and what is already in the supply less
+            cost = t["cost"]
+            short = sum(max(0, cost.get(k, 0) - pl.res[i]) for i, k in enumerate(RES_KEYS))
+            return pts - 0.6 * sum(cost.values()) - 1.2 * short - 1.5 * cost.get("gold", 0)
+        return pts - 0.7 * max(0, t["strength"] - pl.strength()) - 0.2 * t["strength"] - t["damage"]
 
     @staticmethod
     def value(s: KarviState, q: int) -> float:
