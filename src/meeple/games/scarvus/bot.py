@@ -296,7 +296,8 @@ def state_legal_bid(view: dict[str, Any], action: int) -> bool:
 
 class HeuristicBot:
     """Reads each colour as its expected total (own card + the mean of what it cannot see) and
-    bids and challenges against that estimate, with fixed margins."""
+    bids and challenges against that estimate, with fixed margins: it challenges a bid more than
+    1 over its estimate when raising would be no better, and any bid more than 3 over."""
 
     name = "heuristic"
 
@@ -344,7 +345,7 @@ class HeuristicBot:
         if view["accepted_by"]:  # Talons: only a clear overbid
             return CHALLENGE if over > 3 else ACCEPT
         raise_over = min(bid["number"] + 1 - e for e in est.values())
-        return CHALLENGE if over > 1 and over >= raise_over else ACCEPT
+        return CHALLENGE if over > 1 and (over >= raise_over or over > 3) else ACCEPT
 
 
 def _hand_limit(view: dict[str, Any], legal: list[int]) -> int:
