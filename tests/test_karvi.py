@@ -1040,3 +1040,63 @@ def test_data_uses_only_the_effect_language_the_engine_knows():
             assert rec["count"] in COUNTS, where
         if isinstance(rec.get("per"), list):  # special rune stones (the scoring lines use an int)
             assert all(per in COUNTS for per in rec["per"]), where
+
+
+def test_turn_ends_only_after_the_die_moved_and_free_actions_follow():
+    """Overview: each turn the die must move; free actions may come before and after it."""
+    s = started(3)
+    q = s.to_move
+    assert END not in s.legal_actions()
+    s.p[q].res[2] = 1
+    s.apply(A("GOLD_FUR"))  # a free action before the die action
+    s.die_beer[s.cur_die] = 5
+    s.apply(A("MOVE_DIE", spot_with(s, "provisions")))
+    assert s.to_move == q and END in s.legal_actions()
+    s.p[q].prov = 1
+    assert any(BASE["SHIP_TO"] <= a < BASE["DISPLACE_TO"] for a in s.legal_actions())  # and after
+    s.apply(END)
+    assert s.moved is False and s.cur_die != -1
+
+
+def test_trade_display_refills_after_the_turn_only():
+    """Trade cards: replenish the display to 3 only after your turn, so at most 3 per turn."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    s.tasks.append(("trade_card", 3))
+    for _ in range(3):
+        s.apply(A("TRADE_CARD", s.display[0]))
+        while s.tasks and s.tasks[-1][0] != "trade_card":
+            s.apply(s.legal_actions()[-1] if s.legal_actions()[-1] != END else s.legal_actions()[0])
+    assert s.display == [] and len(pl.trade_cards) == 3
+    s.die_beer[s.cur_die] = 5
+    s.apply(A("MOVE_DIE", spot_with(s, "provisions")))
+    s.apply(END)
+    assert len(s.display) == 3
+
+
+def test_empty_upgrade_stack_take_another_type_and_empty_trade_deck():
+    """(In)finite components: with a stack empty, draw another type; with no trade cards left,
+    you go empty-handed."""
+    s = started(3)
+    s.decks[0] = []
+    s.tasks.append(("upcard", 1))
+    assert A("DRAW_STACK", 0) not in s.legal_actions() and A("DRAW_STACK", 1) in s.legal_actions()
+    s.apply(END)
+    s.decks = [[], [], []]
+    s.display, s.trade_deck = [], []
+    s.tasks.append(("steps", [["trade_card", 1], ["upgrade_card", 1]], 0))
+    s._run()
+    assert not s.tasks  # both fizzle: empty-handed
+
+
+def test_gold_is_universal():
+    """Trade gold: 1 gold for 1 silver or 1 fur, or +1 beer on a die, or 1 provision."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.res, pl.prov = [0, 0, 4], 0
+    d = s.cur_die
+    s.die_beer[d] = 0
+    for a in (A("GOLD_FUR"), A("GOLD_SILVER"), A("GOLD_PROV"), A("GOLD_BEER", d)):
+        s.apply(a)
+    assert pl.res == [1, 1, 0] and pl.prov == 1 and s.die_beer[d] == 1

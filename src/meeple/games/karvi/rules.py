@@ -533,10 +533,11 @@ class KarviState(State):
             return [BASE["WARRIOR"] + c for c in range(12) if pl.war[c]]
         if kind in ("double", "flip_for", "sacrifice"):
             return [BASE["WARRIOR"] + c for c in range(0, 12, 2) if pl.war[c]] + [END]
-        if kind == "trade_card":
-            return [BASE["TRADE_CARD"] + c for c in self.display] + [END]
+        if kind == "trade_card":  # nothing left: empty-handed, no decision
+            return [BASE["TRADE_CARD"] + c for c in self.display] + [END] if self.display else []
         if kind == "upcard":
-            return [BASE["DRAW_STACK"] + i for i, dk in enumerate(self.decks) if dk] + [END]
+            draws = [BASE["DRAW_STACK"] + i for i, dk in enumerate(self.decks) if dk]
+            return [*draws, END] if draws else []
         if kind == "keep":
             return [BASE["KEEP"] + c for c in pl.hand[-2:]]
         if kind == "upgrade_action":
