@@ -426,6 +426,14 @@ def test_attack_reduction_without_a_smaller_pyramid_in_stash_destroys():
         pyr(s, 1, "S", 5, 5)
     do(s, P(a), P(t))
     assert pieces(s, 0, 0) == [a]
+    s2 = fresh(unreducible="unharmed")  # the option: the attack leaves it as it is
+    lay(s2, {(0, 0): "attack-7"})
+    a = pyr(s2, 0, "S", 0, 0)
+    t = pyr(s2, 1, "M", 0, 0)
+    for _ in range(5):
+        pyr(s2, 1, "S", 5, 5)
+    do(s2, P(a), P(t))
+    assert pieces(s2, 0, 0) == [a, t] and s2.to_move == 1
 
 
 def test_attack_sequence_reorient_move_reorient_attack():

@@ -18,6 +18,8 @@ GAME = GameInfo(
     options=(
         Option("tiebreak", False, (False, True),
                "optional rule: of tied players, whoever solely occupies the highest-ranked card wins"),
+        Option("unreducible", "destroyed", ("destroyed", "unharmed"),
+               "a pyramid an Attack would reduce when its owner has no smaller one in the stash"),
     ),
     num_actions=NUM_ACTIONS,
     state_factory=ZarcanaState,

@@ -99,6 +99,8 @@ def _neighbours() -> list[tuple[int, ...]]:
 
 
 NB = _neighbours()
+_X = [c % W for c in range(NCELLS)]
+_Y = [c // W for c in range(NCELLS)]
 
 
 def size_of(q: int) -> int:
@@ -123,6 +125,7 @@ class ZarcanaState(State):
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
         self.tiebreak: bool = options["tiebreak"]
+        self.spare_unreducible: bool = options["unreducible"] == "unharmed"
         self.pos = [-1] * (MAX_PLAYERS * PIECES)
         self.orient = [0] * (MAX_PLAYERS * PIECES)
         self.stacks: dict[int, list[int]] = {}
@@ -141,6 +144,7 @@ class ZarcanaState(State):
         self.playing = -1  # the hand card being played (public once chosen)
         self.reo: list[int] = []  # pyramids still to reorient
         self._legal: list[int] | None = None
+        self._legal_set: frozenset[int] = frozenset()
         self._next: tuple[tuple[Any, ...], list[tuple[int, ...]]] | None = None
         # Setup: shuffle, a 3×3 grid, three cards each.
         self.deck = list(range(NUM_CARDS))
@@ -184,7 +188,10 @@ class ZarcanaState(State):
         return ignore or self.pos.count(cell) < POP_LIMIT
 
     def at(self, cell: int) -> list[int]:
-        return [q for q, c in enumerate(self.pos) if c == cell]
+        pos = self.pos
+        if cell not in pos:
+            return []
+        return [q for q, c in enumerate(pos) if c == cell]
 
     def stash(self, player: int, size: int) -> int:
         """A pyramid of ``size`` in ``player``'s stash, or -1 (the stash limits the board)."""
@@ -199,7 +206,11 @@ class ZarcanaState(State):
         return [q for q in range(base, base + PIECES) if self.pos[q] >= 0]
 
     def others_at(self, cell: int, player: int) -> bool:
-        return any(c == cell and owner_of(q) != player for q, c in enumerate(self.pos))
+        pos = self.pos
+        if cell not in pos:
+            return False
+        b = player * PIECES
+        return cell in pos[:b] or cell in pos[b + PIECES :]
 
     def perimeter(self) -> list[int]:
         """Empty-of-card spaces next to at least one card (the legal wasteland)."""
@@ -234,10 +245,13 @@ class ZarcanaState(State):
         self.pos[q], self.orient[q] = -1, 0
 
     def _reduce(self, q: int) -> None:
-        """Attack: reduced one size; a small one, or one with no smaller size in stash, dies."""
+        """Attack: reduced one size; a small one dies. With no smaller size in the stash it dies
+        too (ruling R3), or, with the option ``unreducible="unharmed"``, nothing happens."""
         s = size_of(q)
         r = self.stash(owner_of(q), s - 1) if s > 0 else -1
-        if r < 0:
+        if r < 0 and s > 0 and self.spare_unreducible:
+            self.emit({"type": "unharmed", "pyramid": piece_label(q)})
+        elif r < 0:
             self._destroy(q, "reduced")
         else:
             self.emit({"type": "reduced", "pyramid": piece_label(q), "to": piece_label(r)})
@@ -303,16 +317,16 @@ class ZarcanaState(State):
         if EFFECT[card] == "master" or (hand and KIND[card] == "wild"):
             for k, proto in enumerate(PROTO):
                 if self._req(proto, q):
-                    for s in getattr(self, "_g_" + EFFECT[proto])(proto, q, me):
+                    for s in _GEN[proto](self, proto, q, me):
                         yield (A_ABIL + k, *s)
             return
         if self._req(card, q):
-            yield from getattr(self, "_g_" + EFFECT[card])(card, q, me)
+            yield from _GEN[card](self, card, q, me)
 
     def _run(self, card: int, q: int, me: int, seq: tuple[int, ...], hand: bool) -> None:
         if EFFECT[card] == "master" or (hand and KIND[card] == "wild"):
             card, seq = PROTO[seq[0] - A_ABIL], seq[1:]
-        getattr(self, "_x_" + EFFECT[card])(card, q, me, seq)
+        _EXEC[card](self, card, q, me, seq)
 
     def _usable(self, card: int, q: int, me: int, hand: bool) -> bool:
         return next(self._seqs(card, q, me, hand), None) is not None
@@ -674,10 +688,15 @@ class ZarcanaState(State):
             return []
         if self._legal is None:
             self._legal = self._compute_legal()
+            self._legal_set = frozenset(self._legal)
         return list(self._legal)
 
     def is_legal(self, action: int) -> bool:
-        return action in self.legal_actions()
+        if self.to_move is None:
+            return False
+        if self._legal is None:
+            self.legal_actions()
+        return action in self._legal_set
 
     def _compute_legal(self) -> list[int]:
         if self.stage == CHAIN:
@@ -831,8 +850,8 @@ class ZarcanaState(State):
         cells = [*self.stacks, *(c for c in self.pos if c >= 0)]
         if not cells:  # every card can be destroyed; the game goes on with hands alone
             return
-        xs = [c % W for c in cells]
-        ys = [c // W for c in cells]
+        xs = [_X[c] for c in cells]
+        ys = [_Y[c] for c in cells]
         if min(xs) >= 2 and max(xs) <= W - 3 and min(ys) >= 2 and max(ys) <= H - 3:
             return
         dx = (W - 1 - max(xs) - min(xs)) // 2
@@ -1000,3 +1019,8 @@ class ZarcanaState(State):
             return f"draw {j['draw']} card" + ("s" if j["draw"] > 1 else "")
         return {"discard": "discard your hand", "pass": "pass", "declare": "declare the final round",
                 "reorient": "reorient your pyramids", "grow": "grow", "done": "stop here"}[j["do"]]
+
+
+# Each card's generator and executor of choice sequences, looked up once.
+_GEN = [getattr(ZarcanaState, "_g_" + e, None) for e in EFFECT]
+_EXEC = [getattr(ZarcanaState, "_x_" + e, None) for e in EFFECT]
