@@ -218,8 +218,10 @@ class KarviState(State):
         self.blocked = [bool(n == 2 and s.get("three_plus")) for s in self.spots]
         tiles = [i for i, t in enumerate(C.STOP_TILES) if n in t["players"]]
         rng.shuffle(tiles)
-        stop_face = "B" if options["variety"] or (options["chaos"] and rng.random() < 0.5) else "A"
-        self.stop_stack = [C.STOP_TILES[i][stop_face] for i in tiles]
+        faces = ["B" if options["variety"] else "A"] * len(tiles)
+        if options["chaos"]:  # Chaos: a mixture of sides
+            faces = [rng.choice("AB") for _ in tiles]
+        self.stop_stack = [C.STOP_TILES[i][f] for i, f in zip(tiles, faces, strict=True)]
         self.round = 1
         self.rounds = C.ROUNDS[n]
         self.D = C.DICE[n]
