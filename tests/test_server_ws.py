@@ -26,15 +26,31 @@ def c(db):
         yield cl
 
 
-def play_to_end(ws, rng, first=None, check=None):
-    """Answer every turn with a random legal choice until the end screen; return the last state."""
-    m = first if first is not None and my_turn(first) else until(ws, my_turn)
+def play_to_end(ws, rng, first=None, check=None, log=None):
+    """Answer every turn with a random legal choice until the end screen; return the last state.
+
+    ``log`` collects the seat's log from the incremental ``log_start``/``log`` of every message.
+    """
+    log = [] if log is None else log
+
+    def seen(x):
+        if x.get("type") == "state":
+            log[x["log_start"]:] = x["log"]
+        return my_turn(x)
+
+    m = first
+    if m is None or not my_turn(m):
+        if m is not None:
+            seen(m)
+        m = until(ws, seen)
+    else:
+        seen(m)
     while m["status"] != "over":
         if check:
             check(m)
         choice = rng.choice(m["legal"])
         ws.send_json({"type": "move", "action": choice["id"], "move": m["move"]})
-        m = until(ws, lambda x, n=m["move"]: my_turn(x) and x["move"] > n)
+        m = until(ws, lambda x, n=m["move"]: seen(x) and x["move"] > n)
     return m
 
 
@@ -50,12 +66,16 @@ def test_every_game_plays_to_the_end_against_bots(c, db, game):
         assert len(store.actions(t["id"])) >= m["move"]
         assert m["seat"] == 0
 
+    log: list = []
     with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
         first = hello(ws, 0, t["secret"])
-        end = play_to_end(ws, random.Random(1), first, logged_before_told)
+        end = play_to_end(ws, random.Random(1), first, logged_before_told, log)
     assert end["ranking"] and len(end["scores"]) == players
     record = c.get(f"/api/tables/{t['id']}/record").json()
-    assert meeple.replay(record).ranking() == end["ranking"]
+    final = meeple.replay(record)
+    assert final.ranking() == end["ranking"]
+    # the log pieced together from the messages is exactly the seat's log, nothing more
+    assert log == final.log(0)
 
 
 def test_a_seat_acts_only_with_its_secret(c):

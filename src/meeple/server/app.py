@@ -191,7 +191,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await ws.accept()
         try:
             t = await table(table_id)
-            hello = await _receive(ws, settings.max_message_bytes)
+            try:  # a socket that never says hello is not kept open
+                hello = await asyncio.wait_for(_receive(ws, settings.max_message_bytes), 30)
+            except TimeoutError:
+                raise TableError("bad_message", "no hello") from None
             if not isinstance(hello, Hello):
                 raise TableError("bad_message", "say hello first")
             if hello.seat is not None:
@@ -228,6 +231,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             t.conns.discard(conn)
             writer.cancel()
             manager.broadcast(t)
+            manager.evict_if_idle(t)
 
     # ----- pages and static files -------------------------------------------------------------
     @app.get("/")

@@ -102,14 +102,18 @@ class LiveTable:
 
     def log(self, seat: int | None) -> list[dict[str, Any]]:
         """`State.log(seat)`, extended incrementally: the log only grows, so each broadcast
-        filters only the new events instead of the whole game's."""
+        formats only the new events instead of the whole game's. It mirrors `State.log` (events
+        kept as ``(visible_to, event)``, compact ones formatted by ``_format_event``); the
+        WebSocket tests check the result against `State.log` for every game."""
         events = getattr(self.state, "_events", None)
-        if not isinstance(events, list):  # a game keeping its log otherwise: use the API
+        fmt = getattr(self.state, "_format_event", None)
+        if not isinstance(events, list) or fmt is None:  # a game keeping its log otherwise
             return self.state.log(seat)
         seen, mine = self._logs.get(seat, (0, []))
         if seen > len(events):  # cannot happen with an append-only log; rebuild to be safe
             seen, mine = 0, []
-        mine.extend(e for to, e in events[seen:] if to is None or to == seat)
+        mine.extend(e if type(e) is dict else fmt(e)
+                    for to, e in events[seen:] if to is None or to == seat)
         self._logs[seat] = (len(events), mine)
         return mine
 
@@ -193,6 +197,11 @@ class TableManager:
             await self._arm_timer_from_log(t)
             self._schedule(t)
             return t
+
+    def evict_if_idle(self, t: LiveTable) -> None:
+        """Forget a finished table nobody watches; replays rebuild it from the log on demand."""
+        if t.rec.status == "over" and not t.conns and self.tables.get(t.rec.id) is t:
+            del self.tables[t.rec.id]
 
     async def _arm_timer_from_log(self, t: LiveTable) -> None:
         if t.rec.time_limit is None or t.rec.status != "running":

@@ -1,5 +1,5 @@
 // The lobby: every game with its options, create a table, join/watch/replay tables.
-import { api, h, myName, save, setMyName, seatName } from "./common.js";
+import { api, h, myName, save, saved, setMyName, seatName } from "./common.js";
 
 const nameInput = document.getElementById("my-name");
 nameInput.value = myName();
@@ -76,14 +76,23 @@ function tableRow(t) {
   const title = (games.find((g) => g.id === t.game) || { title: t.game }).title;
   const seats = t.seats.map((s) => s.kind === "open" ? "open seat" : seatName(t.seats, s.seat)).join(", ");
   const link = t.status === "over" ? h("a.button", { href: `/replay/${t.id}` }, "Replay")
-    : h("a.button", { href: `/table/${t.id}` }, t.status === "open" ? "Join" : "Watch");
+    : h("a.button", { href: `/table/${t.id}` },
+      saved(t.id).secret ? "Continue" : t.status === "open" ? "Join" : "Watch");
   return h("div.table-row", { "data-table": t.id }, h("strong", {}, title), h("span.muted", {}, `#${t.id}`),
     h("span", {}, seats), link);
+}
+
+// Tables where this browser holds a seat: leave a turn-based game and come back to it later.
+function mine(data) {
+  return [...data.open, ...data.running].filter((t) => saved(t.id).secret);
 }
 
 async function refreshTables() {
   try {
     const data = await api("/api/tables");
+    const my = mine(data);
+    document.getElementById("my-section").hidden = !my.length;
+    document.getElementById("my-tables").replaceChildren(...my.map(tableRow));
     for (const kind of ["open", "running", "over"]) {
       const box = document.getElementById(`${kind}-tables`);
       box.replaceChildren(...(data[kind].length ? data[kind].map(tableRow) : [h("p.muted", {}, "none")]));
