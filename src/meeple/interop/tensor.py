@@ -202,6 +202,11 @@ class _Gen:
             f"{ind}        {stats}[2] = False; {cache}[:] = [NEVER] * {size}",
         ]
 
+    @staticmethod
+    def _at(base: str, offset: object) -> str:
+        """``base + offset`` as code; outside loops the base is 0 and left out."""
+        return f"{offset}" if base == "0" else f"{base} + {offset}"
+
     def var(self, prefix: str) -> str:
         self._n += 1
         return f"{prefix}{self._n}"
@@ -224,7 +229,7 @@ class _Gen:
             self.lines += [
                 f"{ind}if type({v}) is int or type({v}) is float or type({v}) is bool:",
                 f"{ind}    {x} = {v} * {1.0 / scale!r}",
-                f"{ind}    I({base} + {rel}); V({x} if -1.0 <= {x} <= 1.0 else (1.0 if {x} > 0 else -1.0))",
+                f"{ind}    I({self._at(base, rel)}); V({x} if -1.0 <= {x} <= 1.0 else (1.0 if {x} > 0 else -1.0))",
             ]
             rel += 1
         leafy = stat.keys is None and stat.items is None
@@ -236,12 +241,12 @@ class _Gen:
             other = rel + len(vocab)
             self.lines += [
                 f"{ind}if {v} is None or type({v}) is str:",
-                f"{ind}    O({base} + {table}.get({v}, {other}))",
+                f"{ind}    O({self._at(base, f'{table}.get({v}, {other})')})",
             ]
             rel += len(labels)
         elif stat.null:
             self.seg(rel, 1, path, "is null", ["null"])
-            self.lines.append(f"{ind}if {v} is None: O({base} + {rel})")
+            self.lines.append(f"{ind}if {v} is None: O({self._at(base, rel)})")
             rel += 1
         if stat.keys is not None:
             self.lines.append(f"{ind}if type({v}) is dict:")
@@ -323,17 +328,17 @@ class _Gen:
         e = self.var("e")
         self.lines.append(f"{ind}if type({v}) is list:")
         if mult == 1:
-            self.lines.append(f"{ind}    for {e} in {v}: O({base} + {table}.get({e}, {other}))")
+            self.lines.append(f"{ind}    for {e} in {v}: O({self._at(base, f'{table}.get({e}, {other})')})")
         else:
             cnt = self.var("n")
             self.lines += [
                 f"{ind}    {cnt} = {{}}",
                 f"{ind}    for {e} in {v}:",
                 f"{ind}        {e} = {table}.get({e}, {other}); {cnt}[{e}] = {cnt}.get({e}, 0) + 1",
-                f"{ind}    for {e}, {cnt} in {cnt}.items(): I({base} + {e}); V(min(1.0, {cnt} / {mult}))",
+                f"{ind}    for {e}, {cnt} in {cnt}.items(): I({self._at(base, e)}); V(min(1.0, {cnt} / {mult}))",
             ]
         scale = 1.0 / (2 * longest) if longest else 1.0
-        self.lines.append(f"{ind}    I({base} + {length_at}); V(min(1.0, len({v}) * {scale!r}))")
+        self.lines.append(f"{ind}    I({self._at(base, length_at)}); V(min(1.0, len({v}) * {scale!r}))")
         return size
 
     def compile(self, stat: _Stat) -> tuple[Callable[..., None], int]:
