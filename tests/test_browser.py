@@ -258,5 +258,6 @@ def test_screenshot_of_each_games_table(browser, server, game):
             break
         click_a_choice(page, rng)
     wait_turn_or_end(page)
+    page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(out / f"{game}.png"))
     page.context.close()

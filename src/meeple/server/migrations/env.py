@@ -7,9 +7,11 @@ from meeple.server.storage import metadata
 
 config = context.config
 connection = config.attributes.get("connection")
+# meeple's own version table, so that a database shared with other applications is no problem
+VERSION_TABLE = "meeple_alembic_version"
 
 if connection is not None:
-    context.configure(connection=connection, target_metadata=metadata)
+    context.configure(connection=connection, target_metadata=metadata, version_table=VERSION_TABLE)
     with context.begin_transaction():
         context.run_migrations()
 else:  # `alembic -x url=... upgrade head` from a shell
@@ -17,6 +19,6 @@ else:  # `alembic -x url=... upgrade head` from a shell
         "sqlalchemy.url"
     )
     with create_engine(url).connect() as conn:
-        context.configure(connection=conn, target_metadata=metadata)
+        context.configure(connection=conn, target_metadata=metadata, version_table=VERSION_TABLE)
         with context.begin_transaction():
             context.run_migrations()
