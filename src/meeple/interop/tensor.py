@@ -16,6 +16,9 @@ onto it:
 - a list of dicts or lists is one entry per position up to the longest seen (longer lists are
   cut), each with a ``present`` flag.
 
+The view's top-level ``legal`` list (the mover's legal actions, by project convention) is left
+out: the action mask carries it.
+
 A game may bring its own encoding instead: its package (``meeple.games.<id>``) exports
 ``observation_tensor_shape(players, options) -> tuple[int, ...]`` and
 ``observation_tensor(state, player) -> Sequence[float]`` (flattened). `layout()` documents the
@@ -42,6 +45,7 @@ SAMPLE_GAMES = 10  # random games whose views define the layout
 SAMPLE_VIEWS = 500  # views sampled from them in all
 SAMPLE_SEED = 20_240_601
 MAX_STEPS = 20_000
+SKIPPED_KEY = "legal"  # the mover's legal actions: the action mask (or OpenSpiel) carries them
 MAX_BAG = 512  # distinct numbers a bag keys on; rarer ones count as ``other``
 
 Emit = Callable[[Any, list[int], list[float]], None]
@@ -409,6 +413,8 @@ def _generic(info: GameInfo, players: int, options: dict[str, Any], cache: bool 
     root = _Stat()
     for view in _sample_views(info, players, options):
         root.add(view)
+    if root.keys is not None:
+        root.keys.pop(SKIPPED_KEY, None)
     gen = _Gen(cache)
     emit, size = gen.compile(root)
 
