@@ -773,3 +773,17 @@ def test_long_random_games_reach_every_kind_of_decision():
     expected = {f"flight:{e}" for e in R.EFFECTS} | {f"phase:{p}" for p in R.PHASE_NAMES}
     expected |= {"swap:", "reveal:", "bid:", "respond:", "scouted:", "discard_flight:", "card_step:"}
     assert expected <= kinds, expected - kinds
+
+
+def test_determinize_depends_only_on_what_the_player_knows():
+    """Two worlds equal for a player, resampled with one rng, become the same world: search
+    cannot tell which real deal it came from."""
+    s = new(5, seed=8, daedalus=True, fancy_flying=True, talons=True)
+    rng = random.Random(4)
+    for _ in range(60):
+        s.apply(_lowball(s, rng))
+    me = s.to_move
+    a, b = s.determinize(me, random.Random(1)), s.determinize(me, random.Random(2))
+    assert a.view(me) == b.view(me) and any(a.view(p) != b.view(p) for p in range(5) if p != me)
+    x, y = a.determinize(me, random.Random(9)), b.determinize(me, random.Random(9))
+    assert all(x.view(p) == y.view(p) for p in [None, *range(5)])

@@ -715,6 +715,7 @@ class ScarvusState(State):
             pool += deck
             buried = self.discards[c][:-1] if self.daedalus_mode else []
             pool += buried
+            pool.sort()  # gathered in hidden order: sort so the sample depends on the rng alone
             rng.shuffle(pool)
             it = iter(pool)
             for i in slots:
@@ -728,6 +729,7 @@ class ScarvusState(State):
                 self.discards[c] = [next(it) for _ in buried] + self.discards[c][-1:]
         others = [q for q in range(n) if q != player]
         fpool = self.flight_deck + [t for q in others for t in range(NE) for _ in range(self.flight_hand[q][t])]
+        fpool.sort()
         rng.shuffle(fpool)
         start = 0
         for q in others:
