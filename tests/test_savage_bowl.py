@@ -715,10 +715,12 @@ def test_browser_renderer_plays_a_game_and_hides_cards_from_the_spectator(tmp_pa
                     continue
                 title = page.inner_text(".sb-hand-box h4")
                 toggle = page.locator("[data-chameleon-toggle]")
-                if toggle.count() and not toggled and clicks > 3:
-                    toggle.click()
-                    toggled = 1
+                if not toggled and clicks > 3 and toggle.count():
+                    if not page.locator(".sb-cham-toggle.on").count():
+                        toggle.click()
+                        page.wait_for_selector(".sb-cham-toggle.on")
                     legal = page.locator("#board .sb-hand [data-action]")
+                    toggled = int(legal.first.get_attribute("data-action") or 0) >= 60
                 discarded += "discard" in title
                 before = page.locator("#log li").count()
                 legal.first.click()
@@ -727,8 +729,9 @@ def test_browser_renderer_plays_a_game_and_hides_cards_from_the_spectator(tmp_pa
             page.wait_for_selector("#end:not([hidden])", timeout=20000)
             assert clicks > 10
             lines = page.locator("#log li").all_inner_texts()
-            if toggled:  # the toggle turned the next click into a Chameleon play
-                assert any(t.startswith("Ann plays") and "with the Chameleon" in t for t in lines)
+            assert toggled  # the toggle turned a click into a Chameleon play
+            mine = [t for t in lines if t.startswith("Ann plays")]
+            assert any("with the Chameleon" in t for t in mine), mine
             if discarded:
                 assert any(t.startswith("You discarded") for t in lines)
             assert "place" in page.inner_text(".sb-players")

@@ -3,6 +3,7 @@
 // Game Progress Sheet (discards face down, your own face up) and your hand. Legal cards are
 // clickable; a "Chameleon" toggle switches your clicks to "play with the Chameleon".
 // Follows the interface in src/meeple/web/renderer.js.
+import { h as el } from "/static/common.js";
 
 const COLOUR = {
   red: { fill: "#d94f3d", ink: "#fff", name: "Red" },
@@ -16,15 +17,6 @@ const colourOf = (c) => COLOUR[c] || { fill: "#888", ink: "#fff", name: c };
 // Per browser tab: is the Chameleon toggle on? Reset whenever it is not your turn to play.
 let chameleonOn = false;
 
-function el(tag, attrs = {}, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
-  }
-  for (const k of kids.flat()) if (k !== null && k !== undefined && k !== false) e.append(k instanceof Node ? k : String(k));
-  return e;
-}
 const name = (ctx, p) => (ctx.seats && ctx.seats[p] && ctx.seats[p].name) || `Seat ${p + 1}`;
 
 function card(c, opts = {}) {
