@@ -40,6 +40,17 @@ def post(url: str, body: dict) -> dict:
         return json.loads(r.read())
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User+system CPU time of a process (Linux /proc), to report CPU per move: unlike
+    latency, it barely depends on what else the machine is running."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class Stats:
     def __init__(self) -> None:
         self.latencies: list[float] = []
@@ -82,7 +93,7 @@ async def seat_client(base: str, table: str, seat: int, secret: str, think: floa
                 await ws.send(json.dumps({"type": "move", "action": choice["id"], "move": msg["move"]}))
 
 
-async def run(args: argparse.Namespace, base: str) -> Stats:
+async def run(args: argparse.Namespace, base: str, server_pid: int | None = None) -> Stats:
     http = f"http://{base}"
     tables = []
     for _ in range(args.tables):
@@ -94,6 +105,8 @@ async def run(args: argparse.Namespace, base: str) -> Stats:
         tables.append((t["id"], secrets))
     stats = Stats()
     rng = random.Random(args.seed)
+    cpu0 = cpu_seconds(server_pid) if server_pid else None
+    client0 = time.process_time()
     start = time.monotonic()
     stop_at = start + args.seconds
     clients = [
@@ -103,6 +116,9 @@ async def run(args: argparse.Namespace, base: str) -> Stats:
     results = await asyncio.gather(*clients, return_exceptions=True)
     stats.errors += [repr(r) for r in results if isinstance(r, BaseException)]
     stats.elapsed = time.monotonic() - start  # type: ignore[attr-defined]
+    cpu1 = cpu_seconds(server_pid) if server_pid else None
+    stats.server_cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0  # type: ignore[attr-defined]
+    stats.client_cpu = time.process_time() - client0  # type: ignore[attr-defined]
     return stats
 
 
@@ -134,7 +150,7 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.1)
-        stats = asyncio.run(run(args, base))
+        stats = asyncio.run(run(args, base, server.pid))
     finally:
         server.terminate()
         try:
@@ -149,6 +165,11 @@ def main() -> None:
           f"games finished={stats.finished}/{args.tables}")
     print(f"round trip ms: p50={q[49] * 1e3:.1f} p90={q[89] * 1e3:.1f} p99={q[98] * 1e3:.1f} "
           f"max={lat[-1] * 1e3 if lat else float('nan'):.1f}")
+    if stats.server_cpu is not None and lat:
+        per_move = stats.server_cpu / len(lat) * 1e3
+        print(f"server CPU {stats.server_cpu:.1f}s = {per_move:.2f} ms/move "
+              f"(one core's worth: ~{1000 / per_move:.0f} moves/s); "
+              f"this client's CPU {stats.client_cpu:.1f}s; load average {os.getloadavg()[0]:.1f}")
     print(f"errors={len(stats.errors)}" + (f" e.g. {stats.errors[:3]}" if stats.errors else ""))
 
 
