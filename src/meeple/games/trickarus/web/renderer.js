@@ -53,10 +53,10 @@ function card(c, side, opts = {}) {
 // The score track: ground, spaces 1..track_length, then the sun; one token per player.
 function track(view, ctx) {
   const n = view.track_length;
-  const W = 760, H = 92, x0 = 52, step = (W - x0 - 70) / n;
+  const W = 760, H = 92, x0 = 84, step = (W - x0 - 70) / n;
   const g = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "tk-track", role: "img", "aria-label": "score track" });
   g.append(svg("rect", { x: 0, y: 0, width: W, height: H, rx: 12, fill: view.side === "day" ? "#cfe8fb" : "#1f2547" }));
-  g.append(svg("rect", { x: 6, y: 56, width: x0 - 10, height: 28, rx: 6, fill: "#8a6d3b" }));
+  g.append(svg("rect", { x: 6, y: 56, width: x0 - 12, height: 28, rx: 6, fill: "#8a6d3b" }));
   g.append(svg("text", { x: x0 / 2 - 2, y: 75, "text-anchor": "middle", "font-size": 11, fill: "#fff" }, "ground"));
   for (let i = 1; i <= n; i++) {
     const x = x0 + (i - 1) * step;
@@ -69,9 +69,9 @@ function track(view, ctx) {
   const ground = [];
   view.positions.forEach((pos, p) => {
     let cx, cy;
-    if (pos === 0) { ground.push(p); cx = 12 + (ground.length - 1) * 9; cy = 40; } else { cx = x0 + (pos - 1) * step + step / 2 - 2; cy = 38; }
+    if (pos === 0) { ground.push(p); cx = 14 + (ground.length - 1) * 14.5; cy = 40; } else { cx = x0 + (pos - 1) * step + step / 2 - 2; cy = 38; }
     const tok = svg("g", { "data-token": p },
-      svg("circle", { cx, cy, r: 10, fill: TOKEN[p % TOKEN.length], stroke: "#fff", "stroke-width": 2 }),
+      svg("circle", { cx, cy, r: pos === 0 ? 8 : 10, fill: TOKEN[p % TOKEN.length], stroke: "#fff", "stroke-width": 2 }),
       svg("text", { x: cx, y: cy + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: "#fff" }, String(p + 1)));
     tok.append(svg("title", {}, `${name(ctx, p)}: ${pos === 0 ? "on the ground" : `space ${pos}`}`));
     g.append(tok);
@@ -106,7 +106,7 @@ export function render(root, ctx) {
           ? `${name(ctx, v.last_trick.winner)} won the last trick` : v.over ? "Game over" : "No card played yet"));
 
   const myTurn = ctx.legal.length > 0;
-  const hand = v.hand ? el("div", { class: "tk-hand", "aria-label": "your hand" }, v.hand.map((c) => {
+  const hand = v.hand && v.hand.length ? el("div", { class: "tk-hand", "aria-label": "your hand" }, v.hand.map((c) => {
     const id = legalByCode.get(c.code);
     const legal = id !== undefined;
     return card(c, v.side, {
@@ -119,7 +119,7 @@ export function render(root, ctx) {
     header, track(v, ctx), players,
     el("div", { class: `tk-felt ${v.side}` }, trick),
     hand ? el("div", { class: "tk-hand-box" }, el("h4", {}, myTurn ? "Your hand — pick a card" : "Your hand"), hand)
-      : el("p", { class: "tk-muted" }, ctx.seat === null ? "Watching: hands are hidden." : "")));
+      : el("p", { class: "tk-muted" }, ctx.seat === null ? "Watching: hands are hidden." : v.over ? "" : "No cards in hand.")));
 }
 
 export function describeEvent(ev, ctx) {
