@@ -29,7 +29,7 @@ def hello(ws: Any, seat: int | None = None, secret: str | None = None) -> dict[s
     return ws.receive_json()
 
 
-def until(ws: Any, pred: Callable[[dict[str, Any]], bool], limit: int = 2000) -> dict[str, Any]:
+def until(ws: Any, pred: Callable[[dict[str, Any]], bool], limit: int = 100_000) -> dict[str, Any]:
     """Read messages until one satisfies ``pred`` (errors included), failing after ``limit``."""
     for _ in range(limit):
         m = ws.receive_json()

@@ -67,15 +67,27 @@ def test_every_game_plays_to_the_end_against_bots(c, db, game):
         assert m["seat"] == 0
 
     log: list = []
-    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws, \
+            c.websocket_connect(f"/ws/tables/{t['id']}") as spy:
         first = hello(ws, 0, t["secret"])
+        spy_log: list = hello(spy)["log"]
         end = play_to_end(ws, random.Random(1), first, logged_before_told, log)
+
+        def watched(x):
+            if x["type"] == "state":
+                spy_log[x["log_start"]:] = x["log"]
+            return x["type"] == "state" and x["status"] == "over"
+
+        spy_end = until(spy, watched, limit=10**6)
     assert end["ranking"] and len(end["scores"]) == players
     record = c.get(f"/api/tables/{t['id']}/record").json()
     final = meeple.replay(record)
     assert final.ranking() == end["ranking"]
-    # the log pieced together from the messages is exactly the seat's log, nothing more
+    # the log pieced together from the messages is exactly the seat's log, nothing more;
+    # the spectator got exactly the public view and log
     assert log == final.log(0)
+    assert spy_end["view"] == final.view(None) and spy_log == final.log(None)
+    assert spy_end["legal"] == []
 
 
 def test_a_seat_acts_only_with_its_secret(c):

@@ -224,6 +224,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     await _handle(manager, t, conn, msg)
                 except TableError as exc:
                     conn.push({"type": "error", "code": exc.code, "message": str(exc)})
+                except Exception:  # e.g. the database is unreachable: nothing was applied
+                    log.exception("table %s: message failed", t.rec.id)
+                    conn.push({"type": "error", "code": "server_error",
+                               "message": "the server could not handle that; try again"})
         except WebSocketDisconnect:
             pass
         finally:
