@@ -48,8 +48,6 @@ MAX_STEPS = 20_000
 SKIPPED_KEY = "legal"  # the mover's legal actions: the action mask (or OpenSpiel) carries them
 MAX_BAG = 512  # distinct numbers a bag keys on; rarer ones count as ``other``
 
-Emit = Callable[[Any, list[int], list[float]], None]
-
 
 # ----- the optional hook a game may export --------------------------------------------------
 def game_module(info: GameInfo) -> ModuleType | None:
