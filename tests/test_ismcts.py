@@ -184,6 +184,9 @@ def test_rollout_policy_hook_is_used_when_a_game_package_exports_one() -> None:
         )
         pkg.GAME = info  # type: ignore[attr-defined]
         assert rollout_policy_for(info) is take_two_when_possible
+        pkg.ISMCTS_ROLLOUT = "random"  # type: ignore[attr-defined]
+        assert make_bot("ismcts:30", info, seed=0).rollout_policy is None  # type: ignore[attr-defined]
+        del pkg.ISMCTS_ROLLOUT  # type: ignore[attr-defined]
         bot = make_bot("ismcts:30", info, seed=0)
         bot.choose(_NimState(2, 0, {"pile": 9}))
         assert calls, "the exported policy drove the playouts"

@@ -14,6 +14,8 @@ Two optional hooks a game package may export next to ``GAME``:
 ``ROLLOUT_POLICY: Callable[[State, random.Random], int]`` drives the playouts instead of uniform
 random; ``ISMCTS_ITERATIONS: int`` sets the default budget of level ``ismcts`` (a slow game
 lowers it so that its moves stay under the time cap, and so stay repeatable);
+``ISMCTS_ROLLOUT = "heuristic"`` makes level ``ismcts`` play out with the game's heuristic bot
+(for games where it is cheap and random playouts say little);
 ``ISMCTS_ROLLOUT_DEPTH: int`` cuts playouts after that many actions and judges them by the
 running scores (for long games whose full playouts are too slow to run many).
 """
@@ -69,6 +71,12 @@ def rollout_policy_for(info: GameInfo) -> RolloutPolicy | None:
     """The optional ``ROLLOUT_POLICY`` exported by the game's package, or ``None``."""
     policy = getattr(game_package(info), "ROLLOUT_POLICY", None)
     return policy if callable(policy) else None
+
+
+def default_rollout(info: GameInfo) -> str:
+    """The game's ``ISMCTS_ROLLOUT`` (one of `ROLLOUTS`) if it exports one, else ``game``."""
+    kind = getattr(game_package(info), "ISMCTS_ROLLOUT", None)
+    return kind if kind in ROLLOUTS else DEFAULT_ROLLOUT
 
 
 def default_rollout_depth(info: GameInfo) -> int | None:
@@ -302,7 +310,7 @@ def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot
     explicit_budget = iterations is not None or seconds is not None
     if not explicit_budget:
         iterations = default_iterations(info)
-    rollout = spec.get("rollout", DEFAULT_ROLLOUT)
+    rollout = spec.get("rollout") or default_rollout(info)
     if rollout == "heuristic":
         policy = heuristic_rollout(info, seed) or rollout_policy_for(info)
     elif rollout == "random":
