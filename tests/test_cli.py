@@ -55,3 +55,11 @@ def test_input_ending_early_saves_the_unfinished_game(tmp_path):
     done = meeple_cmd("play", "trickarus", "--players", "3", "--seed", "1", "--save", str(record_path), stdin="1\n")
     assert done.returncode == 1 and "not finished" in done.stdout
     assert not meeple.replay(json.loads(record_path.read_text())).is_over()
+
+
+def test_watching_bots_shows_the_spectator_view(tmp_path):
+    done = meeple_cmd("play", "trickarus", "--players", "3", "--seat", "-1", "--bots", "random", "--seed", "2",
+                      "--save", str(tmp_path / "watch.json"))
+    assert done.returncode == 0, done.stderr
+    assert "You are watching" in done.stdout and "Your hand" not in done.stdout
+    assert meeple_cmd("play", "trickarus", "--players", "3", "--seat", "5").returncode == 2

@@ -78,6 +78,10 @@ def play(
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
     info = state.info
+    if not -1 <= seat < players:
+        console.print(f"[red]--seat must be 0..{players - 1}, or -1 to watch[/red]")
+        raise typer.Exit(2)
+    me = seat if seat >= 0 else None  # -1: a spectator watching bots
     names = [b.strip() for b in bots.split(",") if b.strip()] or ["heuristic"]
     seat_bots: dict[int, Any] = {}
     try:
@@ -86,7 +90,8 @@ def play(
     except ValueError as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
-    console.print(f"[bold]{info.title}[/bold], {players} players, seed {seed}. You are P{seat}.")
+    you = f"You are P{seat}." if me is not None else "You are watching."
+    console.print(f"[bold]{info.title}[/bold], {players} players, seed {seed}. {you}")
     while not state.is_over():
         p = state.to_move
         assert p is not None
@@ -121,7 +126,7 @@ def play(
                 console.print(f"[red]{exc}[/red]")
                 continue
             break
-    console.print(Panel(render(state, seat), title="Game over"))
+    console.print(Panel(render(state, me), title="Game over"))
     ranking = state.ranking()
     scores = state.scores()
     table = Table(title="Result")

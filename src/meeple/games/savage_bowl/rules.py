@@ -22,6 +22,7 @@ from importlib import resources
 from typing import Any
 
 from meeple.core import BadPlayerCount, IllegalAction, State, derive
+from meeple.core.cards import deal_avoiding
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
@@ -115,28 +116,6 @@ def check(players: int, options: dict[str, Any]) -> None:
         raise BadPlayerCount(f"savage_bowl takes {', '.join(map(str, SETUP))} players")
     if options["chameleons"] and players > CHAMELEONS:
         raise BadPlayerCount(f"only {CHAMELEONS} Chameleon cards exist")
-
-
-def _deal_respecting(pool: list[int], sizes: list[int], voids: list[int]) -> list[int] | None:
-    """Deal ``pool`` (already shuffled) into masks of ``sizes`` avoiding each one's ``voids``;
-    the most constrained choose first. None if this shuffle leads to a dead end."""
-    out = [0] * len(sizes)
-    taken = 0
-    for i in sorted(range(len(sizes)), key=lambda i: -voids[i].bit_count()):
-        need = sizes[i]
-        got = 0
-        for c in pool:
-            if need == 0:
-                break
-            bit = 1 << c
-            if not (taken | voids[i]) & bit:
-                got |= bit
-                need -= 1
-        if need:
-            return None
-        out[i] = got
-        taken |= got
-    return out
 
 
 class SavageBowlState(State):
@@ -492,12 +471,8 @@ class SavageBowlState(State):
         pool = mask_to_list(sum(self.hands[p] | self.discards[p] for p in others))
         sizes = [self.hands[p].bit_count() for p in others] + [1] * len(discards)
         voids = [self.voids[p] for p in others] + [self.sheet_voids[i] for i in discards]
-        for _ in range(100):
-            rng.shuffle(pool)
-            dealt = _deal_respecting(pool, sizes, voids)
-            if dealt is not None:
-                break
-        else:  # pragma: no cover - the real deal always satisfies the constraints
+        dealt = deal_avoiding(pool, sizes, voids, rng)
+        if dealt is None:  # pragma: no cover - the real deal always satisfies the constraints
             dealt = [self.hands[p] for p in others] + [1 << self.sheet[i][2] for i in discards]
         for p, hand in zip(others, dealt[: len(others)], strict=True):
             self.hands[p] = hand

@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from meeple.core import BadOption, BadPlayerCount, State, derive
+from meeple.core.cards import deal_avoiding
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
@@ -108,28 +109,6 @@ def check(players: int, options: dict[str, Any]) -> None:
         )
     if options["track"] is not None and options["track"] < players:
         raise BadOption(f"trickarus track must have at least {players} spaces for {players} players")
-
-
-def _deal_respecting(pool: list[int], sizes: list[int], voids: list[int]) -> list[int] | None:
-    """Deal ``pool`` (already shuffled) into hands of ``sizes`` avoiding each hand's ``voids``;
-    the most constrained hands choose first. None if this shuffle leads to a dead end."""
-    hands = [0] * len(sizes)
-    taken = 0
-    for i in sorted(range(len(sizes)), key=lambda i: -voids[i].bit_count()):
-        need = sizes[i]
-        hand = 0
-        for c in pool:
-            if need == 0:
-                break
-            bit = 1 << c
-            if not (taken | voids[i]) & bit:
-                hand |= bit
-                need -= 1
-        if need:
-            return None
-        hands[i] = hand
-        taken |= hand
-    return hands
 
 
 class TrickarusState(State):
@@ -350,6 +329,8 @@ class TrickarusState(State):
 
     # ----- information ---------------------------------------------------------------------
     def view(self, player: int | None) -> dict[str, Any]:
+        if player is not None and not 0 <= player < self.players:
+            raise ValueError(f"no seat {player!r}: seats are 0..{self.players - 1} (None: spectator)")
         side = self.side
         lead_suit = SUITS[SUIT[side][self.lead_card]] if self.lead_card >= 0 else None
         v: dict[str, Any] = {
@@ -407,12 +388,8 @@ class TrickarusState(State):
         pool = mask_to_list(self.undealt | sum(self.hands[p] for p in others))
         sizes = [self.hands[p].bit_count() for p in others]
         voids = [self.voids[p] for p in others]
-        for _ in range(100):
-            rng.shuffle(pool)
-            hands = _deal_respecting(pool, sizes, voids)
-            if hands is not None:
-                break
-        else:  # pragma: no cover - the real deal always satisfies the constraints
+        hands = deal_avoiding(pool, sizes, voids, rng)
+        if hands is None:  # pragma: no cover - the real deal always satisfies the constraints
             hands = [self.hands[p] for p in others]
         dealt = 0
         for p, hand in zip(others, hands, strict=True):
