@@ -171,11 +171,16 @@ class ProbabilisticBot:
     softness = 0.5
     # How much the next player's forced-raise risk is worth to me (a rival's loss, shared out).
     pressure = 0.5
+    # Bids above (players x this + slack) are far past any plausible total: a player who makes
+    # them is not playing the model's game, so their challenges are as good as coin flips.
+    absurd_per_player, absurd_slack = 2.8, 8
     # How much a bid says about the bidder's own card of that colour: weight exp(signal * value).
     signal = 0.2
 
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
+        self.erratic: dict[int, float] = {}
+        self.erratic_next = 0.0
 
     def choose(self, state: ScarvusState) -> int:
         legal = state.legal_actions()
@@ -191,6 +196,11 @@ class ProbabilisticBot:
             own = view["hand"][view["scouted"]["colour"]]
             return KEEP if view["scouted"]["value"] > own else DROP
         fight = view["lives"] is not None
+        self.erratic = self._erratic(state, view)
+        nxt = (view["player"] + 1) % view["players"]
+        while not view["alive"][nxt]:
+            nxt = (nxt + 1) % view["players"]
+        self.erratic_next = self.erratic.get(nxt, 0.0)
         mine = {c: total_distribution(*b) for c, b in colour_beliefs(view).items()}
         if phase == "card":
             return self._card_step(view, legal, mine)
@@ -198,6 +208,22 @@ class ProbabilisticBot:
         if phase == "bid":
             return self._best_bid(view, legal, mine, table, fight)[0]
         return self._respond(view, legal, mine, table, fight)
+
+    def _erratic(self, state: ScarvusState, view: dict[str, Any]) -> dict[int, float]:
+        """Per player, the share of their bids so far that were absurd (from the public log):
+        the weight this bot gives to their playing at random rather than by the model."""
+        try:
+            events = state.log(view["player"])
+        except ValueError:  # a search copy keeps no log
+            return {}
+        bids: dict[int, list[int]] = {}
+        for e in events:
+            if e["type"] == "bid":
+                limit = self.absurd_per_player * sum(view["alive"]) + self.absurd_slack
+                counts = bids.setdefault(e["player"], [0, 0])
+                counts[0] += e["number"] > limit
+                counts[1] += 1
+        return {p: absurd / (total + 2) for p, (absurd, total) in bids.items()}
 
     # ----- decisions ---------------------------------------------------------------------------
     def _card_step(self, view: dict[str, Any], legal: list[int], dists: dict[int, list[float]]) -> int:
@@ -230,15 +256,17 @@ class ProbabilisticBot:
         real_raise = [min(mine_l[c][n][0] for c in mine_l) for n in range(CAP + 2)]
         seen_raise = [min(table_l[c][n][0] for c in table_l) for n in range(CAP + 2)]
         others = max(1, sum(view["alive"]) - 1)
+        pressure = self.pressure * (1 - self.erratic_next)  # a random raiser fears nothing
         best, best_a = math.inf, legal[0]
         for a in legal:
             n, c = bid_of(a)
             if n < CAP:
                 q = _logistic((seen_raise[n + 1] - table_l[c][n][1]) / self.softness)
+                q = (1 - self.erratic_next) * q + self.erratic_next * 0.5
                 forced = min(real_raise[n + 1], 5.0)
             else:
                 q, forced = 1.0, 0.0
-            value = q * mine_l[c][n][0] - (1 - q) * forced * self.pressure / others
+            value = q * mine_l[c][n][0] - (1 - q) * forced * pressure / others
             if value <= best + 1e-9:  # among equals the higher bid presses the next player more
                 best, best_a = min(best, value), a
         return best_a, best
@@ -254,9 +282,10 @@ class ProbabilisticBot:
         bid = view["bid"]
         c = COLOUR_ID[bid["colour"]]
         n = bid["number"]
-        if self.signal and _hidden_from_me(view, bid["bidder"], bid["colour"]):
+        signal = self.signal * (1 - self.erratic.get(bid["bidder"], 0.0))
+        if signal and _hidden_from_me(view, bid["bidder"], bid["colour"]):
             known, unseen, hidden = colour_beliefs(view)[c]
-            weight = [math.exp(self.signal * v) for v in range(len(unseen))]
+            weight = [math.exp(signal * v) for v in range(len(unseen))]
             mine = {**mine, c: tilted_distribution(known, unseen, hidden, weight)}
         bidder_loss, my_loss = expected_losses(mine[c], n, fight)
         p_safe = sum(mine[c][n:])
