@@ -28,6 +28,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
+    bindparam,
     create_engine,
     event,
     insert,
@@ -76,6 +77,18 @@ actions_t = Table(
     Column("seat", Integer, nullable=False),
     Column("action", Integer, nullable=False),
     Column("at", DateTime(timezone=True), nullable=False),
+)
+
+
+# The statements a move runs, built once: rebuilding a Core statement per call costs more than
+# SQLite takes to run it (cache keys, coercions), and the server writes one per move.
+_INSERT_ACTION = insert(actions_t)
+_TOUCH_TABLE = (
+    update(tables_t).where(tables_t.c.id == bindparam("tid")).values(updated_at=bindparam("now"))
+)
+_FINISH_TABLE = (
+    update(tables_t).where(tables_t.c.id == bindparam("tid"))
+    .values(updated_at=bindparam("now"), status=bindparam("new_status"))
 )
 
 
@@ -224,17 +237,17 @@ class Storage:
         self, table_id: str, n: int, seat: int, action: int, status: str | None = None
     ) -> None:
         """Log move ``n``. Raises `DuplicateMove` if move ``n`` is already logged."""
+        now = _now()
         try:
             with self.engine.begin() as conn:
                 conn.execute(
-                    insert(actions_t).values(
-                        table_id=table_id, n=n, seat=seat, action=action, at=_now()
-                    )
+                    _INSERT_ACTION,
+                    {"table_id": table_id, "n": n, "seat": seat, "action": action, "at": now},
                 )
-                values: dict[str, Any] = {"updated_at": _now()}
-                if status is not None:
-                    values["status"] = status
-                conn.execute(update(tables_t).where(tables_t.c.id == table_id).values(**values))
+                if status is None:
+                    conn.execute(_TOUCH_TABLE, {"tid": table_id, "now": now})
+                else:
+                    conn.execute(_FINISH_TABLE, {"tid": table_id, "now": now, "new_status": status})
         except IntegrityError as exc:
             raise DuplicateMove(f"move {n} of table {table_id} is already logged") from exc
 
