@@ -1100,3 +1100,17 @@ def test_gold_is_universal():
     for a in (A("GOLD_FUR"), A("GOLD_SILVER"), A("GOLD_PROV"), A("GOLD_BEER", d)):
         s.apply(a)
     assert pl.res == [1, 1, 0] and pl.prov == 1 and s.die_beer[d] == 1
+
+
+def test_rollout_policy_plays_legal_games_to_the_end():
+    """The ISMCTS playout hook returns legal actions and finishes games (search relies on it)."""
+    from meeple.games import karvi
+
+    for players in (2, 4):
+        s = meeple.make("karvi", players=players, seed=players)
+        rng = random.Random(0)
+        while not s.is_over():
+            a = karvi.ROLLOUT_POLICY(s, rng)
+            assert a in s.legal_actions()
+            s.apply(a)
+    assert karvi.ISMCTS_ITERATIONS > 0

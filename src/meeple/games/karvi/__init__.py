@@ -5,7 +5,7 @@ Rules in `rules.py`, the reconstructed components in the JSON files read by `com
 
 from meeple.core import GameInfo, Option
 
-from .bot import HeuristicBot
+from .bot import HeuristicBot, rollout_policy
 from .render import render_text
 from .rules import NUM_ACTIONS, KarviState, check
 
@@ -33,3 +33,6 @@ _INFO = dict(
 )
 
 GAME = GameInfo(**_INFO)
+
+ROLLOUT_POLICY = rollout_policy  # ISMCTS playouts (meeple.bots.ismcts hooks)
+ISMCTS_ITERATIONS = 100  # a karvi playout is ~150 actions: keeps level ismcts under its time cap

@@ -289,3 +289,27 @@ class HeuristicBot:
         if s.over:
             v = s.scores()[q]
         return v
+
+
+def rollout_policy(state: KarviState, rng: random.Random) -> int:
+    """A fast playout policy for search: take what a choice offers (random among the gains),
+    step the die a few spots ahead rather than straight into the stop area, end turns soon.
+
+    It reads the mover's legal actions only, so it is safe on a determinized copy.
+    """
+    legal = state.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    if state.tasks:
+        gains = [a for a in legal if a != END and not _FAMILY[a][0].startswith("GOLD")]
+        return rng.choice(gains) if gains else legal[0]
+    if not state.moved:
+        moves = [a for a in legal if _FAMILY[a][0] == "MOVE_DIE"]
+        track = [a for a in moves if _FAMILY[a][1] < state.T]
+        if track:
+            return rng.choice(track[:3])
+        if moves:
+            return rng.choice(moves)
+    if END in legal and rng.random() < 0.7:
+        return END
+    return rng.choice(legal)
