@@ -161,6 +161,8 @@ def test_illegal_malformed_and_oversized_messages_are_refused_but_the_seat_stays
             assert until(ws, lambda x: x["type"] == "error")["code"] == code, bad
         ws.send_text("not json")
         assert until(ws, lambda x: x["type"] == "error")["code"] == "bad_message"
+        ws.send_bytes(b'{"type": "ping"}')
+        assert until(ws, lambda x: x["type"] == "error")["code"] == "bad_message"
         ws.send_text(json.dumps({"type": "ping", "pad": "x" * 5000}))
         assert until(ws, lambda x: x["type"] == "error")["code"] == "too_large"
         ws.send_json({"type": "move", "action": m["legal"][0]["id"], "move": 0})

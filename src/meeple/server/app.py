@@ -274,7 +274,12 @@ def _move_labels(t: LiveTable) -> list[tuple[int, str]]:
 
 
 async def _receive(ws: WebSocket, limit: int) -> Any:
-    text = await ws.receive_text()
+    message = await ws.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    text = message.get("text")
+    if text is None:
+        raise TableError("bad_message", "messages are JSON text frames")
     if len(text) > limit:
         raise TableError("too_large", f"messages are at most {limit} bytes")
     try:
