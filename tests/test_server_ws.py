@@ -267,3 +267,23 @@ def test_bots_think_in_worker_processes(tmp_path):
         wait_for(lambda: c.get(f"/api/tables/{t['id']}").json()["status"] == "over", seconds=60)
         record = c.get(f"/api/tables/{t['id']}/record").json()
         assert meeple.replay(record).is_over()
+
+
+def test_the_same_move_from_two_tabs_is_applied_once(c, db):
+    """Two tabs of one seat both answer move 0: one is applied, the other refused."""
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+    for seat in (1, 2):
+        c.post(f"/api/tables/{t['id']}/join", json={"seat": seat, "name": f"P{seat}"})
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as a, \
+            c.websocket_connect(f"/ws/tables/{t['id']}") as b:
+        ma, mb = hello(a, 0, t["secret"]), hello(b, 0, t["secret"])
+        a.send_json({"type": "move", "action": ma["legal"][0]["id"], "move": 0})
+        b.send_json({"type": "move", "action": mb["legal"][-1]["id"], "move": 0})
+        seen = [until(x, lambda m: m["type"] == "state" and m["move"] >= 1) for x in (a, b)]
+        assert seen[0]["view"] == seen[1]["view"] and seen[0]["move"] == 1
+        # the loser of the race is told so, on its own tab
+        refused = [until(x, lambda m: m["type"] == "error") for x in
+                   ([b] if seen[0]["view"]["trick"][0]["card"]["code"] ==
+                    ma["legal"][0]["json"]["play"] else [a])]
+        assert refused[0]["code"] in ("stale", "not_your_turn")
+    assert len(Storage(db).actions(t["id"])) == 1
