@@ -1114,3 +1114,15 @@ def test_rollout_policy_plays_legal_games_to_the_end():
             assert a in s.legal_actions()
             s.apply(a)
     assert karvi.ISMCTS_ITERATIONS > 0
+
+
+def test_face_down_tiles_show_their_requirement_stripe_to_everyone():
+    """Individual setup 2-3 and Upgrade: tiles and rune stones lie face down, blue stripe (the
+    requirement) up: everyone sees the requirements; determinize resamples only tiles with the
+    same back."""
+    s = started(3)
+    backs = [s.view(p)["players"][0]["face_down"] for p in (None, 0, 1, 2)]
+    assert all(b == backs[0] for b in backs) and len(backs[0]) == 6 + 2
+    for k in range(4):
+        det = s.determinize(1, random.Random(k))
+        assert det.view(None)["players"][0]["face_down"] == backs[0]

@@ -78,6 +78,15 @@ def warrior_class(value: int, injured: bool) -> int:
     return (value - 1) * 2 + int(injured)
 
 
+def _back(req: dict[str, int]) -> str:
+    return ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in sorted(req.items())) or "no requirement"
+
+
+# What the back of a face-down tile shows: its slot and its blue requirement stripe (Upgrade).
+TILE_BACK = [f"{t['slot']}: {_back(t['requirement'])}" for t in C.UPGRADE_TILES]
+RUNE_BACK = [f"rune: {_back(r['requirement'])}" for r in C.RUNES]
+
+
 def check(players: int, options: dict[str, Any]) -> None:
     """Every option works at every player count (2-4)."""
 
@@ -1426,7 +1435,7 @@ class KarviState(State):
                 "hand_backs": dict(sorted(hand_backs.items())), "played": list(pl.played),
                 "trade_cards": list(pl.trade_cards), "trade_track": list(pl.trade_track),
                 "raid_track": list(pl.raid_track), "beside": sorted(pl.beside),
-                "hidden_upgrade_tiles": len(pl.hidden_ut), "hidden_runes": len(pl.hidden_runes),
+                "face_down": sorted([TILE_BACK[x] for x in pl.hidden_ut] + [RUNE_BACK[r] for r in pl.hidden_runes]),
                 "slots": {k: list(v) for k, v in pl.slots.items()},
                 "rune_spots": [list(s) for s in pl.rune_spots],
                 "towers": {"supply": pl.tower_supply, "tableau": pl.tower_tab},
@@ -1541,28 +1550,31 @@ class KarviState(State):
         placed_r = {x for pl in self.p for st in pl.rune_spots for x in st}
         placed_r |= {t[1] for t in self.tasks if t[0] == "rune_spot"}
         held = {k for k, h in self.pile_holder.items() if h == player}
-        for slot in C.SLOTS:
+        # Face-down tiles show their blue requirement stripe: resample within the same back only;
+        # the piles of the Less-luck draft (shown as counts) take any of the rest.
+        for slot in [*C.SLOTS, "runes"]:
             known = set(self.piles[slot]) if slot in held else set()
-            pool = [u for u, t in enumerate(C.UPGRADE_TILES)
-                    if t["slot"] == slot and u not in mine_ut and u not in placed_ut and u not in known]
-            rng.shuffle(pool)
+            if slot == "runes":
+                pool = [r for r in range(len(C.RUNES)) if r not in mine_r and r not in placed_r and r not in known]
+                key, attr = RUNE_BACK, "hidden_runes"
+            else:
+                pool = [u for u, t in enumerate(C.UPGRADE_TILES)
+                        if t["slot"] == slot and u not in mine_ut and u not in placed_ut and u not in known]
+                key, attr = TILE_BACK, "hidden_ut"
+            groups: dict[str, list[int]] = {}
+            for x in pool:
+                groups.setdefault(key[x], []).append(x)
+            for g in sorted(groups):
+                rng.shuffle(groups[g])
             for q in others:
                 pl = self.p[q]
-                k = sum(1 for u in pl.hidden_ut if C.UPGRADE_TILES[u]["slot"] == slot)
-                pl.hidden_ut = sorted([u for u in pl.hidden_ut if C.UPGRADE_TILES[u]["slot"] != slot] + pool[:k])
-                pool = pool[k:]
+                mine = [x for x in getattr(pl, attr) if attr == "hidden_runes" or C.UPGRADE_TILES[x]["slot"] == slot]
+                rest = [x for x in getattr(pl, attr) if x not in mine]
+                setattr(pl, attr, sorted(rest + [groups[key[x]].pop() for x in mine]))
             if slot in self.piles and slot not in held:
-                k = len(self.piles[slot])
-                self.piles[slot], pool = sorted(pool[:k]), pool[k:]
-        known = set(self.piles["runes"]) if "runes" in held else set()
-        pool = [r for r in range(len(C.RUNES)) if r not in mine_r and r not in placed_r and r not in known]
-        rng.shuffle(pool)
-        for q in others:
-            k = len(self.p[q].hidden_runes)
-            self.p[q].hidden_runes, pool = sorted(pool[:k]), pool[k:]
-        if "runes" in self.piles and "runes" not in held:
-            k = len(self.piles["runes"])
-            self.piles["runes"], pool = sorted(pool[:k]), pool[k:]
+                left = sorted(x for g in groups.values() for x in g)
+                rng.shuffle(left)
+                self.piles[slot] = sorted(left[: len(self.piles[slot])])
         # Location stacks not seen by ``player``.
         public = {x for pl in self.p for x in (*pl.beside, *pl.trade_track, *pl.raid_track)}
         for node, st in self.stacks.items():
