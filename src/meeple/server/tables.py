@@ -178,25 +178,30 @@ class TableManager:
         if t is not None:
             return t
         lock = self._loading.setdefault(table_id, asyncio.Lock())
-        async with lock:
-            t = self.tables.get(table_id)
-            if t is not None:
-                return t
-            rec = await self._db(self.storage.load_table, table_id)
-            if rec is None:
-                raise TableError("no_table", f"no table {table_id!r}")
-            actions = await self._db(self.storage.actions, table_id)
-            state = meeple.make(rec.game, rec.players, rec.seed, **rec.options)
-            for a in actions:
-                state.apply(a)
-            t = LiveTable(rec=rec, state=state)
-            if state.is_over() and rec.status != "over":  # killed between the log and the status
-                rec.status = "over"
-                await self._db(self.storage.set_status, rec.id, "over")
-            self.tables[table_id] = t
-            await self._arm_timer_from_log(t)
-            self._schedule(t)
-            return t
+        try:
+            async with lock:
+                return self.tables.get(table_id) or await self._load(table_id)
+        finally:  # no lock is kept per id ever asked for (ids come from anyone)
+            if self._loading.get(table_id) is lock and not lock.locked():
+                del self._loading[table_id]
+
+    async def _load(self, table_id: str) -> LiveTable:
+        """Rebuild a table from storage: its record, then every logged action in order."""
+        rec = await self._db(self.storage.load_table, table_id)
+        if rec is None:
+            raise TableError("no_table", f"no table {table_id!r}")
+        actions = await self._db(self.storage.actions, table_id)
+        state = meeple.make(rec.game, rec.players, rec.seed, **rec.options)
+        for a in actions:
+            state.apply(a)
+        t = LiveTable(rec=rec, state=state)
+        if state.is_over() and rec.status != "over":  # killed between the log and the status
+            rec.status = "over"
+            await self._db(self.storage.set_status, rec.id, "over")
+        self.tables[table_id] = t
+        await self._arm_timer_from_log(t)
+        self._schedule(t)
+        return t
 
     def evict_if_idle(self, t: LiveTable) -> None:
         """Forget a finished table nobody watches; replays rebuild it from the log on demand."""
