@@ -13,9 +13,13 @@ from pathlib import Path
 
 def default_database_url() -> str:
     """SQLite in the per-user data folder (XDG on Linux), created if missing."""
-    import platformdirs
+    try:
+        import platformdirs
 
-    folder = Path(platformdirs.user_data_dir("meeple", appauthor=False))
+        folder = Path(platformdirs.user_data_dir("meeple", appauthor=False))
+    except ImportError:  # the XDG rule by hand, should the web extra lack platformdirs
+        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        folder = Path(base) / "meeple"
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'meeple.db'}"
 
