@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from . import components as C
-from .rules import tile_text
 
 
 def _part(part: list[Any]) -> str:
@@ -71,10 +70,10 @@ def render_text(view: dict[str, Any]) -> str:
         if "hand" in pl:
             hand = ", ".join(f"{C.UPGRADE_CARDS[c]['type']} #{c + 1}" for c in pl["hand"])
             lines.append(f"    hand: {hand or '-'}")
-            for x in pl["upgrade_tiles"]:
-                lines.append(f"    above: {tile_text(x)}")
-            for r in pl["runes"]:
-                lines.append(f"    above: {tile_text(C.NUM_UT + r)}")
+            for t in pl["tiles_text"]:
+                lines.append(f"    face down: {t}")
+        else:
+            lines.append(f"    face down: {'; '.join(pl['face_down']) or '-'}")
     if view["decision"]:
         dec = view["decision"]
         opts = dec.get("options")

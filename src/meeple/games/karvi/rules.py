@@ -1445,6 +1445,9 @@ class KarviState(State):
             }
             if q == player:
                 info["hand"] = sorted(pl.hand)
+                info["hand_text"] = [card_text(c) for c in sorted(pl.hand)]
+                info["tiles_text"] = [tile_text(x) for x in pl.hidden_ut] + [
+                    tile_text(C.NUM_UT + r) for r in pl.hidden_runes]
                 info["upgrade_tiles"] = list(pl.hidden_ut)
                 info["runes"] = list(pl.hidden_runes)
                 if self.tasks and self.tasks[-1][0] == "keep":

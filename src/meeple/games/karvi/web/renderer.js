@@ -104,10 +104,15 @@ export function render(root, ctx) {
     el("b", {}, v.decision ? `Choose (${v.decision.kind.replace("_", " ")}):` : "Your turn:"),
     rest.map((c) => el("button", { class: "kv-choice", "data-action": c.id, onclick: () => ctx.act(c.id) }, label(c, v)))) : null;
 
+  const me = ctx.seat !== null && ctx.seat !== undefined ? v.players[ctx.seat] : null;
+  const mine = me && me.hand_text ? el("div", { class: "kv-mine" },
+    el("b", {}, "Your hand: "), me.hand_text.length ? me.hand_text.map((t) => el("div", { class: "kv-card" }, t)) : "—",
+    el("b", {}, "Face down above your tableau: "), me.tiles_text.map((t) => el("div", { class: "kv-card" }, t))) : null;
+
   root.replaceChildren(el("div", { class: "kv-board" },
     el("div", { class: "kv-header" }, `Round ${v.round} of ${v.rounds}`, v.over ? " · game over" : "",
       v.to_move !== null && v.to_move !== undefined ? ` · ${name(ctx, v.to_move)} to move` : ""),
-    choices, el("div", { class: "kv-row" }, track, stop), sea, players));
+    choices, el("div", { class: "kv-row" }, track, stop), sea, players, mine));
 }
 
 export function describeEvent(ev, ctx) {
@@ -143,6 +148,7 @@ export const css = `
 .kv-war { display: inline-block; min-width: 1.1rem; text-align: center; border-radius: 3px; background: #1c7ed6; color: #fff; margin-right: .1rem; font-size: .75rem; }
 .kv-war.hurt { background: #e03131; }
 .kv-muted { color: #6b7280; } .kv-place { color: #2f6f4f; font-weight: 700; }
+.kv-mine { display: grid; gap: .2rem; font-size: .8rem; } .kv-card { padding: .15rem .4rem; border-radius: 5px; background: #f3efe4; }
 .kv-choices { display: flex; flex-wrap: wrap; gap: .3rem; align-items: center; }
 .kv-choice { padding: .2rem .5rem; border-radius: 6px; border: 1px solid #c9a227; background: #fff8dc; cursor: pointer; font-size: .8rem; }
 `;
