@@ -55,6 +55,11 @@ function label(c, v) {
   const j = c.json || {};
   const opts = v.decision && v.decision.options;
   if (opts && (j.a === "part" || j.a === "box") && opts[j.x]) return part(opts[j.x]);
+  if ((j.a === "die" || j.a === "gold_beer") && v.dice[j.x]) {
+    const d = v.dice[j.x];
+    const where = d.pos >= v.track.length ? "stop area" : `spot ${d.pos}`;
+    return `${j.a === "gold_beer" ? "1 gold → +1 beer on " : ""}die ${j.x} (${d.beer} beer, ${where})`;
+  }
   return c.label;
 }
 
