@@ -983,3 +983,44 @@ def test_browser_board_is_drawn_and_clickable(tmp_path):
             b.close()
     finally:
         srv.kill()
+
+
+def test_special_mirror_limits_and_wild_on_the_board():
+    """Mirror (18): never copies another Mirror; a copied Wild on the board is its own type only."""
+    s = fresh()
+    lay(s, {(0, 0): "copy", (1, 0): "copy"})
+    a = pyr(s, 0, "S", 0, 0, "E")
+    assert P(a) not in legal_json(s)
+    s2 = fresh()
+    lay(s2, {(0, 0): "copy", (1, 0): "grow_clone-wild-c"})
+    b = pyr(s2, 0, "S", 0, 0, "E")
+    do(s2, P(b))
+    assert legal_json(s2) == [{"size": "small"}, {"do": "grow"}]  # Grow or Clone, no ability choice
+
+
+def test_special_teleport_and_transport_respect_their_limits():
+    """Teleport (17) obeys the population limit; Transport Territory (16) needs an empty space."""
+    s = fresh()
+    lay(s, {(0, 0): "teleport", (2, 0): "move-3", (0, 2): "move-4"})
+    a = pyr(s, 0, "S", 0, 0)
+    for _ in range(3):
+        pyr(s, 1, "S", 2, 0)
+    do(s, P(a))
+    assert C(2, 0) not in legal_json(s) and C(0, 2) in legal_json(s)
+    s2 = fresh()
+    lay(s2, {(0, 0): "transport_territory", (1, 0): "move-5"})
+    b = pyr(s2, 0, "S", 0, 0, "E")
+    pyr(s2, 1, "S", 0, 1)  # wasteland next to (0,0), occupied
+    do(s2, P(b))
+    assert C(0, 1) not in legal_json(s2) and C(0, -1) in legal_json(s2)
+
+
+def test_special_master_of_all_from_hand_keeps_each_abilitys_requirements():
+    """Master of All (15) from hand: a standing pyramid is offered no Move (Move needs lying)."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1", (1, 0): "move-2"})
+    s.deck = [CARD_ID["build-1"]]
+    a = pyr(s, 0, "S", 0, 0)
+    hand(s, 0, "master")
+    do(s, CARD("master"), P(a))
+    assert {"ability": "move"} not in legal_json(s) and {"ability": "build"} in legal_json(s)

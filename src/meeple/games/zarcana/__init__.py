@@ -27,3 +27,7 @@ GAME = GameInfo(
     bots={"heuristic": HeuristicBot},
     text_renderer=render_text,
 )
+
+# ISMCTS hook (meeple.bots.ismcts): a game has no natural end until someone declares, so
+# playouts are cut after this many actions and judged by the running scores (sole occupancy).
+ISMCTS_ROLLOUT_DEPTH = 40
