@@ -845,7 +845,7 @@ def test_card_13_flip_healthy_warriors_for_3_points_each():
     _card(s, 13)
     s.apply(A("WARRIOR", warrior_class(1, False)))
     s.apply(A("WARRIOR", warrior_class(2, False)))
-    assert pl.points == 6 and pl.count("injured") == 3 and s.legal_actions() == [END]
+    assert pl.points == 6 and pl.count("injured") == 3 and not s.tasks  # nothing left to flip
 
 
 def test_card_12_doubles_healthy_warriors_up_to_6():
@@ -938,6 +938,9 @@ def test_sail_tiles_moves_and_die_minus_two():
     q2 = s2.to_move
     s2.p[q2].slots["sail"] = [_tile({"ability": "die_minus_two"})]
     s2.die_beer[2 * q2 + 1] = 3
+    easy = min(range(C.NUM_TR, 2 * C.NUM_TR), key=lambda t: C.TR_TILES[t]["strength"])
+    s2.p[q2].beside = [easy]
+    set_warriors(s2.p[q2], (6, False), (6, False), (6, False))
     s2.apply(A("ABILITY", 2))
     s2.apply(A("DIE", 2 * q2 + 1))
     assert s2.die_beer[2 * q2 + 1] == 1 and s2.legal_actions() == [A("PART", 0), A("PART", 1)]

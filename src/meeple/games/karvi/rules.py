@@ -1241,8 +1241,9 @@ class KarviState(State):
                     continue
                 if t[0] in ("draft", "free_rune", "pick"):
                     self.to_move = t[1]
-                if not self._task_actions(t):
-                    self.tasks.pop()  # a choice with no option fizzles ("take less")
+                acts = self._task_actions(t)
+                if not acts or acts == [END]:
+                    self.tasks.pop()  # nothing to choose (or only "no"): it passes by itself
                     continue
                 return
             if self.cur_die < 0 and not self.over:
