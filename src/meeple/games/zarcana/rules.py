@@ -329,7 +329,10 @@ class ZarcanaState(State):
         _EXEC[card](self, card, q, me, seq)
 
     def _usable(self, card: int, q: int, me: int, hand: bool) -> bool:
-        return next(self._seqs(card, q, me, hand), None) is not None
+        """Whether ``_seqs`` yields anything (inlined: this is the hot path of legal_actions)."""
+        if EFFECT[card] == "master" or (hand and KIND[card] == "wild"):
+            return any(self._req(p, q) and next(_GEN[p](self, p, q, me), None) is not None for p in PROTO)
+        return self._req(card, q) and next(_GEN[card](self, card, q, me), None) is not None
 
     # --- Common abilities ---
     def _g_grow_clone(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
