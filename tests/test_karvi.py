@@ -1129,3 +1129,106 @@ def test_face_down_tiles_show_their_requirement_stripe_to_everyone():
     for k in range(4):
         det = s.determinize(1, random.Random(k))
         assert det.view(None)["players"][0]["face_down"] == backs[0]
+
+
+# ----- the remaining worked examples, exactly -------------------------------------------------
+
+
+def test_start_card_example_lowest_card_positions_1_and_6_with_2_beer():
+    """Setup, example (3 players): your card is lowest, so your dice go on positions 1 and 6 with
+    2 beer each; Blue on 2 and 5; Purple (highest) in the middle. 4 players: lowest on position 1
+    with 3 beer."""
+    s = meeple.make("karvi", players=3, seed=0, draft_start=True)
+    for value in (1, 3, 5):  # seat 0 takes card 1, seat 1 card 3, seat 2 card 5
+        s.apply(A("START_CARD", value - 1))
+    assert [s.die_pos[d] - s.T for d in range(6)] == [0, 5, 1, 4, 2, 3]
+    assert s.die_beer[0] == s.die_beer[1] == 2
+    s4 = meeple.make("karvi", players=4, seed=0, draft_start=True)
+    for value in (1, 2, 3, 4):
+        s4.apply(A("START_CARD", value - 1))
+    assert [s4.die_pos[d] - s4.T for d in range(4)] == [0, 1, 2, 3] and s4.die_beer[0] == 3
+
+
+def test_beer_action_example_plus_one_on_each_die():
+    """Top up beer, example: with the start value 2, +1 on each die: 0 -> 1 and 2 -> 3."""
+    s = started(3)
+    q = s.to_move
+    _do_spot(s, "beer")
+    d0, d1 = 2 * q, 2 * q + 1
+    s.die_beer[d0], s.die_beer[d1] = 0, 2
+    s.apply(A("DIE", d0))
+    s.apply(A("DIE", d1))
+    assert (s.die_beer[d0], s.die_beer[d1]) == (1, 3) and not s.tasks
+
+
+def test_warrior_spot_example_takes_a_healthy_2():
+    """Resources and warriors, example: the spot gives a warrior of strength 2, healthy side up."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (1, False))
+    spot = next(i for i, sp in enumerate(s.spots) if [["warrior", 2]] in sp["parts"] and not s.blocked[i])
+    s.die_beer[s.cur_die] = 5
+    s.apply(A("MOVE_DIE", spot))
+    if s.tasks and s.tasks[-1][0] == "parts":
+        s.apply(A("PART", s.spots[spot]["parts"].index([["warrior", 2]])))
+    assert pl.war[warrior_class(2, False)] == 1
+
+
+def test_combat_strength_example_is_the_sum_of_values():
+    """Combat strength, example: warriors 2 + 1 + 2 give 5, whatever side is up."""
+    s = started(3)
+    pl = s.p[0]
+    set_warriors(pl, (2, False), (1, True), (2, False))
+    assert pl.strength() == 5
+
+
+def test_trade_card_example_upgrade_card_then_one_beer():
+    """Trade cards, example: the card gives an upgrade card from a stack of your choice, then +1
+    beer on one of your dice."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    card = next(i for i, c in enumerate(C.TRADE_CARDS) if c["boxes"] == [[["upgrade_card", 1], ["beer", 1]]])
+    s.display = [card]
+    hand = len(pl.hand)
+    s.tasks.append(("trade_card", 1))
+    s.apply(A("TRADE_CARD", card))
+    s.apply(A("DRAW_STACK", 1))
+    d = 2 * q
+    before = s.die_beer[d]
+    s.apply(A("DIE", d))
+    assert len(pl.hand) == hand + 1 and s.die_beer[d] == before + 1 and pl.trade_cards == [card]
+
+
+def test_waterford_example_special_rune_stone_two_upgrade_cards():
+    """Waterford, example: the tower gives 4 points; the chosen special rune stone gives 2 upgrade
+    cards of your choice at once, then goes onto the tableau."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    wf = node(s, "Waterford")
+    example = next(i for i, sp in enumerate(C.SPECIALS) if sp["bonus"] == [["upgrade_card", 2]])
+    s.special_stacks[wf] = sorted({example, *s.special_stacks[wf]})
+    pl.map, pl.prov, pl.ship = True, 6, node(s, "Western map")
+    hand = len(pl.hand)
+    s.apply(A("SHIP_TO", wf))
+    s.apply(A("BUILD"))
+    s.apply(A("SPECIAL", example))
+    s.apply(A("DRAW_STACK", 0))
+    s.apply(A("DRAW_STACK", 2))
+    s.apply(A("RUNE_SPOT", 1))
+    assert pl.points == 4 and len(pl.hand) == hand + 2 and pl.rune_spots[1] == [100 + example]
+
+
+def test_ship_example_three_spots_plus_one_to_displace_a_stronger_ship():
+    """Occupied spot, example: 3 spots onto a stronger Blue cost 4 provisions in total."""
+    s = started(3)
+    q = s.to_move
+    blue = (q + 1) % 3
+    dest = next(n for n, k in s._distances(q, 0, 6).items() if k == 3 and not s.obstructed[n])
+    set_warriors(s.p[q], (1, False))
+    set_warriors(s.p[blue], (4, False))
+    s.p[blue].ship = dest
+    s.p[q].prov = 4
+    s.apply(A("SHIP_TO", dest))
+    assert s.p[q].prov == 0
