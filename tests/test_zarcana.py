@@ -1024,3 +1024,35 @@ def test_special_master_of_all_from_hand_keeps_each_abilitys_requirements():
     hand(s, 0, "master")
     do(s, CARD("master"), P(a))
     assert {"ability": "move"} not in legal_json(s) and {"ability": "build"} in legal_json(s)
+
+
+def _bot_turn(s: ZarcanaState, bot: HeuristicBot) -> None:
+    me = s.to_move
+    while s.to_move == me and not s.is_over():
+        s.apply(bot.choose(s))
+
+
+def test_heuristic_bot_grows_and_clones_early():
+    """Strategies: spend the first turns growing and cloning, above all on a Grow or Clone card."""
+    s = fresh()
+    s.deck = [CARD_ID[f"move-{i}"] for i in range(1, 9)]
+    lay(s, {(0, 0): "grow_clone-5", (1, 0): "move-2"})
+    pyr(s, 0, "S", 0, 0)
+    hand(s, 0, "move-3", "move-4", "move-5")
+    _bot_turn(s, HeuristicBot(1))
+    assert sum(rules.size_of(q) + 1 for q in s.on_board(0)) > 1
+
+
+def test_heuristic_bot_attacks_the_exposed_leader():
+    """Strategies: attack the player who is ahead, not the one behind."""
+    s = fresh(players=3)
+    s.deck = [CARD_ID[f"move-{i}"] for i in range(1, 9)]
+    lay(s, {(0, 0): "attack-5", (1, 0): "destroy_occupied_territory",
+            (0, 3): "move-1", (1, 3): "build-2"})
+    pyr(s, 0, "L", 0, 0, "E")
+    pyr(s, 0, "L", 0, 3, "E")
+    hand(s, 0, "attack-3")
+    pyr(s, 1, "S", 1, 0)  # the leader, on 21
+    pyr(s, 2, "S", 1, 3)  # trailing, on 2
+    _bot_turn(s, HeuristicBot(2))
+    assert s.on_board(1) == [] and s.on_board(2) != []
