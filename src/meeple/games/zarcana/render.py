@@ -64,7 +64,7 @@ def render_text(view: dict[str, Any]) -> str:
     if "hand" in view:
         lines.append("Your hand: " + (", ".join(f"{CARDS[CARD_ID[c]]['name']} ({card_short(c)})" for c in view["hand"]) or "empty"))
     if view["playing"]:
-        lines.append(f"Playing {CARDS[CARD_ID[view['playing']]]['name']}")
+        lines.append(f"Playing {view['playing_name']}")
     if view["reorient_next"]:
         lines.append(f"Reorienting {view['reorient_next']}")
     if view["over"]:

@@ -917,6 +917,7 @@ class ZarcanaState(State):
             "turns_left": self.turns_left if self.declared >= 0 else None,
             "stage": self.stage,
             "playing": CODE[self.playing] if self.playing >= 0 else None,
+            "playing_name": NAME[self.playing] if self.playing >= 0 else None,
             "chosen": [self.action_to_json(a) for a in self.chosen],
             "reorient_next": piece_label(self.reo[0]) if self.reo else None,
             "scores": self.scores(),

@@ -149,7 +149,7 @@ export function render(root, ctx) {
     el("span", {}, `Turn ${v.turn + 1}`),
     el("span", {}, `Deck ${v.deck_size} · discards ${v.discard.length} · reshuffles ${v.reshuffles}`),
     v.declared_by !== null ? el("span", { class: "zc-hot" }, `Final round declared by ${name(ctx, v.declared_by)} (${v.turns_left} turn${v.turns_left === 1 ? "" : "s"} left)`) : null,
-    v.playing ? el("span", {}, `Playing ${cardInfo(v.playing).title}`) : null,
+    v.playing ? el("span", {}, `Playing ${v.playing_name}`) : null,
     v.reorient_next ? el("span", {}, `Reorienting ${v.reorient_next}`) : null);
   const players = el("div", { class: "zc-players" }, v.scores.map((s, p) => el("div", {
     class: `zc-player${p === v.to_move ? " to-move" : ""}${p === ctx.seat ? " me" : ""}`, "data-player": p,
