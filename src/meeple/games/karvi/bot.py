@@ -58,11 +58,35 @@ class HeuristicBot:
         if not s.moved:
             moves = [a for a in legal if _FAMILY[a][0] == "MOVE_DIE"]
             if moves:
-                return max(moves, key=lambda a: self._spot_value(s, q, _FAMILY[a][1], late) + self.rng.random() * 0.01)
+                return self._best_move(s, q, moves, late)
             gold = [a for a in legal if _FAMILY[a][0] == "GOLD_BEER"]
             if gold:
                 return gold[0]
         return END if END in legal else legal[0]
+
+    def _best_move(self, s: KarviState, q: int, moves: list[int], late: bool) -> int:
+        """Shortlist die moves by the spot rule, then simulate the best few: the spot's action
+        resolved greedily on a determinization, valued, minus the tempo the move spends."""
+        ranked = sorted(moves, key=lambda a: -self._spot_value(s, q, _FAMILY[a][1], late))[:4]
+        world = s.determinize(q, self.rng)
+        base = self.value(world, q)
+        d = s.cur_die
+        best, best_v = ranked[0], None
+        for a in ranked:
+            c = world.clone()
+            c.apply(a)
+            self._finish_chain(c, q, deep=True)
+            spot = _FAMILY[a][1]
+            pos = s.die_pos[d]
+            skipped = sum(1 for t in range(pos + 1 if pos < s.T else 0, min(spot, s.T))
+                          if not s.blocked[t] and t not in s.die_pos)
+            v = self.value(c, q) - base - 0.45 * skipped
+            if spot >= s.T:
+                v -= 0.0 if late else 0.8 * sum(1 for t in s._die_targets(d) if t < s.T) ** 0.5
+            v += self.rng.random() * 1e-3
+            if best_v is None or v > best_v:
+                best, best_v = a, v
+        return best
 
     def _card_worth(self, s: KarviState, q: int, c: int) -> float:
         card = C.UPGRADE_CARDS[c]
@@ -240,7 +264,7 @@ class HeuristicBot:
         return None
 
     @staticmethod
-    def _finish_chain(c: KarviState, q: int) -> None:
+    def _finish_chain(c: KarviState, q: int, deep: bool = False) -> None:
         """Resolve the rest of the pending choices with a cheap default, so that an action whose
         payoff comes later in its chain (a raid's bonus after its damage) is valued whole."""
         for _ in range(12):
@@ -253,6 +277,10 @@ class HeuristicBot:
                 c.apply(min(legal, key=lambda a: (_FAMILY[a][1] % 2, _FAMILY[a][1])))
                 continue
             useful = [a for a in legal if a != END and not _FAMILY[a][0].startswith("GOLD")]
+            if deep and kind in ("trade_action", "raid_action", "upgrade_action") and useful:
+                acts = [a for a in useful if _FAMILY[a][0] in ("ACTIVATE", "FRANCIA", "PLACE_TILE")]
+                c.apply(acts[0] if acts else useful[0])
+                continue
             if kind in ("upgrade_action", "trade_action", "raid_action", "location", "move", "paid_move",
                         "join", "map_jump", "any_spot", "reuse", "die_back", "prov_pts", "sacrifice",
                         "flip_for", "special_spot", "place_warrior") or not useful:
