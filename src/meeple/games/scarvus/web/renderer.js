@@ -156,7 +156,7 @@ export const css = `
 .sc-act.flight { border-color: #9b51e0; }
 .sc-grid { border-collapse: collapse; }
 .sc-grid td, .sc-grid th { padding: 0 1px; }
-.sc-bid { width: 21px; height: 20px; padding: 0; font-size: 10px; border: 1px solid var(--c); border-radius: 4px; background: #fff; cursor: pointer; }
+.sc-bid { width: 19px; height: 20px; padding: 0; font-size: 9px; border: 1px solid var(--c); border-radius: 4px; background: #fff; cursor: pointer; }
 .sc-feather { display: inline-block; padding: 0 5px; margin-right: 2px; border-radius: 8px; font-size: 11px; color: #fff; }
 .sc-feather.singed { background: #e0902b; }
 .sc-feather.burnt { background: #8c1c13; }
