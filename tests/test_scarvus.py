@@ -20,7 +20,9 @@ from meeple.games.scarvus.bot import (
     ProbabilisticBot,
     colour_beliefs,
     expected_losses,
+    fit_signal,
     tilted_distribution,
+    tilted_mean,
     total_distribution,
 )
 from meeple.games.scarvus.render import render_text
@@ -686,6 +688,15 @@ def test_tilted_distribution_equal_weights_is_the_plain_one_and_hand_computed():
         assert tilted + [0.0] * (size - len(tilted)) == pytest.approx(plain + [0.0] * (size - len(plain)))
     dist = tilted_distribution(0, [1, 0, 0, 0, 0, 1], 1, [1, 1, 1, 1, 1, 3])
     assert dist[0] == pytest.approx(0.25) and dist[5] == pytest.approx(0.75)
+
+
+def test_bidder_signal_fit_from_shown_cards():
+    """The per-player signal: no tilt is the deck's mean (43/15); cards shown at the prior's mean
+    keep the prior; high shown cards raise it, low ones lower it."""
+    assert tilted_mean(0.0) == pytest.approx(43 / 15)
+    assert fit_signal([], 0.2, 3) == pytest.approx(0.2, abs=1e-6)
+    assert fit_signal([7, 6, 7, 6], 0.2, 3) > 0.4
+    assert fit_signal([0, 0, 1, 0], 0.2, 3) < 0.0
 
 
 def test_expected_losses_hand_computed():

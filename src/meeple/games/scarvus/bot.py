@@ -101,6 +101,23 @@ def tilted_distribution(known: int, unseen: Sequence[int], k: int, weight: Seque
     return out
 
 
+def tilted_mean(beta: float) -> float:
+    """The mean card value when a card is drawn from one deck with odds count * exp(beta * v)."""
+    odds = [m * math.exp(beta * v) for v, m in enumerate(VALUE_COUNTS)]
+    return sum(v * o for v, o in enumerate(odds)) / sum(odds)
+
+
+def fit_signal(values: Sequence[int], prior: float, weight: float) -> float:
+    """The signal strength whose tilted mean matches the bidder's shown cards, shrunk toward
+    ``prior`` as if it were ``weight`` more observations (bisection: the mean rises with beta)."""
+    target = (sum(values) + weight * tilted_mean(prior)) / (len(values) + weight)
+    lo, hi = -2.0, 3.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if tilted_mean(mid) < target else (lo, mid)
+    return (lo + hi) / 2
+
+
 def expected_losses(dist: Sequence[float], number: int, fight: bool = False) -> tuple[float, float]:
     """(bidder's, challenger's) expected penalty if a bid of ``number`` on this total is
     challenged: the bidder pays when the total is short, the challenger when it is not (Challenge
@@ -174,12 +191,16 @@ class ProbabilisticBot:
     # Bids above (players x this + slack) are far past any plausible total: a player who makes
     # them is not playing the model's game, so their challenges are as good as coin flips.
     absurd_per_player, absurd_slack = 2.8, 8
-    # How much a bid says about the bidder's own card of that colour: weight exp(signal * value).
+    # How much a bid says about the bidder's own card of that colour: weight exp(signal * value),
+    # the prior for every player, refitted per player to the cards they show (worth this many
+    # observations).
     signal = 0.2
+    signal_prior = 3
 
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
         self.erratic: dict[int, float] = {}
+        self.signals: dict[int, float] = {}
         self.erratic_next = 0.0
 
     def choose(self, state: ScarvusState) -> int:
@@ -196,7 +217,7 @@ class ProbabilisticBot:
             own = view["hand"][view["scouted"]["colour"]]
             return KEEP if view["scouted"]["value"] > own else DROP
         fight = view["lives"] is not None
-        self.erratic = self._erratic(state, view)
+        self._read_players(state, view)
         nxt = (view["player"] + 1) % view["players"]
         while not view["alive"][nxt]:
             nxt = (nxt + 1) % view["players"]
@@ -209,21 +230,28 @@ class ProbabilisticBot:
             return self._best_bid(view, legal, mine, table, fight)[0]
         return self._respond(view, legal, mine, table, fight)
 
-    def _erratic(self, state: ScarvusState, view: dict[str, Any]) -> dict[int, float]:
-        """Per player, the share of their bids so far that were absurd (from the public log):
-        the weight this bot gives to their playing at random rather than by the model."""
+    def _read_players(self, state: ScarvusState, view: dict[str, Any]) -> None:
+        """From this seat's log (public events only matter here), per player: how erratic their
+        bids are (the share that were absurd), and how strongly a bid of theirs signals their
+        own card (fitted to the cards they showed when their bids were challenged)."""
+        self.erratic, self.signals = {}, {}
         try:
             events = state.log(view["player"])
         except ValueError:  # a search copy keeps no log
-            return {}
+            return
         bids: dict[int, list[int]] = {}
+        shown: dict[int, list[int]] = {}
+        limit = self.absurd_per_player * sum(view["alive"]) + self.absurd_slack
         for e in events:
             if e["type"] == "bid":
-                limit = self.absurd_per_player * sum(view["alive"]) + self.absurd_slack
                 counts = bids.setdefault(e["player"], [0, 0])
                 counts[0] += e["number"] > limit
                 counts[1] += 1
-        return {p: absurd / (total + 2) for p, (absurd, total) in bids.items()}
+            elif e["type"] == "challenge":
+                shown.setdefault(e["bidder"], []).append(e["cards"][e["bidder"]])
+        self.erratic = {p: absurd / (total + 2) for p, (absurd, total) in bids.items()}
+        for p, values in shown.items():
+            self.signals[p] = fit_signal(values, self.signal, self.signal_prior)
 
     # ----- decisions ---------------------------------------------------------------------------
     def _card_step(self, view: dict[str, Any], legal: list[int], dists: dict[int, list[float]]) -> int:
@@ -282,7 +310,8 @@ class ProbabilisticBot:
         bid = view["bid"]
         c = COLOUR_ID[bid["colour"]]
         n = bid["number"]
-        signal = self.signal * (1 - self.erratic.get(bid["bidder"], 0.0))
+        bidder = bid["bidder"]
+        signal = self.signals.get(bidder, self.signal) * (1 - self.erratic.get(bidder, 0.0))
         if signal and _hidden_from_me(view, bid["bidder"], bid["colour"]):
             known, unseen, hidden = colour_beliefs(view)[c]
             weight = [math.exp(signal * v) for v in range(len(unseen))]
