@@ -383,9 +383,6 @@ class KarviState(State):
         self.pile_holder = {k: (h + 1) % self.players for k, h in self.pile_holder.items()}
 
     # ----- the die order ------------------------------------------------------------------------
-    def _in_stop(self, d: int) -> bool:
-        return self.die_pos[d] >= self.T
-
     def _next_die(self) -> int:
         """The die furthest back (Overview): dice waiting in the stop area leftmost first, then
         the track from the start; a stacked die on top moves before the one below (card 30)."""
@@ -1143,13 +1140,10 @@ class KarviState(State):
         pl.points += pts
         self.emit({"player": q, "builds": b, "at": self.nodes[node], "points": pts})
         if node in self.special_stacks and self.special_stacks[node]:
-            self.stack_known_special(node, q)
+            self.special_known[node] |= 1 << q  # they look at the whole stack
             self.tasks.append(("special_choose", node))
         if any(e.get("on") == "build" for e in pl.effects()):
             self._push_steps([["strength", 2]] if b == "tower" else [["res", 2]])
-
-    def stack_known_special(self, node: int, q: int) -> None:
-        self.special_known[node] |= 1 << q
 
     def _track_place(self, q: int, track: str, tile: int) -> None:
         """Trade and raid tracks: the tile goes on the leftmost space; its improvement unlocks."""
