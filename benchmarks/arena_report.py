@@ -16,6 +16,8 @@ from typing import Any
 PAIRS = [("ismcts", "heuristic"), ("heuristic", "random"), ("ismcts", "random"),
          ("ismcts", "probabilistic"), ("probabilistic", "random"), ("heuristic", "probabilistic")]
 
+TARGETS = {("ismcts", "heuristic"), ("heuristic", "random"), ("ismcts", "random")}
+
 
 def _iv(d: dict[str, float], fmt: str = ".2f") -> str:
     return f"{d['mean']:{fmt}} [{d['lo']:{fmt}}, {d['hi']:{fmt}}]"
@@ -25,10 +27,12 @@ def verdict(stats: dict[str, dict[str, Any]], a: str, b: str) -> str | None:
     if a not in stats or b not in stats:
         return None
     pa, pb = stats[a]["mean_place"], stats[b]["mean_place"]
+    against = " (against the issue's target)" if (a, b) in TARGETS else ""
+    a, b = stats[a]["bot"], stats[b]["bot"]
     if pa["hi"] < pb["lo"]:
         return f"**{a} beats {b}**: mean place {pa['mean']:.2f} vs {pb['mean']:.2f}, 95% intervals apart"
     if pb["hi"] < pa["lo"]:
-        return f"**{b} beats {a}** (against the issue's target): {pb['mean']:.2f} vs {pa['mean']:.2f}, intervals apart"
+        return f"**{b} beats {a}**{against}: {pb['mean']:.2f} vs {pa['mean']:.2f}, intervals apart"
     return f"{a} vs {b}: not significant ({pa['mean']:.2f} vs {pb['mean']:.2f}, intervals overlap)"
 
 
@@ -45,7 +49,9 @@ def section(run: dict[str, Any]) -> str:
             f"{_iv(s['mean_score'], '.1f')} | {s['rating']:.1f} | {s['p95_move_seconds']:.3f} | "
             f"{'' if s.get('mean_iterations') is None else round(s['mean_iterations'])} |"
         )
-    stats = {s["bot"]: s for s in run["stats"]}
+    searchers = [s["bot"] for s in run["stats"] if s["bot"].startswith("ismcts")]
+    alias = {searchers[0]: "ismcts"} if len(searchers) == 1 else {}  # one ISMCTS setting: judge it
+    stats = {alias.get(s["bot"], s["bot"]): s for s in run["stats"]}
     found = [v for a, b in PAIRS if (v := verdict(stats, a, b))]
     if found:
         lines += [""] + [f"- {v}" for v in found]

@@ -129,6 +129,7 @@ def main() -> None:
     ap.add_argument("--openspiel", action="store_true", help="also race OpenSpiel's IS-MCTS")
     ap.add_argument("--race-seconds", type=float, default=0.5)
     ap.add_argument("--race-games", type=int, default=10)
+    ap.add_argument("--race-players", type=int, default=None, help="default: the fewest the game takes")
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     print(f"{'game':<14}{'P':>2} {'playouts/s':>11} " + " ".join(f"{'it/s@' + str(b):>10}" for b in budgets)
@@ -144,7 +145,7 @@ def main() -> None:
                   + " ".join(f"{r[2]:>9.3f}" for r in rows)
                   + f"  {rows[-1][0] / peer:.2f}", flush=True)
         if args.openspiel:
-            players = min(info.player_counts)
+            players = args.race_players or min(info.player_counts)
             points = decision_points(game, players, max(4, args.positions // 4), seed=7)
             theirs, ours = openspiel_speed(points, simulations=20)
             print(f"  openspiel {game} {players}p, 20 iterations/move: OpenSpiel IS-MCTS "
