@@ -63,3 +63,17 @@ def test_watching_bots_shows_the_spectator_view(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "You are watching" in done.stdout and "Your hand" not in done.stdout
     assert meeple_cmd("play", "trickarus", "--players", "3", "--seat", "5").returncode == 2
+
+
+def test_a_choice_can_be_typed_as_words_of_its_label_or_as_json():
+    from meeple.cli import _match_choice
+
+    state = meeple.make("trickarus", players=4, seed=1)
+    legal = state.legal_actions()
+    labels = [state.describe(a) for a in legal]
+    target = legal[0]
+    words = labels[0].removeprefix("play ")
+    assert _match_choice(state, words, legal, labels) == target
+    assert _match_choice(state, json.dumps(state.action_to_json(target)), legal, labels) == target
+    assert _match_choice(state, "no such card", legal, labels) is None
+    assert _match_choice(state, "99", legal, labels) is None

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.columns import Columns
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
@@ -104,11 +105,13 @@ def play(
             continue
         console.print(Panel(render(state, seat), title=f"P{seat} · your turn"))
         legal = state.legal_actions()
-        for i, a in enumerate(legal, 1):
-            console.print(f"  [bold]{i:>2}[/bold]  {state.describe(a)}")
+        labels = [state.describe(a) for a in legal]
+        _print_choices(labels)
         while True:
             try:
-                answer = console.input(f"Your choice [1-{len(legal)}, q to quit]: ").strip()
+                answer = console.input(
+                    f"Your choice [1-{len(legal)}, or words of a label, q to quit]: "
+                ).strip()
             except EOFError:
                 console.print("\n[yellow]Input ended; the game is not finished.[/yellow]")
                 _save(state, save, seat_bots)
@@ -116,15 +119,10 @@ def play(
             if answer.lower() in {"q", "quit"}:
                 _save(state, save, seat_bots)
                 raise typer.Exit(0)
-            if not answer.isdigit() or not 1 <= int(answer) <= len(legal):
-                console.print(f"[red]{answer!r} is not one of 1-{len(legal)}. Try again.[/red]")
+            choice = _match_choice(state, answer, legal, labels)
+            if choice is None:
                 continue
-            choice = legal[int(answer) - 1]
-            try:
-                state.apply(choice)
-            except IllegalAction as exc:  # cannot happen for a listed choice, but never crash
-                console.print(f"[red]{exc}[/red]")
-                continue
+            state.apply(choice)
             break
     console.print(Panel(render(state, me), title="Game over"))
     ranking = state.ranking()
@@ -137,6 +135,41 @@ def play(
         table.add_row(f"P{p} ({who})", str(ranking[p]), f"{scores[p]:g}")
     console.print(table)
     _save(state, save, seat_bots)
+
+
+def _print_choices(labels: list[str]) -> None:
+    """Numbered choices: one per line, or in columns when there are many (e.g. Scarvus bids)."""
+    items = [f"[bold]{i:>3}[/bold] {label}" for i, label in enumerate(labels, 1)]
+    if len(items) <= 24:
+        for item in items:
+            console.print(" " + item)
+    else:
+        console.print(Columns(items, equal=True, column_first=True))
+
+
+def _match_choice(state: State, answer: str, legal: list[int], labels: list[str]) -> int | None:
+    """A number from the list, the words of one label (``17 blue``), or an action's JSON."""
+    if answer.isdigit():
+        if 1 <= int(answer) <= len(legal):
+            return legal[int(answer) - 1]
+        console.print(f"[red]{answer!r} is not one of 1-{len(legal)}. Try again.[/red]")
+        return None
+    if answer.startswith(("{", "[")):
+        try:
+            return state.action_from_json(json.loads(answer))
+        except (json.JSONDecodeError, IllegalAction) as exc:
+            console.print(f"[red]{exc}. Try again.[/red]")
+            return None
+    words = answer.lower().split()
+    found = [a for a, label in zip(legal, labels, strict=True) if words and all(w in label.lower().split() for w in words)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        console.print(f"[red]{answer!r} is not one of 1-{len(legal)}, nor words of one choice. Try again.[/red]")
+    else:
+        shown = ", ".join(labels[legal.index(a)] for a in found[:8])
+        console.print(f"[red]{answer!r} fits {len(found)} choices ({shown}…); say more.[/red]")
+    return None
 
 
 def _save(state: State, path: Path | None, seat_bots: dict[int, Any]) -> None:
