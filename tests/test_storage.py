@@ -12,7 +12,7 @@ import pytest
 
 import meeple
 from meeple.server.storage import DuplicateMove, SeatRecord, Storage, TableRecord
-from server_util import client, create, hello, until
+from server_util import client, create, hello, until, wait_for
 
 PG = os.environ.get("MEEPLE_TEST_POSTGRES_URL")
 REDIS = os.environ.get("MEEPLE_TEST_REDIS_URL")
@@ -117,6 +117,15 @@ def test_two_servers_share_a_table_through_redis(tmp_path):
             wa.send_json({"type": "move", "action": ma["legal"][0]["id"], "move": 0})
             mb = until(wb, lambda x: x["type"] == "state" and x["move"] >= 1 and x["legal"])
             assert mb["to_move"] == 1
-            # B's player answers on B; A's server sees it and its bot (seat 2) carries on
+            # B's player answers on B; A's player sees it, and the bot (seat 2, run by whichever
+            # server logs its move first) carries on; both servers agree on the table
             wb.send_json({"type": "move", "action": mb["legal"][0]["id"], "move": mb["move"]})
-            until(wa, lambda x: x["type"] == "state" and x["move"] >= 3 and x["legal"])
+            until(wa, lambda x: x["type"] == "state" and x["move"] >= 3)
+            until(wb, lambda x: x["type"] == "state" and x["move"] >= 3)
+            store = Storage(url)
+
+            def history(c):
+                return c.app.state.manager.tables[t["id"]].state.history
+
+            wait_for(lambda: history(a) == history(b) == store.actions(t["id"]))
+            assert len(history(a)) >= 3
