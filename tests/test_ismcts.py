@@ -43,7 +43,7 @@ def test_ismcts_never_reads_hidden_information(game: str) -> None:
     """
     checked = differed = 0
     for seed in range(3):
-        for state in _midgame_states(game, seed, stops=3):
+        for state in _midgame_states(game, seed, stops=2):
             me = state.to_move
             assert me is not None
             a = state.determinize(me, random.Random(1))
@@ -57,8 +57,8 @@ def test_ismcts_never_reads_hidden_information(game: str) -> None:
                 )
             others = [p for p in range(state.players) if p != me]
             differed += any(a.view(p) != b.view(p) for p in others) or a.salt != b.salt
-            bot_a = ISMCTSBot(seed=7, iterations=40, max_seconds=None)
-            bot_b = ISMCTSBot(seed=7, iterations=40, max_seconds=None)
+            bot_a = ISMCTSBot(seed=7, iterations=24, max_seconds=None)
+            bot_b = ISMCTSBot(seed=7, iterations=24, max_seconds=None)
             assert bot_a.choose(a) == bot_b.choose(b)
             assert bot_a.last is not None and bot_b.last is not None
             assert bot_a.last.visits == bot_b.last.visits
