@@ -886,6 +886,78 @@ def test_determinize_keeps_public_cards_and_epochs():
         assert CARD_ID["build-1"] in d.hands[2]
 
 
+def test_determinize_of_a_determinized_world_depends_only_on_what_the_player_knows():
+    """Basics (reshuffle), hidden information: resampling a resampled world after a reshuffle.
+
+    Regression: a deck card dealt into an opponent's after-reshuffle slot kept its stale epoch tag,
+    so resampling that world again grouped cards by hidden history (two worlds player 0 cannot tell
+    apart resampled differently with the same rng). Each slot's epoch must travel with the slot.
+    """
+    s = fresh(players=3)
+    s.deck = [CARD_ID[f"attack-{i}"] for i in range(1, 3)]
+    s.discard = [CARD_ID[f"move-{i}"] for i in range(1, 9)]
+    hand(s, 0, "grow_clone-1")
+    hand(s, 1, "build-1")
+    hand(s, 2, "build-2")
+    s.to_move = 1
+    do(s, {"draw": 3})  # two cards from the old deck, then a reshuffle and one from the new deck
+    assert s.reshuffles == 1 and len(s.hands[1]) == 4
+    epochs = Counter(s.tag[c] for c in s.hands[1])
+    assert epochs == {0: 3, 1: 1}
+    worlds = [s.determinize(0, random.Random(seed)) for seed in range(12)]
+    assert len({tuple(sorted(w.hands[1])) for w in worlds}) > 1, "the new-deck slot is resampled"
+    for w in worlds:
+        assert Counter(w.tag[c] for c in w.hands[1]) == epochs  # epochs are public: they stay
+        # The old deck's cards P0 did not see are all in P1's and P2's hands: only they swap.
+        assert {c for h in w.hands[1:] for c in h if w.tag[c] == 0} == {*s.hands[1][:3], *s.hands[2]}
+    again = [w.determinize(0, random.Random(9)) for w in worlds]
+    for x in again[1:]:
+        for q in (None, 0, 1, 2):
+            assert x.view(q) == again[0].view(q)
+        assert x.hands == again[0].hands and x.deck == again[0].deck
+
+
+def test_a_hand_cards_epoch_is_public_even_after_plague(monkeypatch):
+    """Basics (reshuffle), Plague: the epoch determinize groups a hand card by is public knowledge.
+
+    It is the last reshuffle whose deck (the public discard pile) held the card, or "taken" after
+    Harvest/Recycle; cards leaving a hand, Plague's random one included, are shown. So keeping the
+    per-hand epoch counts in determinize tells search nothing hidden.
+    """
+    last: dict[int, int] = {}  # card -> its last public event: -1 taken, e the deck of reshuffle e
+    plagued = [0]  # cards lost to Plague (a discard by someone not on turn)
+    draw_one, emit = ZarcanaState._draw_one, ZarcanaState.emit
+
+    def spy_draw(self: ZarcanaState) -> int:
+        before = self.reshuffles
+        c = draw_one(self)
+        if self.reshuffles != before:
+            last.update(dict.fromkeys([*self.deck, c], self.reshuffles))
+        return c
+
+    def spy_emit(self: ZarcanaState, event: dict, **kw) -> None:
+        if event["type"] == "take":
+            last[CARD_ID[event["card"]]] = -1
+        plagued[0] += event["type"] == "discard" and event["player"] != self.to_move
+        emit(self, event, **kw)
+
+    monkeypatch.setattr(ZarcanaState, "_draw_one", spy_draw)
+    monkeypatch.setattr(ZarcanaState, "emit", spy_emit)
+    checked = most = 0
+    for seed, players in [(1, 2), (2, 3), (3, 4), (4, 3)]:
+        last.clear()
+        s = meeple.make("zarcana", players=players, seed=seed)
+        rng = random.Random(seed)
+        while not s.is_over():  # random play that declares only after three reshuffles
+            s.apply(rng.choice([a for a in s.legal_actions() if a != rules.DECLARE or s.reshuffles >= 3]))
+            for h in s.hands:
+                for c in h:
+                    assert s.tag[c] == last.get(c, 0)
+                    checked += 1
+        most = max(most, s.reshuffles)
+    assert checked > 1000 and plagued[0] >= 3 and most >= 3, (checked, plagued, most)
+
+
 def _invariants(s: ZarcanaState) -> None:
     cards = [*s.deck, *s.discard, *(c for h in s.hands for c in h), *(c for st in s.stacks.values() for c in st)]
     if s.playing >= 0:

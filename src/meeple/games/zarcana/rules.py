@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Iterator
 from importlib import resources
 from typing import Any
@@ -951,23 +952,38 @@ class ZarcanaState(State):
         """Other hands and the deck, shuffled within each reshuffle epoch (see ``tag``).
 
         A card drawn in epoch e came from the deck formed at reshuffle e, whose make-up was
-        public (the discard pile), so only cards of the same epoch are interchangeable.
+        public (the discard pile), so only cards of the same epoch are interchangeable. Which
+        epoch a hand card belongs to is public too: it is the last reshuffle whose deck held that
+        card (Plague and plays reveal the card, hence its epoch). The sample must be a function
+        of ``player``'s information only, so that search on a resampled world learns nothing:
+        every pool is sorted before shuffling, each hand takes its epoch's cards by public
+        counts, a card dealt into a slot takes that slot's epoch (a stale tag would make the
+        next resample partition by hidden history), and resampled hands are kept sorted (their
+        order, which Plague's random pick reads, would otherwise carry the hidden order).
         """
         self._legal = None
         others = [p for p in range(self.players) if p != player]
-        epochs = {self.tag[c] for p in others for c in self.hands[p] if self.tag[c] >= 0}
-        epochs.add(self.reshuffles)
-        for e in sorted(epochs):
-            slots = [(p, i) for p in others for i, c in enumerate(self.hands[p]) if self.tag[c] == e]
-            pool = [self.hands[p][i] for p, i in slots]
+        tag = self.tag
+        # Per opponent: the cards everyone saw arrive (kept) and how many slots each epoch has.
+        new_hands = {p: [c for c in self.hands[p] if tag[c] < 0] for p in others}
+        counts = {p: Counter(tag[c] for c in self.hands[p] if tag[c] >= 0) for p in others}
+        epochs = sorted({e for n in counts.values() for e in n} | {self.reshuffles})
+        for e in epochs:
+            pool = sorted(c for p in others for c in self.hands[p] if tag[c] == e)
             if e == self.reshuffles:
-                pool += self.deck
-            pool.sort()  # the sample must depend only on what ``player`` knows, not hidden order
+                pool = sorted(pool + self.deck)
             rng.shuffle(pool)
-            for (p, i), c in zip(slots, pool, strict=False):
-                self.hands[p][i] = c
+            k = 0
+            for p in others:
+                n = counts[p][e]
+                for c in pool[k:k + n]:
+                    tag[c] = e
+                    new_hands[p].append(c)
+                k += n
             if e == self.reshuffles:
-                self.deck = pool[len(slots):]
+                self.deck = pool[k:]
+        for p in others:
+            self.hands[p] = sorted(new_hands[p])
 
     # ----- actions -------------------------------------------------------------------------
     def action_to_json(self, action: int) -> dict[str, Any]:
