@@ -122,6 +122,13 @@ def check_no_leak(state: State, rng: random.Random, tries: int = 4) -> bool:
             others = [q for q in range(state.players) if q != p]
             if any(det.view(q) != state.view(q) for q in others):
                 differed = True
+        # What determinize samples may depend on p's information only: two worlds p cannot tell
+        # apart, resampled with the same rng seed, give the same world. (Otherwise the hidden
+        # layout leaks into search through the sample.)
+        a, b = state.determinize(p, rng), state.determinize(p, rng)
+        x, y = a.determinize(p, random.Random(9)), b.determinize(p, random.Random(9))
+        for q in [None, *range(state.players)]:
+            assert x.view(q) == y.view(q), f"{state!r}: determinize({p}) depends on hidden state"
     return differed
 
 
