@@ -31,6 +31,7 @@ def serve(
     from meeple.server import Settings, create_app
 
     settings = Settings.from_env(database_url, redis_url, bot_delay, bot_processes)
+    settings.tune_gc = True  # this process is the server's alone
     app = create_app(settings)
     shown = settings.database_url.rsplit("@", 1)[-1]  # never print a password
     typer.echo(f"meeple: serving on http://{host}:{port}/  (database: {shown})")

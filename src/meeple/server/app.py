@@ -7,6 +7,7 @@ migrated and every running table resumed (from its action log) when the app star
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import re
@@ -85,6 +86,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> Any:
         await asyncio.to_thread(storage.migrate)
         await manager.start()
+        if settings.tune_gc:
+            # What is loaded by now lives as long as the server: keep the cyclic GC from walking
+            # it again and again (a full collection paused the loop ~250 ms at 200 tables), and
+            # collect the young generation less often. Process-wide, so only `meeple serve` asks.
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(20_000, 20, 50)
         yield
         await manager.stop()
         storage.dispose()

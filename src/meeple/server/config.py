@@ -35,6 +35,8 @@ class Settings:
     # Bots think in worker processes (a CPU-heavy search then cannot starve the event loop of
     # the GIL) or, when False, in threads (no start-up cost: tests, tiny machines).
     bot_processes: bool = False
+    # Freeze start-up objects out of the cyclic GC and raise its thresholds (process-wide).
+    tune_gc: bool = False
     max_message_bytes: int = 4096
 
     @classmethod
