@@ -82,7 +82,9 @@ def openspiel_speed(points: list[State], simulations: int) -> tuple[float, float
     return n / t_os, n / t_us
 
 
-def openspiel_race(game: str, players: int, seconds: float, games: int, sims_per_s: float) -> None:
+def openspiel_race(
+    game: str, players: int, seconds: float, games: int, sims_per_s: float, seed: int = 1000
+) -> None:
     """Ours at ``seconds`` a move against OpenSpiel's IS-MCTS given as many simulations as it
     runs in ``seconds`` (measured above); seats alternate and rotate, deals repeat per rotation."""
     from meeple.bots.arena import GameResult, summarize
@@ -95,7 +97,7 @@ def openspiel_race(game: str, players: int, seconds: float, games: int, sims_per
     for index in range(games):
         block, turn = divmod(index, 2)
         lineup = tuple(("meeple", "openspiel")[(s + turn) % 2] for s in range(players))
-        state = meeple.make(game, players=players, seed=1000 + block)
+        state = meeple.make(game, players=players, seed=seed + block)
         ours = ISMCTSBot(seed=index, iterations=None, seconds=seconds, max_seconds=None)
         theirs = osi.ismcts_bot(os_game, simulations=sims, seed=index)
         while not state.is_over():
@@ -114,6 +116,7 @@ def openspiel_race(game: str, players: int, seconds: float, games: int, sims_per
         results.append(GameResult(index, state.seed, lineup, tuple(state.ranking()),
                                   tuple(state.scores()), len(state.history), 0.0,
                                   tuple(() for _ in lineup)))
+        print(f"    game {index}: seed {state.seed} {lineup} places {state.ranking()}", flush=True)
     for st in summarize(results, ["meeple", "openspiel"]):
         print(f"  race {game} {players}p, {seconds} s/move, {games} games: {st.bot:<9} "
               f"mean place {st.mean_place}  win rate {st.win_rate}")
@@ -129,6 +132,7 @@ def main() -> None:
     ap.add_argument("--openspiel", action="store_true", help="also race OpenSpiel's IS-MCTS")
     ap.add_argument("--race-seconds", type=float, default=0.5)
     ap.add_argument("--race-games", type=int, default=10)
+    ap.add_argument("--race-seed", type=int, default=1000, help="deals are seeds race-seed + k")
     ap.add_argument("--race-players", type=int, default=None, help="default: the fewest the game takes")
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
@@ -150,7 +154,7 @@ def main() -> None:
             theirs, ours = openspiel_speed(points, simulations=20)
             print(f"  openspiel {game} {players}p, 20 iterations/move: OpenSpiel IS-MCTS "
                   f"{theirs:.0f}/s, ours {ours:.0f}/s, ours ÷ theirs {ours / theirs:.1f}", flush=True)
-            openspiel_race(game, players, args.race_seconds, args.race_games, theirs)
+            openspiel_race(game, players, args.race_seconds, args.race_games, theirs, args.race_seed)
 
 
 if __name__ == "__main__":
