@@ -36,3 +36,5 @@ GAME = GameInfo(**_INFO)
 
 ROLLOUT_POLICY = rollout_policy  # ISMCTS playouts (meeple.bots.ismcts hooks)
 ISMCTS_ITERATIONS = 100  # a karvi playout is ~150 actions: keeps level ismcts under its time cap
+
+from .tensor import observation_tensor, observation_tensor_shape  # noqa: E402,F401  (interop hook)

@@ -31,3 +31,5 @@ GAME = GameInfo(
 # ISMCTS hook (meeple.bots.ismcts): a game has no natural end until someone declares, so
 # playouts are cut after this many actions and judged by the running scores (sole occupancy).
 ISMCTS_ROLLOUT_DEPTH = 40
+
+from .tensor import observation_tensor, observation_tensor_shape  # noqa: E402,F401  (interop hook)

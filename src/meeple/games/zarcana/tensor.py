@@ -1,0 +1,150 @@
+"""Zarcana's own observation tensor (the interop hook; layout in docs/interop.md, "Zarcana").
+
+The generic encoder builds the JSON view and walks it every step; this reads the state's
+fields directly and is several times faster. It encodes exactly what `view(player)` shows:
+the board, every pyramid, the public counts and turn state, and only the observer's own hand
+(other hands and the deck order are hidden, so a determinized state gives the same tensor).
+Players are *relative*: row 0 is the observer (player 0 for the spectator), row k the player k
+seats after them, so one network serves every seat.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .rules import NUM_ACTIONS, NUM_CARDS, PIECES, VALUE, H, W, ZarcanaState
+
+# Per card (by id; a card's value and ability are fixed by its id, so they are not repeated):
+# on top of a board stack, buried in one, in the discard pile, on top of the discard pile (what
+# Recycle takes), in my hand, being played, then x, y (window cell) and depth (0 = top) / 4.
+CARD_FEATURES = 9
+# Per pyramid (relative owner, then its 15 pieces: 5 small, 5 medium, 5 large): on the board,
+# x, y, orientation one-hot (up, N, E, S, W), still to reorient, reoriented next.
+PIECE_FEATURES = 10
+_STAGES = ("main", "chain", "reorient")
+_DEPTH = [min(1.0, d / 4) for d in range(NUM_CARDS)]
+
+
+@cache
+def _layout(players: int) -> dict[str, int]:
+    """Offsets of each block for ``players`` (the shape depends only on the player count)."""
+    sizes = [
+        ("cards", NUM_CARDS * CARD_FEATURES),
+        ("pieces", players * PIECES * PIECE_FEATURES),
+        ("to_move", players),
+        ("declared", players),
+        ("hand_sizes", players),
+        ("scores", players),
+        ("stash", players * 3),
+        ("stage", len(_STAGES)),
+        ("misc", 5),  # turn, deck size, reshuffles, turns left, over
+        ("chosen", NUM_ACTIONS),  # the current chain's decisions so far: count / 4 per action
+    ]
+    out, n = {}, 0
+    for name, size in sizes:
+        out[name] = n
+        n += size
+    out["size"] = n
+    return out
+
+
+def observation_tensor_shape(players: int, options: dict[str, Any]) -> tuple[int, ...]:
+    """Flat: per-card, per-pyramid and scalar blocks (see docs/interop.md)."""
+    return (_layout(players)["size"],)
+
+
+def observation_tensor(state: ZarcanaState, player: int | None) -> np.ndarray:
+    """``state`` as ``player`` (None: a spectator) may know it, as float32 in [0, 1]."""
+    n = state.players
+    lay = _layout(n)
+    me = 0 if player is None else player
+    ones: list[int] = []  # slots that are 1
+    idx: list[int] = []  # slots with another value, in `val`
+    val: list[float] = []
+    idx_chosen: dict[int, float] = {}
+    sx, sy = 1.0 / (W - 1), 1.0 / (H - 1)
+    for c, stack in state.stacks.items():
+        x, y = c % W * sx, c // W * sy
+        depth = len(stack)
+        for k in stack:
+            depth -= 1
+            b = k * CARD_FEATURES
+            ones.append(b if depth == 0 else b + 1)
+            idx += (b + 6, b + 7, b + 8)
+            val += (x, y, _DEPTH[depth])
+    ones += [k * CARD_FEATURES + 2 for k in state.discard]
+    if state.discard:
+        ones.append(state.discard[-1] * CARD_FEATURES + 3)
+    if player is not None:
+        ones += [k * CARD_FEATURES + 4 for k in state.hands[player]]
+    if state.playing >= 0:
+        ones.append(state.playing * CARD_FEATURES + 5)
+    pieces = lay["pieces"]
+    pos, orient = state.pos, state.orient
+    stash = [5] * (3 * n)
+    owners: dict[int, int] = {}  # cell -> its only owner so far, or -1 when shared
+    for q in range(n * PIECES):
+        c = pos[q]
+        if c < 0:
+            continue
+        who = q // PIECES
+        if owners.get(c, who) != who:
+            owners[c] = -1
+        else:
+            owners[c] = who
+        rel = (who - me) % n
+        stash[3 * rel + q // 5 % 3] -= 1
+        b = pieces + (rel * PIECES + q % PIECES) * PIECE_FEATURES
+        ones += (b, b + 3 + orient[q])
+        idx += (b + 1, b + 2)
+        val += (c % W * sx, c // W * sy)
+    for i, q in enumerate(state.reo):
+        b = pieces + ((q // PIECES - me) % n * PIECES + q % PIECES) * PIECE_FEATURES
+        ones.append(b + 8)
+        if i == 0:
+            ones.append(b + 9)
+    if state.to_move is not None:
+        ones.append(lay["to_move"] + (state.to_move - me) % n)
+    if state.declared >= 0:
+        ones.append(lay["declared"] + (state.declared - me) % n)
+    ones.append(lay["stage"] + _STAGES.index(state.stage))
+    if state.chosen:  # a count per action (one chain can pick the same pyramid twice)
+        ch = lay["chosen"]
+        for a in state.chosen:
+            if ch + a in idx_chosen:
+                idx_chosen[ch + a] += 0.25
+            else:
+                idx_chosen[ch + a] = 0.25
+        idx += idx_chosen.keys()
+        val += [min(1.0, x) for x in idx_chosen.values()]
+    scores = [0] * n  # Scoring: the top cards each player occupies alone (as State.scores)
+    stacks = state.stacks
+    for c, who in owners.items():
+        if who >= 0 and c in stacks:
+            scores[who] += VALUE[stacks[c][-1]]
+    hands, hs, sc = state.hands, lay["hand_sizes"], lay["scores"]
+    for p in range(n):
+        rel = (p - me) % n
+        idx += (hs + rel, sc + rel)
+        val += (min(1.0, len(hands[p]) / 6), min(1.0, scores[p] / 60))
+    idx += range(lay["stash"], lay["stash"] + 3 * n)
+    val += [k / 5 for k in stash]
+    m = lay["misc"]
+    idx += (m, m + 1, m + 2, m + 3, m + 4)
+    val += (
+        min(1.0, state.turn / 200),
+        len(state.deck) / NUM_CARDS,
+        min(1.0, state.reshuffles / 5),
+        min(1.0, state.turns_left / n) if state.declared >= 0 else 0.0,
+        1.0 if state.to_move is None else 0.0,
+    )
+    out = np.zeros(lay["size"], np.float32)
+    out[ones] = 1.0
+    out[idx] = val
+    return out
+
+
+__all__ = ["observation_tensor", "observation_tensor_shape"]

@@ -1,0 +1,150 @@
+"""The games' own observation tensors (Karvi, Zarcana): the interop hooks of docs/interop.md.
+
+A hook reads the state's fields directly instead of `view(player)`, so these tests hold it to
+the view's information, both ways: nothing the player cannot know (a world determinized for
+them gives the same tensor; another player's secret changing leaves it alone), and what they
+do know (their own secret changing, or any change of their view along a game, changes it).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import meeple
+
+np = pytest.importorskip("numpy")
+
+from meeple.games import karvi, zarcana  # noqa: E402
+from meeple.interop.tensor import encoding  # noqa: E402
+
+HOOKS = {"karvi": karvi, "zarcana": zarcana}
+CONFIGS = [(g, p) for g in HOOKS for p in (2, 3, 4)]
+IDS = [f"{g}-{p}p" for g, p in CONFIGS]
+
+
+def _states(game: str, players: int, seed: int, every: int = 7, limit: int = 400) -> list[meeple.State]:
+    """Snapshots of one random game (the last one over if the game ended)."""
+    state = meeple.make(game, players=players, seed=seed)
+    rng = random.Random(seed)
+    out = []
+    for i in range(limit):
+        if state.to_move is None:
+            break
+        if i % every == 0:
+            out.append(state.clone())
+        state.apply(rng.choice(state.legal_actions()))
+    out.append(state)
+    return out
+
+
+def _tensor(state: meeple.State, player: int | None) -> np.ndarray:
+    return np.asarray(HOOKS[_game(state)].observation_tensor(state, player))
+
+
+def _game(state: meeple.State) -> str:
+    return "karvi" if type(state).__module__.startswith("meeple.games.karvi") else "zarcana"
+
+
+def _public(view: dict) -> str:
+    """The view without `legal` (the action mask's business, not the tensor's)."""
+    return json.dumps({k: v for k, v in view.items() if k != "legal"}, sort_keys=True)
+
+
+@pytest.mark.parametrize(("game", "players"), CONFIGS, ids=IDS)
+def test_both_adapters_use_the_hook_and_its_shape(game: str, players: int) -> None:
+    enc = encoding(game, players)
+    assert enc.source == "game"
+    shape = HOOKS[game].observation_tensor_shape(players, {})
+    for state in _states(game, players, seed=1, every=25):
+        for p in [None, *range(players)]:
+            t = _tensor(state, p)
+            assert t.dtype == np.float32 and t.shape == shape
+            assert t.min() >= 0.0 and t.max() <= 1.0  # inside the Box(-1, 1) space
+
+
+@pytest.mark.parametrize(("game", "players"), CONFIGS, ids=IDS)
+def test_tensor_is_unchanged_by_determinizing_for_the_player(game: str, players: int) -> None:
+    """Information: everything a determinized world resamples is hidden from the player."""
+    resampled = 0
+    for seed in (2, 3):
+        for state in _states(game, players, seed):
+            for p in range(players):
+                world = state.determinize(p, random.Random(seed * 31 + p))
+                assert np.array_equal(_tensor(world, p), _tensor(state, p))
+                resampled += world.view(None) == state.view(None) and _secrets(world) != _secrets(state)
+    assert resampled > 0  # the worlds did differ in hidden details
+
+
+def _secrets(state: meeple.State) -> str:
+    if _game(state) == "karvi":
+        return repr([(pl.hand, pl.hidden_ut, pl.hidden_runes) for pl in state.p] + [state.decks, state.trade_deck])
+    return repr([state.hands, state.deck])
+
+
+def _swap_own_secret(state: meeple.State, p: int) -> bool:
+    """Swap a card of p's hand with a hidden card others cannot tell from it (same back)."""
+    if _game(state) == "karvi":
+        hand = state.p[p].hand
+        for i, c in enumerate(hand):
+            back = karvi.tensor._CARD_BACK[c]
+            for dk in state.decks:
+                for j, d in enumerate(dk):
+                    if karvi.tensor._CARD_BACK[d] == back:
+                        hand[i], dk[j] = d, c
+                        return True
+        return False
+    hand = state.hands[p]
+    if not hand or not state.deck:
+        return False
+    hand[0], state.deck[-1] = state.deck[-1], hand[0]
+    state.tag[hand[0]] = state.tag[state.deck[-1]]
+    return True
+
+
+@pytest.mark.parametrize(("game", "players"), CONFIGS, ids=IDS)
+def test_own_secret_changes_own_tensor_only(game: str, players: int) -> None:
+    """A player's hand is theirs alone: changing it changes their tensor, nobody else's."""
+    swapped = 0
+    for state in _states(game, players, seed=4, every=11):
+        for p in range(players):
+            other = state.clone()
+            if not _swap_own_secret(other, p):
+                continue
+            swapped += 1
+            assert other.view(p) != state.view(p)
+            assert not np.array_equal(_tensor(other, p), _tensor(state, p))
+            for q in [None, *range(players)]:
+                if q != p:
+                    assert other.view(q) == state.view(q)
+                    assert np.array_equal(_tensor(other, q), _tensor(state, q))
+    assert swapped > 0
+
+
+@pytest.mark.parametrize(("game", "players"), CONFIGS, ids=IDS)
+def test_tensor_changes_whenever_the_view_does(game: str, players: int) -> None:
+    """Completeness along a game: each step that changes a player's view changes their tensor."""
+    state = meeple.make(game, players=players, seed=5)
+    rng = random.Random(5)
+    before = [(_public(state.view(p)), _tensor(state, p)) for p in range(players)]
+    for _ in range(300):
+        if state.to_move is None:
+            break
+        state.apply(rng.choice(state.legal_actions()))
+        after = [(_public(state.view(p)), _tensor(state, p)) for p in range(players)]
+        for p in range(players):
+            if before[p][0] != after[p][0]:
+                assert not np.array_equal(before[p][1], after[p][1]), (p, state.history[-1])
+        before = after
+
+
+def test_zarcana_scores_match_the_engine() -> None:
+    """Scoring (sole occupancy of top cards): the tensor's own count agrees with State.scores."""
+    lay = zarcana.tensor._layout(3)
+    for state in _states("zarcana", 3, seed=6, every=5):
+        t = _tensor(state, 1)
+        scores = state.scores()
+        for p in range(3):
+            assert t[lay["scores"] + (p - 1) % 3] == pytest.approx(min(1.0, scores[p] / 60))
