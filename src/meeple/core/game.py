@@ -242,17 +242,22 @@ class State(ABC):
         new._events = None if self._events is None else self._events.copy()
         return new
 
-    def determinize(self, player: int, rng: random.Random) -> State:
+    def determinize(self, player: int, rng: random.Random, keep_log: bool = False) -> State:
         """A copy in which everything ``player`` cannot know is resampled, future draws included.
 
         ``player``'s view of the copy equals their view of ``self``. The copy keeps no event log
-        (search does not need one, and it would hold the real hidden events).
+        (search does not need one), or with ``keep_log`` only ``player``'s own log (public events
+        and theirs), never the others' private events.
         """
         from .rng import new_salt
 
         new = self._copy()
         new.history = self.history.copy()
-        new._events = None
+        new._events = (
+            [(to, e) for to, e in self._events if to is None or to == player]
+            if keep_log and self._events is not None
+            else None
+        )
         new.salt = new_salt(rng)
         new._resample_hidden(player, rng)
         return new
@@ -266,12 +271,24 @@ class State(ABC):
         if self._events is not None:
             self._events.append((to, event))
 
-    def log(self, player: int | None) -> list[dict[str, Any]]:
-        """The event log as ``player`` saw it (``None``: spectator, public events only)."""
+    def log(self, player: int | None, start: int = 0) -> list[dict[str, Any]]:
+        """The event log as ``player`` saw it (``None``: spectator, public events only).
+
+        ``start`` skips the first ``start`` events of the whole log (see `log_size`), so a caller
+        that already has the log up to there formats only what is new.
+        """
         if self._events is None:
             raise ValueError("this state keeps no log (it is a search copy)")
         fmt = self._format_event
-        return [e if type(e) is dict else fmt(e) for to, e in self._events if to is None or to == player]
+        return [
+            e if type(e) is dict else fmt(e)
+            for to, e in self._events[start:]
+            if to is None or to == player
+        ]
+
+    def log_size(self) -> int:
+        """How many events the whole log holds (every player's together)."""
+        return 0 if self._events is None else len(self._events)
 
     def _format_event(self, event: Any) -> dict[str, Any]:
         """Turn a compact event (a tuple a game logged on its hot path) into its JSON form."""

@@ -295,12 +295,8 @@ class MeepleState(pyspiel.State):
         if s is None:
             c.seed_bytes = [rng.randrange(256) for _ in c.seed_bytes]
             return new
-        det = s.determinize(player_id, rng)
         # The player's own record of the game stays: public events and their private ones.
-        events = s._events
-        if events is not None:
-            det._events = [(to, e) for to, e in events if to is None or to == player_id]
-        c.s = det
+        c.s = s.determinize(player_id, rng, keep_log=True)
         return new
 
     def __str__(self) -> str:

@@ -102,19 +102,13 @@ class LiveTable:
 
     def log(self, seat: int | None) -> list[dict[str, Any]]:
         """`State.log(seat)`, extended incrementally: the log only grows, so each broadcast
-        formats only the new events instead of the whole game's. It mirrors `State.log` (events
-        kept as ``(visible_to, event)``, compact ones formatted by ``_format_event``); the
-        WebSocket tests check the result against `State.log` for every game."""
-        events = getattr(self.state, "_events", None)
-        fmt = getattr(self.state, "_format_event", None)
-        if not isinstance(events, list) or fmt is None:  # a game keeping its log otherwise
-            return self.state.log(seat)
+        formats only the new events instead of the whole game's."""
         seen, mine = self._logs.get(seat, (0, []))
-        if seen > len(events):  # cannot happen with an append-only log; rebuild to be safe
+        size = self.state.log_size()
+        if seen > size:  # cannot happen with an append-only log; rebuild to be safe
             seen, mine = 0, []
-        mine.extend(e if type(e) is dict else fmt(e)
-                    for to, e in events[seen:] if to is None or to == seat)
-        self._logs[seat] = (len(events), mine)
+        mine.extend(self.state.log(seat, start=seen))
+        self._logs[seat] = (size, mine)
         return mine
 
     def bot_plays(self, n: int) -> bool:

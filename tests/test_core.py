@@ -1,0 +1,52 @@
+"""The core contract's own pieces: incremental logs, determinize keeping a log, option checks."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import meeple
+from contract import play_random
+
+
+def test_log_from_a_start_index_is_the_tail_of_the_log():
+    s = meeple.make("trickarus", players=3, seed=2)
+    for _ in range(10):
+        s.apply(s.legal_actions()[0])
+    size = s.log_size()
+    for _ in range(7):
+        s.apply(s.legal_actions()[0])
+    for p in (None, 0, 1, 2):
+        whole = s.log(p)
+        head = meeple.replay(s.record(), upto=10).log(p)
+        assert whole == head + s.log(p, start=size)
+
+
+def test_determinize_keep_log_keeps_only_the_players_own_log():
+    s = meeple.make("trickarus", players=3, seed=2)
+    det = s.determinize(1, random.Random(0), keep_log=True)
+    assert det.log(1) == s.log(1)
+    assert det.log(0) == s.log(None)  # player 0's private deal is not in player 1's copy
+    with pytest.raises(ValueError):
+        s.determinize(1, random.Random(0)).log(1)  # search copies keep no log
+
+
+def test_records_refuse_determinized_states():
+    s = meeple.make("trickarus", players=3, seed=2)
+    with pytest.raises(ValueError):
+        s.determinize(0, random.Random(0)).record()
+
+
+def test_boolean_options_take_booleans_only():
+    with pytest.raises(meeple.BadOption):
+        meeple.make("trickarus", players=3, lightning_variant=1)
+    with pytest.raises(meeple.BadOption):
+        meeple.make("trickarus", players=3, track=True)
+
+
+def test_replay_upto_stops_early():
+    s = meeple.make("trickarus", players=4, seed=8)
+    play_random(s, random.Random(8))
+    part = meeple.replay(s.record(), upto=5)
+    assert part.history == s.history[:5]
