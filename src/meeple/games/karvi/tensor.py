@@ -156,111 +156,145 @@ _BY100 = [min(1.0, i / 100) for i in range(512)]
 _START_AT = {v: i for i, v in enumerate(_START_VALUES)}
 
 
+_ROWS: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
+_ROWS_MAX = 4096  # cached player rows; a miss costs a row, a hit two list extends
+
+
 def _players(
     state: KarviState, player: int | None, me: int, n: int, base: int, ones: list[int], idx: list[int],
     val: list[float], node_at: int, stride: int,
 ) -> None:
+    """The player rows and their ships and buildings on the map.
+
+    Most steps change one player's row (the mover's) or none, so rows are cached by
+    everything they are computed from (the key lists every field `_row` reads)."""
     keep = player is not None and bool(state.tasks) and state.tasks[-1][0] == "keep"
     for q, pl in enumerate(state.p):
         rel = (q - me) % n
-        b = base + rel * PLAYER
-        res, war, hand = pl.res, pl.war, pl.hand
-        w = b + _WAR
-        idx += (b, b + 1, b + 2, b + _PROV, b + _STR, b + _PTS, b + _HS,
-                b + _BUILD, b + _BUILD + 1, b + _BUILD + 2, b + _BUILD + 3)
-        val += (
-            _BY10[res[0]] if res[0] < 64 else 1.0, _BY10[res[1]] if res[1] < 64 else 1.0,
-            _BY10[res[2]] if res[2] < 64 else 1.0, _BY6[pl.prov] if pl.prov < 64 else 1.0,
-            _BY36[pl.strength()] if pl.strength() < 128 else 1.0,
-            _BY100[pl.points] if 0 <= pl.points < 512 else (1.0 if pl.points > 0 else 0.0),
-            _BY10[len(hand)] if len(hand) < 64 else 1.0,
-            _BY3[pl.tower_supply], _BY3[pl.tower_tab], _BY3[pl.post_supply], _BY3[pl.post_tab],
+        own = q == player
+        key = (
+            n, rel, own, own and keep, pl.prov, pl.points, pl.map, pl.exception, pl.start, pl.ship,
+            pl.tower_supply, pl.tower_tab, pl.post_supply, pl.post_tab, tuple(pl.res), tuple(pl.war),
+            tuple(pl.hand), tuple(pl.played), tuple(pl.trade_cards), tuple(pl.trade_track),
+            tuple(pl.raid_track), tuple(pl.beside), tuple(pl.hidden_ut), tuple(pl.hidden_runes),
+            tuple(pl.built), *map(tuple, pl.slots.values()), *map(tuple, pl.rune_spots),
         )
-        for k in range(12):
-            if war[k]:
-                idx.append(w + k)
-                val.append(_BY6[war[k]] if war[k] < 64 else 1.0)
-        if pl.map or any(e.get("map") for e in pl.effects()):
-            ones.append(b + _MAP)
-        if pl.exception:
-            ones.append(b + _EXC)
-        if hand:
-            backs = [0] * 6
-            for c in hand:
-                backs[_CARD_BACK[c]] += 1
-            for k in range(6):
-                if backs[k]:
-                    idx.append(b + _BACKS_AT + k)
-                    val.append(_BY5[backs[k]] if backs[k] < 64 else 1.0)
-        k = _START_AT.get(pl.start)
-        if k is not None:
-            ones.append(b + _START + k)
-        if pl.played:
-            ones += [b + _PLAYED + c for c in pl.played]
-        if pl.trade_cards:
-            ones += [b + _TC + c for c in pl.trade_cards]
-        if pl.trade_track:
-            ones += [b + _TT + t for t in pl.trade_track]
-        if pl.raid_track:
-            ones += [b + _RT + t for t in pl.raid_track]
-        if pl.beside:
-            ones += [b + _BES + t for t in pl.beside]
-        s = b + _SLOTS
-        for st in pl.slots.values():
-            if st:
-                ones.append(s + st[-1])
-                if len(st) > 1:
-                    idx += [s + x for x in st[:-1]]
-                    val += [0.5] * (len(st) - 1)
-        s = b + _RS
-        for i, st in enumerate(pl.rune_spots):
-            if st:
-                at = s + i * _RSW
-                x = st[-1]
-                ones.append(at + (x - 100 + _NR if x >= 100 else x))
-                for x in st[:-1]:
-                    idx.append(at + (x - 100 + _NR if x >= 100 else x))
-                    val.append(0.5)
-        if pl.hidden_ut or pl.hidden_runes:
-            face = [0] * len(_BACKS)
-            for x in pl.hidden_ut:
-                face[_TILE_BACK[x]] += 1
-            for x in pl.hidden_runes:
-                face[_RUNE_BACK[x]] += 1
-            for k, m in enumerate(face):
-                if m:
-                    idx.append(b + _FACE + k)
-                    val.append(_BY3[m] if m < 64 else 1.0)
-        if q == player:
-            ones += [b + _HAND + c for c in hand]
-            ones += [b + _HUT + x for x in pl.hidden_ut]
-            ones += [b + _HR + x for x in pl.hidden_runes]
-            if keep:
-                ones += [b + _KEEP + c for c in hand[-2:]]
-        # The player's ship and buildings on the map.
-        ones.append(node_at + pl.ship * stride + rel)
-        for node, kind in pl.built:
-            ones.append(node_at + node * stride + (n if kind == "tower" else 2 * n) + rel)
+        row = _ROWS.get(key)
+        if row is None:
+            row = ([], [], [])
+            _row(pl, own, own and keep, n, rel, base + rel * PLAYER, node_at, stride, *row)
+            if len(_ROWS) >= _ROWS_MAX:
+                _ROWS.clear()
+            _ROWS[key] = row
+        ones += row[0]
+        idx += row[1]
+        val += row[2]
+
+
+def _row(
+    pl: Any, own: bool, keep: bool, n: int, rel: int, b: int, node_at: int, stride: int,
+    ones: list[int], idx: list[int], val: list[float],
+) -> None:
+    """One player's row (offset ``b``), plus their ship and buildings in the node block."""
+    res, war, hand = pl.res, pl.war, pl.hand
+    w = b + _WAR
+    idx += (b, b + 1, b + 2, b + _PROV, b + _STR, b + _PTS, b + _HS,
+            b + _BUILD, b + _BUILD + 1, b + _BUILD + 2, b + _BUILD + 3)
+    val += (
+        _BY10[res[0]] if res[0] < 64 else 1.0, _BY10[res[1]] if res[1] < 64 else 1.0,
+        _BY10[res[2]] if res[2] < 64 else 1.0, _BY6[pl.prov] if pl.prov < 64 else 1.0,
+        _BY36[pl.strength()] if pl.strength() < 128 else 1.0,
+        _BY100[pl.points] if 0 <= pl.points < 512 else (1.0 if pl.points > 0 else 0.0),
+        _BY10[len(hand)] if len(hand) < 64 else 1.0,
+        _BY3[pl.tower_supply], _BY3[pl.tower_tab], _BY3[pl.post_supply], _BY3[pl.post_tab],
+    )
+    for k in range(12):
+        if war[k]:
+            idx.append(w + k)
+            val.append(_BY6[war[k]] if war[k] < 64 else 1.0)
+    if pl.map or any(e.get("map") for e in pl.effects()):
+        ones.append(b + _MAP)
+    if pl.exception:
+        ones.append(b + _EXC)
+    if hand:
+        backs = [0] * 6
+        for c in hand:
+            backs[_CARD_BACK[c]] += 1
+        for k in range(6):
+            if backs[k]:
+                idx.append(b + _BACKS_AT + k)
+                val.append(_BY5[backs[k]] if backs[k] < 64 else 1.0)
+    k = _START_AT.get(pl.start)
+    if k is not None:
+        ones.append(b + _START + k)
+    if pl.played:
+        ones += [b + _PLAYED + c for c in pl.played]
+    if pl.trade_cards:
+        ones += [b + _TC + c for c in pl.trade_cards]
+    if pl.trade_track:
+        ones += [b + _TT + t for t in pl.trade_track]
+    if pl.raid_track:
+        ones += [b + _RT + t for t in pl.raid_track]
+    if pl.beside:
+        ones += [b + _BES + t for t in pl.beside]
+    s = b + _SLOTS
+    for st in pl.slots.values():
+        if st:
+            ones.append(s + st[-1])
+            if len(st) > 1:
+                idx += [s + x for x in st[:-1]]
+                val += [0.5] * (len(st) - 1)
+    s = b + _RS
+    for i, st in enumerate(pl.rune_spots):
+        if st:
+            at = s + i * _RSW
+            x = st[-1]
+            ones.append(at + (x - 100 + _NR if x >= 100 else x))
+            for x in st[:-1]:
+                idx.append(at + (x - 100 + _NR if x >= 100 else x))
+                val.append(0.5)
+    if pl.hidden_ut or pl.hidden_runes:
+        face = [0] * len(_BACKS)
+        for x in pl.hidden_ut:
+            face[_TILE_BACK[x]] += 1
+        for x in pl.hidden_runes:
+            face[_RUNE_BACK[x]] += 1
+        for k, m in enumerate(face):
+            if m:
+                idx.append(b + _FACE + k)
+                val.append(_BY3[m] if m < 64 else 1.0)
+    if own:
+        ones += [b + _HAND + c for c in hand]
+        ones += [b + _HUT + x for x in pl.hidden_ut]
+        ones += [b + _HR + x for x in pl.hidden_runes]
+        if keep:
+            ones += [b + _KEEP + c for c in hand[-2:]]
+    # The player's ship and buildings on the map.
+    ones.append(node_at + pl.ship * stride + rel)
+    for node, kind in pl.built:
+        ones.append(node_at + node * stride + (n if kind == "tower" else 2 * n) + rel)
 
 
 _IS_LEVEL_ONE = [1 if k % 2 == 0 else 0 for k in _CARD_BACK]
 _BY8 = [min(1.0, i / 8) for i in range(64)]
 _BY15 = [min(1.0, i / 15) for i in range(64)]
-_BOARD_SLOTS: dict[int, tuple[Any, list[int]]] = {}  # id(board_order) -> (it, its one-hot slots)
+_STATIC: dict[int, tuple[Any, Any, list[int]]] = {}  # id(board_order) -> (it, blocked, slots)
 
 
-def _board_slots(state: KarviState, at: int) -> list[int]:
-    """The board-order block's ones; fixed for a game, so cached on its (shared) order list."""
-    got = _BOARD_SLOTS.get(id(state.board_order))
-    if got is not None and got[0] is state.board_order:
-        return got[1]
-    w = len(_BOARDS) + 1
+def _static_slots(state: KarviState, lay: dict[str, int]) -> list[int]:
+    """The ones of the board-order and blocked-spot blocks: fixed for a game (clones share the
+    lists), so cached on those lists' identity."""
+    got = _STATIC.get(id(state.board_order))
+    if got is not None and got[0] is state.board_order and got[1] is state.blocked:
+        return got[2]
+    at, w = lay["boards"], len(_BOARDS) + 1
     slots = [at + i * w + _BOARDS.index(name) for i, name in enumerate(state.board_order)]
     slots += [at + i * w + len(_BOARDS) for i, name in enumerate(state.board_order)
               if state.board_sides[name] == "B"]
-    if len(_BOARD_SLOTS) > 256:
-        _BOARD_SLOTS.clear()
-    _BOARD_SLOTS[id(state.board_order)] = (state.board_order, slots)
+    slots += [lay["blocked"] + s for s, x in enumerate(state.blocked) if x]
+    if len(_STATIC) > 256:
+        _STATIC.clear()
+    _STATIC[id(state.board_order)] = (state.board_order, state.blocked, slots)
     return slots
 
 
@@ -281,8 +315,18 @@ def _rest(
             ones.append(b + MAX_SPOTS + 1)
         if d == state.cur_die:
             ones.append(b + MAX_SPOTS + 3)
-    # ----- the map --------------------------------------------------------------------------------
+    _map(state, player, me, n, lay, ones, idx, val, nodes, node_at, stride)
+    _public(state, player, me, n, lay, ones, idx, val, nodes, node_at, stride)
+
+
+def _map(
+    state: KarviState, player: int | None, me: int, n: int, lay: dict[str, int], ones: list[int],
+    idx: list[int], val: list[float], nodes: int, node_at: int, stride: int,
+) -> None:
+    """Site markers, location stacks and special rune stacks (contents only if looked at)."""
     for node, who in state.sites.items():
+        if not who:
+            continue
         for q in who:
             idx.append(node_at + node * stride + 3 * n + (q - me) % n)
             val.append(0.5)
@@ -309,7 +353,13 @@ def _rest(
                 idx.append(sp_at + 3 * t + 1)
                 val.append(node * scale)
     ones += [sp_at + 3 * t + 2 for t in state.discarded_specials]
-    # ----- public turn state ------------------------------------------------------------------------
+
+
+def _public(
+    state: KarviState, player: int | None, me: int, n: int, lay: dict[str, int], ones: list[int],
+    idx: list[int], val: list[float], nodes: int, node_at: int, stride: int,
+) -> None:
+    """The public turn state, boards, decks and piles."""
     if state.to_move is not None:
         ones.append(lay["to_move"] + (state.to_move - me) % n)
     scores = state.scores()
@@ -335,9 +385,8 @@ def _rest(
         elif task[0] in ("rune_spot", "special_spot"):
             idx.append(d + len(TASK_KINDS) + 2)
             val.append(min(1.0, task[1] / 36))
-    ones += _board_slots(state, lay["boards"])
+    ones += _static_slots(state, lay)
     ones.append(lay["stop"] + _stop_index(state))
-    ones += [lay["blocked"] + s for s, x in enumerate(state.blocked) if x]
     ones += [lay["display"] + c for c in state.display]
     d = lay["decks"]
     idx.append(d)
