@@ -4,6 +4,7 @@ probabilistic bot's maths against hand-computed and brute-force results."""
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections import Counter
 from fractions import Fraction
@@ -18,11 +19,13 @@ from meeple.games.scarvus import rules as R
 from meeple.games.scarvus.bot import (
     HeuristicBot,
     ProbabilisticBot,
+    best_colour_weights,
+    challenge_outcomes,
     colour_beliefs,
     expected_losses,
-    fit_signal,
+    expected_place,
+    rounds_left,
     tilted_distribution,
-    tilted_mean,
     total_distribution,
 )
 from meeple.games.scarvus.render import render_text
@@ -690,13 +693,52 @@ def test_tilted_distribution_equal_weights_is_the_plain_one_and_hand_computed():
     assert dist[0] == pytest.approx(0.25) and dist[5] == pytest.approx(0.75)
 
 
-def test_bidder_signal_fit_from_shown_cards():
-    """The per-player signal: no tilt is the deck's mean (43/15); cards shown at the prior's mean
-    keep the prior; high shown cards raise it, low ones lower it."""
-    assert tilted_mean(0.0) == pytest.approx(43 / 15)
-    assert fit_signal([], 0.2, 3) == pytest.approx(0.2, abs=1e-6)
-    assert fit_signal([7, 6, 7, 6], 0.2, 3) > 0.4
-    assert fit_signal([0, 0, 1, 0], 0.2, 3) < 0.0
+def test_best_colour_weights_match_brute_force_enumeration():
+    """What a bid says about the bidder's card: the chance that a card of value v beats each of
+    the bidder's other cards (ties half), enumerated over every pair of other cards (3 colours)."""
+    cards = [v for v, m in enumerate(R.VALUE_COUNTS) for _ in range(m)]
+    weights = best_colour_weights(3)
+    for v in range(len(R.VALUE_COUNTS)):
+        exact = Fraction(0)
+        for a, b in itertools.product(cards, repeat=2):
+            exact += Fraction(2 * (a < v) + (a == v), 2) * Fraction(2 * (b < v) + (b == v), 2)
+        assert weights[v] == pytest.approx(float(exact / len(cards) ** 2))
+    assert best_colour_weights(1) == [1.0] * 8  # one colour left: the bid says nothing
+    assert best_colour_weights(7, floor=0.5)[0] == pytest.approx(0.5 + (1.5 / 15) ** 6)
+    assert best_colour_weights(7) == sorted(best_colour_weights(7))  # higher cards, likelier
+
+
+def test_challenge_outcomes_agree_with_expected_losses():
+    """Challenge Step: the outcomes' probabilities sum to 1 and their penalties average to
+    `expected_losses` (bidder's and challenger's)."""
+    dist = total_distribution(4, [3, 2, 2, 2, 2, 2, 1, 1], 2)
+    for number in (3, 8, 12):
+        outcomes = challenge_outcomes(dist, number, bidder=1, challenger=2)
+        assert sum(p for p, _ in outcomes) == pytest.approx(1.0)
+        bidder = -sum(p * d.get(1, 0) for p, d in outcomes)
+        challenger = -sum(p * d.get(2, 0) for p, d in outcomes)
+        assert (bidder, challenger) == pytest.approx(expected_losses(dist, number))
+
+
+def test_expected_place_hand_computed():
+    """How to Win: ties are joint places. Scores [0, -2, -18]: if I (0) take a singed feather
+    half the time I tie player 1, so my place stays 1; a burnt one makes it 2. With a spread,
+    a rival level with me beats me with chance Phi(-0.5 / spread)."""
+    scores = [0.0, -2.0, -18.0]
+    assert expected_place(scores, 0, [(0.5, {0: -2}), (0.5, {})]) == 1.0
+    assert expected_place(scores, 0, [(0.5, {0: -5}), (0.5, {1: -2})]) == 1.5
+    assert expected_place(scores, 2, [(1.0, {})]) == 3.0
+    level = expected_place([0.0, 0.0], 0, [(1.0, {})], spread=1.0)
+    assert level == pytest.approx(1 + 0.5 * math.erfc(0.5 / math.sqrt(2)))
+
+
+def test_rounds_left_counts_the_nearest_player_to_the_end():
+    """How to Win / Longer Flights: 0 when one more feather to someone ends the game."""
+    s = new(3)
+    assert rounds_left(s.view(0)) == 3
+    s.singed[1], s.burnt[1] = 1, 2
+    assert rounds_left(s.view(0)) == 0
+    assert rounds_left(new(3, feathers=6).view(0)) == 5
 
 
 def test_expected_losses_hand_computed():

@@ -21,6 +21,7 @@ from typing import Any
 from .rules import (
     ACCEPT,
     BID,
+    BURNT,
     CAP,
     CHALLENGE,
     COLOUR_ID,
@@ -35,6 +36,7 @@ from .rules import (
     NC,
     PASS,
     REVEAL,
+    SINGED,
     SINGED_MAX,
     VALUE_COUNTS,
     WAX,
@@ -101,21 +103,19 @@ def tilted_distribution(known: int, unseen: Sequence[int], k: int, weight: Seque
     return out
 
 
-def tilted_mean(beta: float) -> float:
-    """The mean card value when a card is drawn from one deck with odds count * exp(beta * v)."""
-    odds = [m * math.exp(beta * v) for v, m in enumerate(VALUE_COUNTS)]
-    return sum(v * o for v, o in enumerate(odds)) / sum(odds)
-
-
-def fit_signal(values: Sequence[int], prior: float, weight: float) -> float:
-    """The signal strength whose tilted mean matches the bidder's shown cards, shrunk toward
-    ``prior`` as if it were ``weight`` more observations (bisection: the mean rises with beta)."""
-    target = (sum(values) + weight * tilted_mean(prior)) / (len(values) + weight)
-    lo, hi = -2.0, 3.0
-    for _ in range(40):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if tilted_mean(mid) < target else (lo, mid)
-    return (lo + hi) / 2
+def best_colour_weights(colours: int, floor: float = 0.0) -> list[float]:
+    """Likelihood, per value v of the bidder's card in the bid colour, that a sensible bidder
+    picks this colour: the chance that v beats each of their other ``colours - 1`` cards (ties
+    count half), cards drawn independently from one deck. Both bots bid their strongest colour,
+    and this model predicts how often their bids are safe (calibrated on arena games: see the
+    docs). ``floor`` is a likelihood that does not depend on the card (an erratic bidder)."""
+    size = sum(VALUE_COUNTS)
+    below = 0
+    out = []
+    for m in VALUE_COUNTS:
+        out.append(floor + ((below + m / 2) / size) ** (colours - 1))
+        below += m
+    return out
 
 
 def expected_losses(dist: Sequence[float], number: int, fight: bool = False) -> tuple[float, float]:
@@ -185,22 +185,20 @@ class ProbabilisticBot:
 
     name = "probabilistic"
     # How sharply the next player's challenge probability falls with their margin, in feathers.
-    softness = 0.5
+    softness = 1.0
     # How much the next player's forced-raise risk is worth to me (a rival's loss, shared out).
-    pressure = 0.5
+    pressure = 2.0
     # Bids above (players x this + slack) are far past any plausible total: a player who makes
     # them is not playing the model's game, so their challenges are as good as coin flips.
     absurd_per_player, absurd_slack = 2.8, 8
-    # How much a bid says about the bidder's own card of that colour: weight exp(signal * value),
-    # the prior for every player, refitted per player to the cards they show (worth this many
-    # observations).
-    signal = 0.2
-    signal_prior = 3
+    # Within this many feathers of the game's end, responses minimise expected place; the rest
+    # of the game adds this much noise (points per feather left) to each score difference.
+    place_horizon = 0
+    place_spread = 3.0
 
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
         self.erratic: dict[int, float] = {}
-        self.signals: dict[int, float] = {}
         self.erratic_next = 0.0
 
     def choose(self, state: ScarvusState) -> int:
@@ -230,28 +228,38 @@ class ProbabilisticBot:
             return self._best_bid(view, legal, mine, table, fight)[0]
         return self._respond(view, legal, mine, table, fight)
 
+    def _rival_weight(self, view: dict[str, Any], rival: int) -> float:
+        """How much a rival's feather loss is worth to me against my own: places are relative,
+        so it counts in full, shared among the rivals who compete for places (an erratic player
+        finishes last anyway and counts only by how sensible it has looked)."""
+        me = view["player"]
+        rivals = [q for q in range(view["players"]) if q != me and view["alive"][q]]
+        total = sum(1 - self.erratic.get(q, 0.0) for q in rivals)
+        return (1 - self.erratic.get(rival, 0.0)) / max(total, 1.0)
+
+    def _bid_weights(self, bidder: int, colours: int) -> list[float]:
+        """What a bid says about the bidder's card: the best-colour likelihood, blended with
+        no information in proportion to how erratic the bidder has been."""
+        e = self.erratic.get(bidder, 0.0)
+        best = best_colour_weights(colours)
+        return [(1 - e) * w + e * sum(best) / len(best) for w in best]
+
     def _read_players(self, state: ScarvusState, view: dict[str, Any]) -> None:
-        """From this seat's log (public events only matter here), per player: how erratic their
-        bids are (the share that were absurd), and how strongly a bid of theirs signals their
-        own card (fitted to the cards they showed when their bids were challenged)."""
-        self.erratic, self.signals = {}, {}
+        """From this seat's log (public events only matter here): how erratic each player's bids
+        are (the share that were absurd, with two sensible bids as the prior)."""
+        self.erratic = {}
         try:
             events = state.log(view["player"])
         except ValueError:  # a search copy keeps no log
             return
         bids: dict[int, list[int]] = {}
-        shown: dict[int, list[int]] = {}
         limit = self.absurd_per_player * sum(view["alive"]) + self.absurd_slack
         for e in events:
             if e["type"] == "bid":
                 counts = bids.setdefault(e["player"], [0, 0])
                 counts[0] += e["number"] > limit
                 counts[1] += 1
-            elif e["type"] == "challenge":
-                shown.setdefault(e["bidder"], []).append(e["cards"][e["bidder"]])
         self.erratic = {p: absurd / (total + 2) for p, (absurd, total) in bids.items()}
-        for p, values in shown.items():
-            self.signals[p] = fit_signal(values, self.signal, self.signal_prior)
 
     # ----- decisions ---------------------------------------------------------------------------
     def _card_step(self, view: dict[str, Any], legal: list[int], dists: dict[int, list[float]]) -> int:
@@ -275,17 +283,18 @@ class ProbabilisticBot:
         mine: dict[int, list[float]],
         table: dict[int, list[float]],
         fight: bool,
-    ) -> tuple[int, float]:
-        """The legal bid with the least expected loss to me, and that loss. The next player
+    ) -> tuple[int, float, float]:
+        """The legal bid with the least expected loss to me, that loss, and the chance the next
+        player challenges it. The next player
         challenges (softly) when, as the table sees it, challenging costs less than raising;
         if they accept, a share of their raising risk counts in my favour."""
         mine_l = {c: [expected_losses(d, n, fight) for n in range(CAP + 2)] for c, d in mine.items()}
         table_l = {c: [expected_losses(d, n, fight) for n in range(CAP + 2)] for c, d in table.items()}
         real_raise = [min(mine_l[c][n][0] for c in mine_l) for n in range(CAP + 2)]
         seen_raise = [min(table_l[c][n][0] for c in table_l) for n in range(CAP + 2)]
-        others = max(1, sum(view["alive"]) - 1)
-        pressure = self.pressure * (1 - self.erratic_next)  # a random raiser fears nothing
-        best, best_a = math.inf, legal[0]
+        nxt = _next_alive(view, view["player"])
+        pressure = self.pressure * self._rival_weight(view, nxt)
+        best, best_a, best_q = math.inf, legal[0], 0.0
         for a in legal:
             n, c = bid_of(a)
             if n < CAP:
@@ -294,10 +303,10 @@ class ProbabilisticBot:
                 forced = min(real_raise[n + 1], 5.0)
             else:
                 q, forced = 1.0, 0.0
-            value = q * mine_l[c][n][0] - (1 - q) * forced * pressure / others
+            value = q * mine_l[c][n][0] - (1 - q) * forced * pressure
             if value <= best + 1e-9:  # among equals the higher bid presses the next player more
-                best, best_a = min(best, value), a
-        return best_a, best
+                best, best_a, best_q = min(best, value), a, q
+        return best_a, best, best_q
 
     def _respond(
         self,
@@ -311,10 +320,9 @@ class ProbabilisticBot:
         c = COLOUR_ID[bid["colour"]]
         n = bid["number"]
         bidder = bid["bidder"]
-        signal = self.signals.get(bidder, self.signal) * (1 - self.erratic.get(bidder, 0.0))
-        if signal and _hidden_from_me(view, bid["bidder"], bid["colour"]):
+        if _hidden_from_me(view, bidder, bid["colour"]):
             known, unseen, hidden = colour_beliefs(view)[c]
-            weight = [math.exp(signal * v) for v in range(len(unseen))]
+            weight = self._bid_weights(bidder, len(view["in_play"]))
             mine = {**mine, c: tilted_distribution(known, unseen, hidden, weight)}
         bidder_loss, my_loss = expected_losses(mine[c], n, fight)
         p_safe = sum(mine[c][n:])
@@ -323,16 +331,82 @@ class ProbabilisticBot:
             return EYES + bid["bidder"] if EYES + bid["bidder"] in eyes else eyes[0]
         if ACCEPT not in legal:
             return CHALLENGE
-        others = max(1, sum(view["alive"]) - 1)
+        weight = self.pressure * self._rival_weight(view, bidder)
         if not view["accepted_by"]:
             # Accepting commits me to a bid: its expected loss is the cost of accepting.
             raises = [a for a in range(BID, BID + NC * CAP) if state_legal_bid(view, a)]
-            accept_cost = self._best_bid(view, raises, mine, table, fight)[1] if raises else math.inf
-            challenge_cost = my_loss - self.pressure * bidder_loss / others
+            if not raises:
+                return CHALLENGE
+            raise_a, accept_cost, q = self._best_bid(view, raises, mine, table, fight)
+            challenge_cost = my_loss - weight * bidder_loss
+            left = rounds_left(view)
+            if not fight and left <= self.place_horizon:
+                # The game is near its end: decide by expected place, the rest of the game
+                # adding noise to every score difference.
+                me, nxt = view["player"], _next_alive(view, view["player"])
+                rn, rc = bid_of(raise_a)
+                on_challenge = challenge_outcomes(mine[c], n, bidder, me)
+                on_accept = [(q * p, d) for p, d in challenge_outcomes(mine[rc], rn, me, nxt)] + [(1 - q, {})]
+                spread = self.place_spread * math.sqrt(left)
+                place_c = expected_place(view["scores"], me, on_challenge, spread)
+                place_a = expected_place(view["scores"], me, on_accept, spread)
+                if abs(place_c - place_a) > 1e-9:
+                    return CHALLENGE if place_c < place_a else ACCEPT
             return CHALLENGE if challenge_cost < accept_cost else ACCEPT
         # Talons Challenge: accepting costs nothing; challenge when the bid is likely short.
-        gain = self.pressure * bidder_loss / others + (0.5 * (1 - p_safe) if view["flight"]["deck"] else 0.0)
+        gain = weight * bidder_loss + (0.5 * (1 - p_safe) if view["flight"]["deck"] else 0.0)
         return CHALLENGE if my_loss < gain else ACCEPT
+
+
+def challenge_outcomes(dist: Sequence[float], number: int, bidder: int, challenger: int) -> list[tuple[float, dict[int, int]]]:
+    """(probability, score changes) for each total if a bid of ``number`` is challenged: the
+    challenger pays when the total reaches the bid, the bidder when it does not (Challenge Step)."""
+    out = []
+    for t, p in enumerate(dist):
+        if p:
+            pen = SINGED if abs(t - number) <= SINGED_MAX else BURNT
+            out.append((p, {challenger: pen} if t >= number else {bidder: pen}))
+    return out
+
+
+def expected_place(
+    scores: Sequence[float], me: int, outcomes: Sequence[tuple[float, dict[int, int]]], spread: float = 0.0
+) -> float:
+    """My expected place (1 is best; ties share the better place, as in the ranking) after one
+    of ``outcomes`` (probability, score change per player). ``spread`` 0: the game ends right
+    after. Otherwise the rest of the game adds noise of that standard deviation (in points) to
+    each score difference, so a rival ahead by d beats me with chance Phi((d - 0.5) / spread)."""
+    total = 0.0
+    for p, change in outcomes:
+        final = [s + change.get(q, 0) for q, s in enumerate(scores)]
+        place = 1.0
+        for q, other in enumerate(final):
+            if q == me:
+                continue
+            if spread:
+                place += 0.5 * math.erfc(-(other - final[me] - 0.5) / (spread * math.sqrt(2)))
+            else:
+                place += other > final[me]
+        total += p * place
+    return total / sum(p for p, _ in outcomes)
+
+
+def rounds_left(view: dict[str, Any]) -> int:
+    """Feathers the nearest player can still take before the next one ends the game (How to
+    Win): 0 means one more feather to someone ends it."""
+    end = view["options"]["feathers"]
+    return min(
+        end - 1 - f["singed"] - f["burnt"]
+        for alive, f in zip(view["alive"], view["feathers"], strict=True)
+        if alive
+    )
+
+
+def _next_alive(view: dict[str, Any], player: int) -> int:
+    nxt = (player + 1) % view["players"]
+    while not view["alive"][nxt]:
+        nxt = (nxt + 1) % view["players"]
+    return nxt
 
 
 def _hidden_from_me(view: dict[str, Any], owner: int, colour: str) -> bool:
