@@ -157,7 +157,7 @@ _START_AT = {v: i for i, v in enumerate(_START_VALUES)}
 
 
 _ROWS: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
-_ROWS_MAX = 4096  # cached player rows; a miss costs a row, a hit two list extends
+_ROWS_MAX = 8192  # cached rows (and maps, supplies) before a cache starts afresh
 
 
 def _players(
@@ -166,36 +166,40 @@ def _players(
 ) -> None:
     """The player rows and their ships and buildings on the map.
 
-    Most steps change one player's row (the mover's) or none, so rows are cached by
-    everything they are computed from (the key lists every field `_row` reads)."""
+    A row changes only when its player's tableau does, so rows are cached (as offsets within
+    the row, whoever observes) by everything they are computed from: the key lists every field
+    `_row` reads."""
     keep = player is not None and bool(state.tasks) and state.tasks[-1][0] == "keep"
     for q, pl in enumerate(state.p):
         rel = (q - me) % n
         own = q == player
         key = (
-            n, rel, own, own and keep, pl.prov, pl.points, pl.map, pl.exception, pl.start, pl.ship,
+            own, own and keep, pl.prov, pl.points, pl.map, pl.exception, pl.start,
             pl.tower_supply, pl.tower_tab, pl.post_supply, pl.post_tab, tuple(pl.res), tuple(pl.war),
             tuple(pl.hand), tuple(pl.played), tuple(pl.trade_cards), tuple(pl.trade_track),
             tuple(pl.raid_track), tuple(pl.beside), tuple(pl.hidden_ut), tuple(pl.hidden_runes),
-            tuple(pl.built), *map(tuple, pl.slots.values()), *map(tuple, pl.rune_spots),
+            *map(tuple, pl.slots.values()), *map(tuple, pl.rune_spots),
         )
         row = _ROWS.get(key)
         if row is None:
             row = ([], [], [])
-            _row(pl, own, own and keep, n, rel, base + rel * PLAYER, node_at, stride, *row)
+            _row(pl, own, own and keep, *row)
             if len(_ROWS) >= _ROWS_MAX:
                 _ROWS.clear()
             _ROWS[key] = row
-        ones += row[0]
-        idx += row[1]
+        b = base + rel * PLAYER
+        ones += [b + k for k in row[0]]
+        idx += [b + k for k in row[1]]
         val += row[2]
+        # The player's ship and buildings on the map.
+        ones.append(node_at + pl.ship * stride + rel)
+        for node, kind in pl.built:
+            ones.append(node_at + node * stride + (n if kind == "tower" else 2 * n) + rel)
 
 
-def _row(
-    pl: Any, own: bool, keep: bool, n: int, rel: int, b: int, node_at: int, stride: int,
-    ones: list[int], idx: list[int], val: list[float],
-) -> None:
-    """One player's row (offset ``b``), plus their ship and buildings in the node block."""
+def _row(pl: Any, own: bool, keep: bool, ones: list[int], idx: list[int], val: list[float]) -> None:
+    """One player's row, as offsets within the row."""
+    b = 0
     res, war, hand = pl.res, pl.war, pl.hand
     w = b + _WAR
     idx += (b, b + 1, b + 2, b + _PROV, b + _STR, b + _PTS, b + _HS,
@@ -269,10 +273,6 @@ def _row(
         ones += [b + _HR + x for x in pl.hidden_runes]
         if keep:
             ones += [b + _KEEP + c for c in hand[-2:]]
-    # The player's ship and buildings on the map.
-    ones.append(node_at + pl.ship * stride + rel)
-    for node, kind in pl.built:
-        ones.append(node_at + node * stride + (n if kind == "tower" else 2 * n) + rel)
 
 
 _IS_LEVEL_ONE = [1 if k % 2 == 0 else 0 for k in _CARD_BACK]
@@ -323,7 +323,35 @@ def _map(
     state: KarviState, player: int | None, me: int, n: int, lay: dict[str, int], ones: list[int],
     idx: list[int], val: list[float], nodes: int, node_at: int, stride: int,
 ) -> None:
-    """Site markers, location stacks and special rune stacks (contents only if looked at)."""
+    """Site markers, location stacks and special rune stacks (contents only if looked at).
+
+    The map changes on few steps (a scout, a raid, a building), so its slots are cached by
+    everything they are computed from."""
+    key = (
+        n, me, player, tuple(state.sites), tuple(map(tuple, state.sites.values())),
+        tuple(state.stacks), tuple(map(tuple, state.stacks.values())), tuple(state.stack_known.values()),
+        tuple(state.special_stacks), tuple(map(tuple, state.special_stacks.values())),
+        tuple(state.special_known.values()), tuple(state.discarded_specials),
+    )
+    got = _MAPS.get(key)
+    if got is None:
+        got = ([], [], [])
+        _map_slots(state, player, me, n, lay, *got, nodes, node_at, stride)
+        if len(_MAPS) >= _ROWS_MAX:
+            _MAPS.clear()
+        _MAPS[key] = got
+    ones += got[0]
+    idx += got[1]
+    val += got[2]
+
+
+_MAPS: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
+
+
+def _map_slots(
+    state: KarviState, player: int | None, me: int, n: int, lay: dict[str, int], ones: list[int],
+    idx: list[int], val: list[float], nodes: int, node_at: int, stride: int,
+) -> None:
     for node, who in state.sites.items():
         if not who:
             continue
@@ -387,6 +415,31 @@ def _public(
             val.append(min(1.0, task[1] / 36))
     ones += _static_slots(state, lay)
     ones.append(lay["stop"] + _stop_index(state))
+    key = (
+        n, me, player, tuple(state.display), len(state.trade_deck), tuple(map(tuple, state.decks)),
+        tuple(state.start_pool), tuple(state.pile_holder.items()), tuple(map(tuple, state.piles.values())),
+    )
+    got = _SUPPLY.get(key)
+    if got is None:
+        got = ([], [], [])
+        _supply(state, player, me, n, lay, *got)
+        if len(_SUPPLY) >= _ROWS_MAX:
+            _SUPPLY.clear()
+        _SUPPLY[key] = got
+    ones += got[0]
+    idx += got[1]
+    val += got[2]
+
+
+_SUPPLY: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
+
+
+def _supply(
+    state: KarviState, player: int | None, me: int, n: int, lay: dict[str, int], ones: list[int],
+    idx: list[int], val: list[float],
+) -> None:
+    """The display, the decks, the start cards and the Less-luck piles (cached by `_public`:
+    they change on few steps)."""
     ones += [lay["display"] + c for c in state.display]
     d = lay["decks"]
     idx.append(d)
