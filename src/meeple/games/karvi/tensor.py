@@ -157,6 +157,7 @@ _START_AT = {v: i for i, v in enumerate(_START_VALUES)}
 
 
 _ROWS: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
+_ROWS_AT: list[dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]]] = [{} for _ in range(4)]
 _ROWS_MAX = 8192  # cached rows (and maps, supplies) before a cache starts afresh
 
 
@@ -180,17 +181,24 @@ def _players(
             tuple(pl.raid_track), tuple(pl.beside), tuple(pl.hidden_ut), tuple(pl.hidden_runes),
             *map(tuple, pl.slots.values()), *map(tuple, pl.rune_spots),
         )
-        row = _ROWS.get(key)
-        if row is None:
-            row = ([], [], [])
-            _row(pl, own, own and keep, *row)
-            if len(_ROWS) >= _ROWS_MAX:
-                _ROWS.clear()
-            _ROWS[key] = row
-        b = base + rel * PLAYER
-        ones += [b + k for k in row[0]]
-        idx += [b + k for k in row[1]]
-        val += row[2]
+        seat = _ROWS_AT[rel]  # the row placed at this seat, if seen there before
+        placed = seat.get(key)
+        if placed is None:
+            row = _ROWS.get(key)
+            if row is None:
+                row = ([], [], [])
+                _row(pl, own, own and keep, *row)
+                if len(_ROWS) >= _ROWS_MAX:
+                    _ROWS.clear()
+                _ROWS[key] = row
+            b = base + rel * PLAYER
+            placed = ([b + k for k in row[0]], [b + k for k in row[1]], row[2])
+            if len(seat) >= _ROWS_MAX:
+                seat.clear()
+            seat[key] = placed
+        ones += placed[0]
+        idx += placed[1]
+        val += placed[2]
         # The player's ship and buildings on the map.
         ones.append(node_at + pl.ship * stride + rel)
         for node, kind in pl.built:
