@@ -163,8 +163,10 @@ class ISMCTSBot:
         done = 0
         path: list[_Node] = []
         while done < limit:
-            if cap != math.inf and done and time.perf_counter() - start >= cap:
-                break
+            if cap != math.inf and done:
+                elapsed = time.perf_counter() - start
+                if elapsed * (done + 1) / done >= cap:  # the next iteration would end past the cap
+                    break
             world = state.determinize(me, rng)
             node = root
             path.clear()
