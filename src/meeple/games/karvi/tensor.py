@@ -158,7 +158,7 @@ _START_AT = {v: i for i, v in enumerate(_START_VALUES)}
 
 _ROWS: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
 _ROWS_AT: list[dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]]] = [{} for _ in range(4)]
-_ROWS_MAX = 8192  # cached rows (and maps, supplies) before a cache starts afresh
+_ROWS_MAX = 2048  # entries per cache (rows, maps, supplies) before it starts afresh
 
 
 def _players(
