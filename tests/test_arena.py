@@ -130,6 +130,15 @@ def test_small_arena_runs_and_repeats_across_workers() -> None:
         run_arena(GAME, ["nobody"], games=1, players=3)
 
 
+def test_a_game_that_does_not_end_is_stopped_and_left_out() -> None:
+    """A game past max_moves stops (an arena must not hang on a game that never ends)."""
+    cut = run_arena(GAME, ["random", "heuristic"], games=2, players=2, seed=1, max_moves=5)
+    assert all(not g.finished and g.moves == 5 for g in cut.games)
+    assert all(s.games == 0 and s.seats == 0 for s in cut.stats)
+    full = run_arena(GAME, ["random", "heuristic"], games=2, players=2, seed=1)
+    assert all(g.finished for g in full.games) and all(s.games == 2 for s in full.stats)
+
+
 def test_arena_on_ray_matches_local() -> None:
     """`--ray` on a tiny local cluster (Ray 2.x has no local mode) plays the same games."""
     ray = pytest.importorskip("ray")

@@ -54,6 +54,7 @@ def arena(
     out: Annotated[Path | None, typer.Option(help="save results: .json or .csv (plus a .png plot)")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")] = None,
     plot: Annotated[bool, typer.Option(help="with --out, also save a PNG plot")] = True,
+    max_moves: Annotated[int, typer.Option(min=1, help="stop a game after this many actions and leave it out")] = 5000,
 ) -> None:
     """Rank bots by playing GAME: mean place, win rate, mean score (95% CI) and an openskill rating."""
     levels = [b.strip() for b in bots.split(",") if b.strip()]
@@ -84,7 +85,7 @@ def arena(
 
             result = run_arena(
                 game, levels, games, players, seed, _options(option or []), workers, ray,
-                ray_address, on_result,
+                ray_address, on_result, max_moves,
             )
     except (MeepleError, ValueError) as exc:
         console.print(f"[red]error:[/] {exc}")
@@ -95,6 +96,10 @@ def arena(
     argv += ["--out", str(out)] if out is not None else []
     result.command = "meeple arena " + " ".join(shlex.quote(a) for a in argv)
     console.print(results_table(result))
+    unfinished = [g.index for g in result.games if not g.finished]
+    if unfinished:
+        console.print(f"[yellow]{len(unfinished)} game(s) stopped at {max_moves} actions and left "
+                      f"out:[/] {', '.join(map(str, unfinished))}")
     if out is not None:
         for path in save(result, out, plot):
             console.print(f"saved {path}")

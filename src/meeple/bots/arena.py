@@ -46,6 +46,7 @@ class GameSpec:
     seed: int
     lineup: tuple[str, ...]  # the bot level per seat
     bot_seeds: tuple[int, ...]
+    max_moves: int = 5000  # a game still going after this many is stopped and left out
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class GameResult:
     seconds: float
     move_times: tuple[tuple[float, ...], ...] = field(repr=False)  # per seat, decisions only
     iterations: tuple[int, ...] = ()  # per seat: search iterations run (bots that report them)
+    finished: bool = True  # False: stopped at max_moves; such games are left out of the stats
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ def schedule(
     players: int,
     seed: int = 0,
     options: dict[str, Any] | None = None,
+    max_moves: int = 5000,
 ) -> list[GameSpec]:
     """The arena's games, in order. Pure: the same arguments give the same games."""
     if not bots:
@@ -147,7 +150,9 @@ def schedule(
         lineup = tuple(order[(s - turn) % players] for s in range(players))
         game_seed = derive(seed, 0, "arena-deal", block).getrandbits(31)
         bot_seeds = tuple(derive(seed, 0, "arena-bot", index, s).getrandbits(31) for s in range(players))
-        specs.append(GameSpec(index, game, players, dict(options or {}), game_seed, lineup, bot_seeds))
+        specs.append(
+            GameSpec(index, game, players, dict(options or {}), game_seed, lineup, bot_seeds, max_moves)
+        )
     return specs
 
 
@@ -170,7 +175,7 @@ def play_game(spec: GameSpec) -> GameResult:
     times: list[list[float]] = [[] for _ in range(spec.players)]
     iterations = [0] * spec.players
     moves = 0
-    while not state.is_over():
+    while not state.is_over() and moves < spec.max_moves:
         p = state.to_move
         assert p is not None
         t0 = time.perf_counter()
@@ -191,6 +196,7 @@ def play_game(spec: GameSpec) -> GameResult:
         seconds=time.perf_counter() - start,
         move_times=tuple(tuple(t) for t in times),
         iterations=tuple(iterations),
+        finished=state.is_over(),
     )
 
 
@@ -239,13 +245,14 @@ def run_arena(
     use_ray: bool = False,
     ray_address: str | None = None,
     on_result: Callable[[GameResult], None] | None = None,
+    max_moves: int = 5000,
 ) -> ArenaResult:
     """Schedule, play and rank. ``on_result`` sees each game as it finishes (progress bars)."""
     info = meeple.game_info(game)
     resolved = info.resolve_options(players, options or {})
     for level in bots:  # fail before any game starts, naming the levels
         make_bot(level, info, 0)
-    specs = schedule(game, bots, games, players, seed, options or {})
+    specs = schedule(game, bots, games, players, seed, options or {}, max_moves)
     start = time.perf_counter()
     results: list[GameResult] = []
     for result in run_games(specs, workers, use_ray, ray_address):
@@ -303,8 +310,8 @@ def _t_quantile(q: float, df: int) -> float:
 
 
 def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotStats]:
-    """The table: one row per bot, in the order given."""
-    results = sorted(results, key=lambda r: r.index)
+    """The table: one row per bot, in the order given (games stopped unfinished left out)."""
+    results = sorted((r for r in results if r.finished), key=lambda r: r.index)
     place: dict[str, list[float]] = {b: [] for b in bots}
     score: dict[str, list[float]] = {b: [] for b in bots}
     wins = dict.fromkeys(bots, 0)
@@ -359,7 +366,7 @@ def rate(results: Iterable[GameResult], bots: Sequence[str]) -> dict[str, tuple[
 
     model = PlackettLuce()
     current = {b: model.rating(name=b) for b in bots}
-    for r in sorted(results, key=lambda r: r.index):
+    for r in sorted((r for r in results if r.finished), key=lambda r: r.index):
         present = list(dict.fromkeys(r.lineup))
         if len(present) < 2:
             continue
