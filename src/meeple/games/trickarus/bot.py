@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import random
 
-from .rules import LIGHTNING, VALUE, TrickarusState
+from .rules import LIGHTNING, SUIT, TRUMP, VALUE, TrickarusState
 
 
 class HeuristicBot:
     name = "heuristic"
+    caution = 0.35  # free spaces kept above per trick still to play (tuned against random play)
 
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
@@ -48,7 +49,8 @@ class HeuristicBot:
 
     @staticmethod
     def _after(state: TrickarusState, card: int) -> tuple[bool, int]:
-        """Would ``me`` be winning the trick right after playing ``card``? And the card's value."""
+        """Would ``me`` be winning the trick right after playing ``card``? And the card's
+        strength (its value, trump counting above every other colour)."""
         sim = state._copy()
         sim._events = None
         sim.hands = sim.hands.copy()
@@ -60,19 +62,30 @@ class HeuristicBot:
         if card != LIGHTNING and VALUE[0][card] == 5:
             sim.side ^= 1
         winner = sim.trick_winner()
-        value = -1 if card == LIGHTNING else VALUE[sim.side][card]
-        return winner == state.to_move, value
+        if card == LIGHTNING:
+            return winner == state.to_move, -1
+        strength = VALUE[sim.side][card] + (20 if SUIT[sim.side][card] == TRUMP[sim.side] else 0)
+        return winner == state.to_move, strength
 
-    @staticmethod
-    def _wants_trick(state: TrickarusState, me: int) -> bool:
+    def _wants_trick(self, state: TrickarusState, me: int) -> bool:
         if state.coop:
             # Before the sun, someone must get there; after it, come down if in the air.
             return state.pos[me] > 0 if state.sun_reached else True
-        others = [q for i, q in enumerate(state.pos) if i != me]
-        space = state.pos[me] + 1
-        while space in others:
+        pos, top = state.pos, state.track_length
+        space = pos[me] + 1
+        while space in pos:
             space += 1
-        return space <= state.track_length  # climbing is good unless it flies into the sun
+        if space > top:
+            return False  # climbing is good unless it flies into the sun
+        # Keep room for the tricks one is forced to win later in the round: free spaces left
+        # above after this climb, against the tricks still to come.
+        room = sum(1 for q in range(space + 1, top + 1) if q not in pos)
+        tricks_left = state.hands[me].bit_count() - (0 if me in self._played(state) else 1)
+        return room >= int(tricks_left * self.caution)
+
+    @staticmethod
+    def _played(state: TrickarusState) -> set[int]:
+        return {(state.leader + i) % state.players for i in range(len(state.trick))}
 
     @staticmethod
     def _hurts(state: TrickarusState, me: int, winner: int) -> bool:
