@@ -7,8 +7,13 @@ cards, the Daedalus card, the deck and, in the Daedalus Challenge, buried discar
 multiset of known composition (the deck list minus everything seen). The other players' hidden
 cards of that colour are a uniform draw without replacement from that multiset, so the exact
 distribution of the colour's total is a convolution over the unseen values (`total_distribution`).
-It then challenges and bids by expected feather loss (`expected_losses`), with a one-step model of
-the next player: it bids as high as it can while the next player should still prefer to accept.
+A bid is evidence about the bidder's own card: sensible bidders bid their strongest colour, so
+the bidder's hidden card is drawn with odds count x P(it beats their other cards)
+(`best_colour_weights`, `tilted_distribution`). It then challenges and bids by expected feather
+loss (`expected_losses`), with a one-step model of the next player: it bids as high as it can
+while the next player should still prefer to accept. A rival's loss counts for it, shared among
+the rivals who compete for places; when one more feather ends the game, it answers a bid by
+expected place instead (`expected_place`).
 """
 
 from __future__ import annotations
@@ -186,11 +191,17 @@ class ProbabilisticBot:
     name = "probabilistic"
     # How sharply the next player's challenge probability falls with their margin, in feathers.
     softness = 1.0
-    # How much the next player's forced-raise risk is worth to me (a rival's loss, shared out).
+    # How much a rival's loss is worth against my own, times their share of the rivals who
+    # compete for places: when bidding (the next player's forced-raise risk) and when responding
+    # (the bidder's loss if I challenge). Places are relative, so a rival's loss counts in full.
     pressure = 2.0
+    respond_pressure = 2.0
+    # A talon challenge risks a feather for nothing but the bidder's loss: count it sparingly.
+    talon_pressure = 0.5
     # Bids above (players x this + slack) are far past any plausible total: a player who makes
     # them is not playing the model's game, so their challenges are as good as coin flips.
     absurd_per_player, absurd_slack = 2.8, 8
+    erratic_prior = 2  # as if each player had made this many sensible bids before
     # Within this many feathers of the game's end, responses minimise expected place; the rest
     # of the game adds this much noise (points per feather left) to each score difference.
     place_horizon = 0
@@ -259,7 +270,7 @@ class ProbabilisticBot:
                 counts = bids.setdefault(e["player"], [0, 0])
                 counts[0] += e["number"] > limit
                 counts[1] += 1
-        self.erratic = {p: absurd / (total + 2) for p, (absurd, total) in bids.items()}
+        self.erratic = {p: absurd / (total + self.erratic_prior) for p, (absurd, total) in bids.items()}
 
     # ----- decisions ---------------------------------------------------------------------------
     def _card_step(self, view: dict[str, Any], legal: list[int], dists: dict[int, list[float]]) -> int:
@@ -293,7 +304,7 @@ class ProbabilisticBot:
         real_raise = [min(mine_l[c][n][0] for c in mine_l) for n in range(CAP + 2)]
         seen_raise = [min(table_l[c][n][0] for c in table_l) for n in range(CAP + 2)]
         nxt = _next_alive(view, view["player"])
-        pressure = self.pressure * self._rival_weight(view, nxt)
+        pressure = self.pressure * self._rival_weight(view, nxt) * (1 - self.erratic_next)  # a random raiser fears nothing
         best, best_a, best_q = math.inf, legal[0], 0.0
         for a in legal:
             n, c = bid_of(a)
@@ -331,7 +342,7 @@ class ProbabilisticBot:
             return EYES + bid["bidder"] if EYES + bid["bidder"] in eyes else eyes[0]
         if ACCEPT not in legal:
             return CHALLENGE
-        weight = self.pressure * self._rival_weight(view, bidder)
+        weight = self.respond_pressure * self._rival_weight(view, bidder)
         if not view["accepted_by"]:
             # Accepting commits me to a bid: its expected loss is the cost of accepting.
             raises = [a for a in range(BID, BID + NC * CAP) if state_legal_bid(view, a)]
@@ -354,6 +365,7 @@ class ProbabilisticBot:
                     return CHALLENGE if place_c < place_a else ACCEPT
             return CHALLENGE if challenge_cost < accept_cost else ACCEPT
         # Talons Challenge: accepting costs nothing; challenge when the bid is likely short.
+        weight = self.talon_pressure * self._rival_weight(view, bidder)
         gain = weight * bidder_loss + (0.5 * (1 - p_safe) if view["flight"]["deck"] else 0.0)
         return CHALLENGE if my_loss < gain else ACCEPT
 
