@@ -50,3 +50,13 @@ def test_replay_upto_stops_early():
     play_random(s, random.Random(8))
     part = meeple.replay(s.record(), upto=5)
     assert part.history == s.history[:5]
+
+
+def test_apply_with_a_known_legal_list_still_refuses_illegal_actions():
+    s = meeple.make("karvi", players=2, seed=1)
+    legal = s.legal_actions()
+    bad = next(a for a in range(meeple.game_info("karvi").num_actions) if a not in legal)
+    with pytest.raises(meeple.IllegalAction):
+        s.apply(bad, legal=legal)
+    s.apply(legal[0], legal=legal)
+    assert s.history == [legal[0]]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -190,13 +190,18 @@ class State(ABC):
         """Whether ``action`` is legal now. Games may override with a faster test."""
         return action in self.legal_actions()
 
-    def apply(self, action: int) -> None:
-        """Apply ``action`` for `to_move`. Raises `IllegalAction` and changes nothing if illegal."""
+    def apply(self, action: int, legal: Container[int] | None = None) -> None:
+        """Apply ``action`` for `to_move`. Raises `IllegalAction` and changes nothing if illegal.
+
+        ``legal`` may be the result of `legal_actions()` on this very state, which the caller
+        already has (an environment that built an action mask): validation then uses it instead
+        of computing the legal actions again.
+        """
         if type(action) is not int:
             raise IllegalAction(f"an action is an int, not {action!r}")
         if self.to_move is None:
             raise IllegalAction("the game is over")
-        if not self.is_legal(action):
+        if not (action in legal if legal is not None else self.is_legal(action)):
             raise IllegalAction(
                 f"action {action} is not legal for player {self.to_move} now; legal: "
                 + ", ".join(f"{a} ({self.describe(a)})" for a in self.legal_actions())

@@ -86,6 +86,7 @@ class MeepleAECEnv(AECEnv):
         else:
             game_seed = int(self._seeds.integers(0, 2**62))
         self.state_ = meeple.make(self.game, players=self.players, seed=game_seed, **self.options)
+        self._legal: tuple[int, frozenset[int]] | None = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -100,7 +101,10 @@ class MeepleAECEnv(AECEnv):
         player = self._index[agent]
         if state.to_move == player:
             mask = np.zeros(self._num_actions, np.int8)
-            mask[state.legal_actions()] = 1
+            legal = state.legal_actions()
+            mask[legal] = 1
+            # Kept for `step`: the env owns its state, so the move count identifies the position.
+            self._legal = (len(state.history), frozenset(legal))
         else:
             mask = self._zero_mask.copy()
         obs = self._encoding.encode(state, player)
@@ -116,7 +120,8 @@ class MeepleAECEnv(AECEnv):
         state = self.state_
         assert state is not None
         self._cumulative_rewards[agent] = 0.0
-        state.apply(int(action))
+        known = getattr(self, "_legal", None)
+        state.apply(int(action), legal=known[1] if known and known[0] == len(state.history) else None)
         if state.to_move is None:
             returns = state.returns()
             for a, i in self._index.items():
