@@ -17,24 +17,15 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from playouts import best_of, meeple_player, print_rows
+
 import meeple
 
 Row = tuple[str, float, float, int]
-
-
-def _measure(play_one: Callable[[int], int], seconds: float) -> tuple[float, float, int]:
-    games = actions = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds or games == 0:
-        actions += play_one(games)
-        games += 1
-    elapsed = time.perf_counter() - start
-    return games / elapsed, actions / elapsed, games
 
 
 def _aec_player(make_env: Callable[[], Any]) -> Callable[[int], int]:
@@ -78,19 +69,6 @@ def _openspiel_player(game_id: str, players: int) -> Callable[[int], int]:
     return play_one
 
 
-def _raw_player(game_id: str, players: int) -> Callable[[int], int]:
-    def play_one(seed: int) -> int:
-        state = meeple.make(game_id, players=players, seed=seed)
-        rng = random.Random(seed)
-        n = 0
-        while state.to_move is not None:
-            state.apply(rng.choice(state.legal_actions()))
-            n += 1
-        return n
-
-    return play_one
-
-
 def leduc_env() -> Any | None:
     """PettingZoo's Leduc Hold'em (needs rlcard and pygame), or None if it is not installed."""
     try:
@@ -118,7 +96,7 @@ def subjects(game: str | None = None, players: int | None = None, raw: bool = Fa
             if players and p != players:
                 continue
             if raw:
-                out.append((f"meeple {g['id']} {p}p raw engine", _raw_player(g["id"], p)))
+                out.append((f"meeple {g['id']} {p}p raw engine", meeple_player(g["id"], p, {})))
             out.append((f"meeple {g['id']} {p}p PettingZoo AEC", _aec_player(lambda g=g["id"], p=p: env(g, players=p))))
             out.append((f"meeple {g['id']} {p}p OpenSpiel adapter", _openspiel_player(g["id"], p)))
     return out
@@ -127,14 +105,7 @@ def subjects(game: str | None = None, players: int | None = None, raw: bool = Fa
 def rows(seconds: float = 3.0, game: str | None = None, players: int | None = None, raw: bool = False, rounds: int = 5) -> list[Row]:
     """(name, games/s, actions/s, games) per subject; interleaved rounds, best kept (the machine
     is shared, and the best round is the one least disturbed)."""
-    todo = subjects(game, players, raw)
-    best: dict[str, tuple[float, float, int]] = {}
-    for _ in range(rounds):
-        for name, play_one in todo:
-            got = _measure(play_one, seconds / rounds)
-            if name not in best or got[1] > best[name][1]:
-                best[name] = got
-    return [(name, *best[name]) for name, _ in todo]
+    return best_of(subjects(game, players, raw), seconds, rounds)
 
 
 def main() -> None:
@@ -145,12 +116,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     table = rows(args.seconds, args.game, args.players, raw=True, rounds=args.rounds)
-    peer = next((r[2] for r in table if r[0] == LEDUC), None)
-    print(f"{'what':<48} {'games/s':>9} {'actions/s':>11} {'games':>7}  vs Leduc")
-    for name, gps, aps, n in table:
-        ratio = f"{aps / peer:.2f}x" if peer else "n/a"
-        print(f"{name:<48} {gps:>9.1f} {aps:>11.0f} {n:>7}  {ratio}")
-    if peer is None:
+    print_rows(table, LEDUC, "Leduc")
+    if not any(r[0] == LEDUC for r in table):
         print("(Leduc needs pettingzoo[classic]: pip install rlcard pygame)")
 
 

@@ -28,6 +28,30 @@ def measure(play_one: Callable[[int], int], seconds: float) -> tuple[float, floa
     return games / elapsed, actions / elapsed, games
 
 
+Row = tuple[str, float, float, int]
+
+
+def best_of(subjects: list[tuple[str, Callable[[int], int]]], seconds: float, rounds: int) -> list[Row]:
+    """Interleave short rounds and keep each subject's best: the machine is shared, and the best
+    round is the one least disturbed by others (as timeit does)."""
+    best: dict[str, tuple[float, float, int]] = {}
+    for _ in range(rounds):
+        for name, play_one in subjects:
+            got = measure(play_one, seconds / rounds)
+            if name not in best or got[1] > best[name][1]:
+                best[name] = got
+    return [(name, *best[name]) for name, _ in subjects]
+
+
+def print_rows(rows: list[Row], peer_name: str | None, peer_label: str) -> None:
+    """The table, each row's actions/s as a ratio to the peer's (measured in the same run)."""
+    peer = next((r[2] for r in rows if r[0] == peer_name), None)
+    print(f"{'what':<48} {'games/s':>10} {'actions/s':>12} {'games':>7}  vs {peer_label}")
+    for name, gps, aps, n in rows:
+        ratio = f"{aps / peer:.2f}x" if peer else "n/a"
+        print(f"{name:<48} {gps:>10.1f} {aps:>12.0f} {n:>7}  {ratio}")
+
+
 def meeple_player(game: str, players: int, options: dict) -> Callable[[int], int]:
     def play_one(seed: int) -> int:
         state = meeple.make(game, players=players, seed=seed, **options)
@@ -85,15 +109,7 @@ def main() -> None:
             if args.players and players != args.players:
                 continue
             subjects.append((f"meeple {g['id']} {players}p", meeple_player(g["id"], players, {})))
-    # Interleave short rounds and keep each subject's best round: the machine is shared, and
-    # the best round is the one least disturbed by others (as timeit does).
-    best: dict[str, tuple[float, float, int]] = {}
-    for _ in range(args.rounds):
-        for name, play_one in subjects:
-            got = measure(play_one, args.seconds / args.rounds)
-            if name not in best or got[1] > best[name][1]:
-                best[name] = got
-    rows: list[tuple[str, float, float, int]] = [(name, *best[name]) for name, _ in subjects]
+    rows = best_of(subjects, args.seconds, args.rounds)
     try:  # rows from the interop adapters, where that extra is installed
         from interop_rows import rows as interop_rows  # type: ignore[import-not-found]
 
@@ -101,11 +117,7 @@ def main() -> None:
     except ImportError:
         pass
 
-    peer = rows[0][2] if hearts is not None else None
-    print(f"{'what':<44} {'games/s':>10} {'actions/s':>12} {'games':>7}  vs Hearts")
-    for name, gps, aps, n in rows:
-        ratio = f"{aps / peer:.2f}x" if peer else "n/a"
-        print(f"{name:<44} {gps:>10.1f} {aps:>12.0f} {n:>7}  {ratio}")
+    print_rows(rows, "openspiel hearts 4p (C++ via Python)" if hearts is not None else None, "Hearts")
     if hearts is None:
         print("(install the bench extra for the OpenSpiel Hearts peer: pip install -e '.[bench]')")
 
