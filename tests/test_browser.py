@@ -186,6 +186,8 @@ def test_two_people_by_invite_link_and_a_spectator_who_sees_no_hand(browser, ser
     assert spy.locator(".tk-hand").count() == 0 and spy.locator("#choices button").count() == 0
     assert "hands are hidden" in spy.locator("#board").inner_text()
 
+    for page in (ann, bo):  # each page draws its hand once its own state message arrives
+        page.wait_for_selector(".tk-hand [data-card]")
     ann_hand = ann.locator(".tk-hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
     bo_hand = bo.locator(".tk-hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
     assert ann_hand and bo_hand and not set(ann_hand) & set(bo_hand)
