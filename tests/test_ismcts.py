@@ -148,8 +148,14 @@ class _NimState(State):
 
 
 NIM = GameInfo(
-    id="nim-test", title="Nim", description="test game", player_counts=(2,), options=(),
-    num_actions=3, state_factory=_NimState, hidden_information=False,
+    id="nim-test",
+    title="Nim",
+    description="test game",
+    player_counts=(2,),
+    options=(),
+    num_actions=3,
+    state_factory=_NimState,
+    hidden_information=False,
 )
 
 
@@ -179,8 +185,13 @@ def test_rollout_policy_hook_is_used_when_a_game_package_exports_one() -> None:
     sys.modules["nim_test_pkg"], sys.modules["nim_test_pkg.rules"] = pkg, rules
     try:
         info = GameInfo(
-            id="nim-test", title="Nim", description="", player_counts=(2,), options=(),
-            num_actions=3, state_factory=_nim_factory,
+            id="nim-test",
+            title="Nim",
+            description="",
+            player_counts=(2,),
+            options=(),
+            num_actions=3,
+            state_factory=_nim_factory,
         )
         pkg.GAME = info  # type: ignore[attr-defined]
         assert rollout_policy_for(info) is take_two_when_possible
@@ -208,7 +219,9 @@ def test_levels_and_knob() -> None:
     default = make_bot("ismcts", info, seed=0)
     assert isinstance(default, ISMCTSBot) and default.iterations and default.max_seconds
     strong = make_bot("ismcts:2000", info, seed=0)
-    assert isinstance(strong, ISMCTSBot) and strong.iterations == 2000 and strong.max_seconds is None
+    assert (
+        isinstance(strong, ISMCTSBot) and strong.iterations == 2000 and strong.max_seconds is None
+    )
     timed = make_bot("ismcts:0.25s", info, seed=0)
     assert isinstance(timed, ISMCTSBot) and timed.seconds == 0.25 and timed.iterations is None
     assert parse_knob("10") == {"iterations": 10}
@@ -237,3 +250,48 @@ def test_cut_off_playouts_are_judged_by_the_running_scores() -> None:
     assert leaf_returns(world) == [0.0, 1.0, 0.0]  # shared 2nd of 3 is the middle utility
     _playout(world, random.Random(0), None)
     assert world.is_over() and leaf_returns(world) == world.returns()
+
+
+def test_game_evaluation_judges_cut_off_playouts() -> None:
+    """ISMCTS_EVAL replaces the running-score utility for a playout cut before the end."""
+    state = meeple.make("trickarus", players=3, seed=4)
+    world = state.determinize(0, random.Random(0))
+    _playout(world, random.Random(0), None, depth=5)
+
+    def favour_last(s: State) -> list[float]:
+        return [-1.0, -1.0, 1.0]
+
+    assert leaf_returns(world, favour_last) == [-1.0, -1.0, 1.0]
+    _playout(world, random.Random(0), None)
+    assert leaf_returns(world, favour_last) == world.returns()  # the real end always wins
+
+
+def test_root_bias_follows_the_heuristic_until_the_evidence_says_otherwise() -> None:
+    """With the bias the heuristic's move wins close calls; without it the search decides alone.
+
+    In Nim from a pile of 5 the only winning take is 2. A prior that always prefers taking 1
+    wins the vote at a tiny budget, and loses it once the search has seen enough playouts.
+    """
+    state = _NimState(2, 0, {"pile": 5})
+
+    def take_one(s: State) -> int:
+        return 1
+
+    def bot(iterations: int, weight: float) -> ISMCTSBot:
+        return ISMCTSBot(
+            seed=3, iterations=iterations, max_seconds=None, prior=take_one, prior_weight=weight
+        )
+
+    assert bot(400, 0.0).choose(state) == 2
+    assert bot(6, 50.0).choose(state) == 1  # few iterations: the bias decides
+    assert bot(3000, 1.0).choose(state) == 2  # many: the search overrules a wrong prior
+    assert parse_knob("300:b1.5") == {"iterations": 300, "prior": 1.5}
+    assert parse_knob("b0") == {"prior": 0.0}
+    for bad in ("b", "b-1", "bx"):
+        with pytest.raises(ValueError):
+            parse_knob(bad)
+    info = meeple.game_info("trickarus")
+    biased = make_bot("ismcts:50:b2", info, seed=0)
+    assert isinstance(biased, ISMCTSBot) and biased.prior is not None and biased.prior_weight == 2
+    unbiased = make_bot("ismcts:50:b0", info, seed=0)
+    assert isinstance(unbiased, ISMCTSBot) and unbiased.prior is None

@@ -17,7 +17,13 @@ lowers it so that its moves stay under the time cap, and so stay repeatable);
 ``ISMCTS_ROLLOUT = "heuristic"`` makes level ``ismcts`` play out with the game's heuristic bot
 (for games where it is cheap and random playouts say little);
 ``ISMCTS_ROLLOUT_DEPTH: int`` cuts playouts after that many actions and judges them by the
-running scores (for long games whose full playouts are too slow to run many).
+running scores (for long games whose full playouts are too slow to run many);
+``ISMCTS_EVAL: Callable[[State], list[float]]`` judges such a cut-off playout instead (a value in
+[-1, 1] per player, like `State.returns`), for games whose running score says little mid-game;
+``ISMCTS_PRIOR: float`` turns on a progressive bias (Chaslot et al. 2008) toward the move the
+game's ``heuristic`` level would make at the root: that child's UCB score gains
+``weight / (visits + 1)``, so with few iterations the search follows the heuristic and with many
+the evidence takes over. The heuristic sees the real state, which is the bot's own information set.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from typing import Any
 from meeple.core import GameInfo, State
 
 RolloutPolicy = Callable[[State, random.Random], int]
+Evaluation = Callable[[State], list[float]]
+Prior = Callable[[State], int]
 
 DEFAULT_ITERATIONS = 1000
 """Iterations per move of level ``ismcts`` unless the game's package exports ``ISMCTS_ITERATIONS``."""
@@ -85,6 +93,18 @@ def default_rollout_depth(info: GameInfo) -> int | None:
     return n if isinstance(n, int) and n > 0 else None
 
 
+def evaluation_for(info: GameInfo) -> Evaluation | None:
+    """The game's ``ISMCTS_EVAL`` for cut-off playouts, or ``None`` (place by running scores)."""
+    fn = getattr(game_package(info), "ISMCTS_EVAL", None)
+    return fn if callable(fn) else None
+
+
+def default_prior_weight(info: GameInfo) -> float:
+    """The game's ``ISMCTS_PRIOR`` weight for the heuristic's root move, else 0 (no bias)."""
+    w = getattr(game_package(info), "ISMCTS_PRIOR", None)
+    return float(w) if isinstance(w, (int, float)) and w > 0 else 0.0
+
+
 def default_iterations(info: GameInfo) -> int:
     """The game's ``ISMCTS_ITERATIONS`` if it exports one, else `DEFAULT_ITERATIONS`."""
     n = getattr(game_package(info), "ISMCTS_ITERATIONS", None)
@@ -128,6 +148,9 @@ class ISMCTSBot:
         rollout_policy: RolloutPolicy | None = None,
         max_seconds: float | None = DEFAULT_MAX_SECONDS,
         rollout_depth: int | None = None,
+        evaluate: Evaluation | None = None,
+        prior: Prior | None = None,
+        prior_weight: float = 0.0,
     ) -> None:
         if iterations is None and seconds is None:
             raise ValueError("ISMCTS needs a budget: iterations or seconds")
@@ -138,6 +161,9 @@ class ISMCTSBot:
         self.rollout_policy = rollout_policy
         self.max_seconds = max_seconds
         self.rollout_depth = rollout_depth
+        self.evaluate = evaluate
+        self.prior = prior
+        self.prior_weight = prior_weight
         self.last: SearchStats | None = None
 
     def choose(self, state: State) -> int:
@@ -156,7 +182,12 @@ class ISMCTSBot:
         """Run the budget from ``me``'s information set; return the root of the tree."""
         rng, c = self.rng, self.exploration
         policy, depth = self.rollout_policy, self.rollout_depth or MAX_ROLLOUT
+        evaluate = self.evaluate
         root = _Node(-1, -1)
+        # Progressive bias at the root only: one heuristic call per move, on the bot's own state.
+        favoured, weight = -1, self.prior_weight
+        if self.prior is not None and weight > 0:
+            favoured = self.prior(state)
         limit = self.iterations if self.iterations is not None else math.inf
         cap = min(t for t in (self.seconds, self.max_seconds, math.inf) if t is not None)
         start = time.perf_counter()
@@ -176,7 +207,9 @@ class ISMCTSBot:
                 children = node.children
                 untried = [a for a in legal if a not in children]
                 if untried:  # Expansion: one new child, then roll out.
-                    action = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    action = (
+                        untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    )
                     child = _Node(action, world.to_move)
                     children[action] = child
                     world._apply(action)
@@ -188,6 +221,8 @@ class ISMCTSBot:
                     ch = children[a]
                     ch.avail += 1
                     score = ch.reward / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                    if a == favoured and node is root:
+                        score += weight / (ch.visits + 1)
                     if score > best_score:
                         best, best_score = ch, score
                 assert best is not None
@@ -198,7 +233,7 @@ class ISMCTSBot:
             # Simulation: the game's fast playout to the end (or to the depth cut-off).
             _playout(world, rng, policy, depth)
             # Backpropagation: each node is credited with the reward of the player who moved.
-            rewards = [(r + 1.0) * 0.5 for r in leaf_returns(world)]
+            rewards = [(r + 1.0) * 0.5 for r in leaf_returns(world, evaluate)]
             root.visits += 1
             for n in path:
                 n.visits += 1
@@ -210,14 +245,17 @@ class ISMCTSBot:
         return root
 
 
-def leaf_returns(world: State) -> list[float]:
-    """`State.returns` at the end; before it, the same place-based utility on current scores.
+def leaf_returns(world: State, evaluate: Evaluation | None = None) -> list[float]:
+    """`State.returns` at the end; before it, ``evaluate`` if the game gives one, else the same
+    place-based utility on current scores.
 
     Why: a cut-off playout in a long game is judged by who leads now, the only game-independent
     evaluation the contract offers (`scores` is the running score mid-game).
     """
     if world.to_move is None:
         return world.returns()
+    if evaluate is not None:
+        return evaluate(world)
     n = world.players
     if n == 1:
         return [0.0]
@@ -270,9 +308,10 @@ ROLLOUTS = ("game", "random", "heuristic")
 
 def parse_knob(knob: str) -> dict[str, Any]:
     """Parts separated by ``:``, each optional: ``2000`` iterations or ``0.5s`` per move; a rollout
-    (``game``, ``random``, ``heuristic``); ``d40``, playouts cut after 40 actions.
+    (``game``, ``random``, ``heuristic``); ``d40``, playouts cut after 40 actions; ``b1.5``, the
+    root bias toward the heuristic's move (``b0`` turns off a game's default bias).
 
-    So ``ismcts:0.5s:heuristic:d40`` is a valid level.
+    So ``ismcts:0.5s:heuristic:d40:b1`` is a valid level.
     """
     out: dict[str, Any] = {}
     for part in knob.strip().lower().split(":"):
@@ -282,6 +321,15 @@ def parse_knob(knob: str) -> dict[str, Any]:
         if part.startswith("d") and part[1:].isdigit() and int(part[1:]) > 0 and "depth" not in out:
             out["depth"] = int(part[1:])
             continue
+        if part.startswith("b") and "prior" not in out:
+            try:
+                out["prior"] = float(part[1:])
+            except ValueError:
+                pass
+            else:
+                if out["prior"] >= 0:
+                    continue
+                del out["prior"]
         try:
             if "iterations" in out or "seconds" in out:
                 raise ValueError
@@ -299,7 +347,7 @@ def parse_knob(knob: str) -> dict[str, Any]:
             raise ValueError(
                 f"ismcts knob {knob!r}: give iterations (ismcts:2000) or seconds (ismcts:0.5s), "
                 f"optionally a rollout ({', '.join(ROLLOUTS)}) and a playout depth cut-off "
-                f"(d<actions>), e.g. ismcts:0.5s:heuristic:d40"
+                f"(d<actions>) and a heuristic bias (b<weight>), e.g. ismcts:0.5s:heuristic:d40:b1"
             ) from None
     return out
 
@@ -319,6 +367,9 @@ def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot
         policy = None
     else:
         policy = rollout_policy_for(info)
+    weight = spec.get("prior", default_prior_weight(info))
+    heuristic = info.bots.get("heuristic")
+    prior = heuristic(seed + 1).choose if heuristic is not None and weight > 0 else None
     return ISMCTSBot(
         seed,
         iterations=iterations,
@@ -326,4 +377,7 @@ def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot
         rollout_policy=policy,
         max_seconds=None if explicit_budget else DEFAULT_MAX_SECONDS,
         rollout_depth=spec.get("depth", default_rollout_depth(info)),
+        evaluate=evaluation_for(info),
+        prior=prior,
+        prior_weight=weight if prior is not None else 0.0,
     )
