@@ -149,9 +149,13 @@ def schedule(
             order = [perm[k % b] for k in range(players)]
         lineup = tuple(order[(s - turn) % players] for s in range(players))
         game_seed = derive(seed, 0, "arena-deal", block).getrandbits(31)
-        bot_seeds = tuple(derive(seed, 0, "arena-bot", index, s).getrandbits(31) for s in range(players))
+        bot_seeds = tuple(
+            derive(seed, 0, "arena-bot", index, s).getrandbits(31) for s in range(players)
+        )
         specs.append(
-            GameSpec(index, game, players, dict(options or {}), game_seed, lineup, bot_seeds, max_moves)
+            GameSpec(
+                index, game, players, dict(options or {}), game_seed, lineup, bot_seeds, max_moves
+            )
         )
     return specs
 
@@ -171,7 +175,9 @@ def play_game(spec: GameSpec) -> GameResult:
     start = time.perf_counter()
     state = meeple.make(spec.game, players=spec.players, seed=spec.seed, **spec.options)
     info = state.info
-    seats = [make_bot(level, info, seed) for level, seed in zip(spec.lineup, spec.bot_seeds, strict=True)]
+    seats = [
+        make_bot(level, info, seed) for level, seed in zip(spec.lineup, spec.bot_seeds, strict=True)
+    ]
     times: list[list[float]] = [[] for _ in range(spec.players)]
     iterations = [0] * spec.players
     moves = 0
@@ -201,7 +207,10 @@ def play_game(spec: GameSpec) -> GameResult:
 
 
 def run_games(
-    specs: Sequence[GameSpec], workers: int = 1, use_ray: bool = False, ray_address: str | None = None
+    specs: Sequence[GameSpec],
+    workers: int = 1,
+    use_ray: bool = False,
+    ray_address: str | None = None,
 ) -> Iterator[GameResult]:
     """Play ``specs``, yielding results as they finish (not in order)."""
     if use_ray:
@@ -371,7 +380,8 @@ def rate(results: Iterable[GameResult], bots: Sequence[str]) -> dict[str, tuple[
         if len(present) < 2:
             continue
         ranks = [
-            statistics.fmean(r.places[s] for s, b in enumerate(r.lineup) if b == bot) for bot in present
+            statistics.fmean(r.places[s] for s, b in enumerate(r.lineup) if b == bot)
+            for bot in present
         ]
         new = model.rate([[current[b]] for b in present], ranks=ranks)
         for bot, team in zip(present, new, strict=True):
@@ -411,17 +421,45 @@ def write_csv(result: ArenaResult, path: Path) -> None:
     with path.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(
-            ["game", "players", "bot", "games", "seats", "mean_place", "place_lo", "place_hi",
-             "win_rate", "win_lo", "win_hi", "mean_score", "score_lo", "score_hi",
-             "rating", "rating_mu", "rating_sigma", "p95_move_seconds", "mean_iterations"]
+            [
+                "game",
+                "players",
+                "bot",
+                "games",
+                "seats",
+                "mean_place",
+                "place_lo",
+                "place_hi",
+                "win_rate",
+                "win_lo",
+                "win_hi",
+                "mean_score",
+                "score_lo",
+                "score_hi",
+                "rating",
+                "rating_mu",
+                "rating_sigma",
+                "p95_move_seconds",
+                "mean_iterations",
+            ]
         )
         for s in result.stats:
             w.writerow(
-                [result.game, result.players, s.bot, s.games, s.seats,
-                 *_triple(s.mean_place), *_triple(s.win_rate), *_triple(s.mean_score),
-                 f"{s.rating:.3f}", f"{s.rating_mu:.3f}", f"{s.rating_sigma:.3f}",
-                 f"{s.p95_move_seconds:.4f}",
-                 "" if s.mean_iterations is None else f"{s.mean_iterations:.1f}"]
+                [
+                    result.game,
+                    result.players,
+                    s.bot,
+                    s.games,
+                    s.seats,
+                    *_triple(s.mean_place),
+                    *_triple(s.win_rate),
+                    *_triple(s.mean_score),
+                    f"{s.rating:.3f}",
+                    f"{s.rating_mu:.3f}",
+                    f"{s.rating_sigma:.3f}",
+                    f"{s.p95_move_seconds:.4f}",
+                    "" if s.mean_iterations is None else f"{s.mean_iterations:.1f}",
+                ]
             )
 
 
@@ -431,8 +469,18 @@ def write_games_csv(result: ArenaResult, path: Path) -> None:
         w.writerow(["index", "seed", "seat", "bot", "place", "score", "moves", "seconds"])
         for g in result.games:
             for seat, bot in enumerate(g.lineup):
-                w.writerow([g.index, g.seed, seat, bot, g.places[seat], g.scores[seat], g.moves,
-                            f"{g.seconds:.3f}"])
+                w.writerow(
+                    [
+                        g.index,
+                        g.seed,
+                        seat,
+                        bot,
+                        g.places[seat],
+                        g.scores[seat],
+                        g.moves,
+                        f"{g.seconds:.3f}",
+                    ]
+                )
 
 
 def _triple(iv: Interval) -> list[str]:
@@ -448,8 +496,10 @@ def save_plot(result: ArenaResult, path: Path) -> None:
 
     names = [s.bot for s in result.stats]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.6))
-    for ax, key, label in ((ax1, "mean_place", "mean place (lower is better)"),
-                           (ax2, "win_rate", "win rate")):
+    for ax, key, label in (
+        (ax1, "mean_place", "mean place (lower is better)"),
+        (ax2, "win_rate", "win rate"),
+    ):
         ivs = [getattr(s, key) for s in result.stats]
         means = [iv.mean for iv in ivs]
         err = [[_finite(iv.mean - iv.lo) for iv in ivs], [_finite(iv.hi - iv.mean) for iv in ivs]]
