@@ -5,6 +5,13 @@ order) and scores the result: grow and clone early (pyramid material counts for 
 deck is young), hold valuable cards with two pyramids, hurt the leader (the evaluation is its
 own score minus the best rival's, so an attack on an exposed leader is worth most), and declare
 the final round when ahead. Reorientation points each pyramid at the best neighbour.
+
+Why it pushes toward the end (Scoring and winning: "you will want to end the game as soon as you
+are sitting on more points than anyone else"): nobody may declare before the deck has been used
+up and reshuffled, and a full hand cannot draw. So a player who leads or ties values the turns it
+still needs to run the deck down to the next reshuffle (`turns_to_reshuffle`: drawing, and
+discarding a full hand to draw again), and declares once allowed. The rules set no maximum
+length; the bot does (`URGENT_TURN`, `LAST_TURN`), so that a game between bots always ends.
 """
 
 from __future__ import annotations
@@ -12,11 +19,17 @@ from __future__ import annotations
 import random
 
 from .rules import (
+    A_DRAW,
     A_ORIENT,
     CHAIN,
     DECLARE,
+    DISCARD,
+    DRAW_MAX,
+    HAND_LIMIT,
     MAIN,
     NB,
+    NUM_CARDS,
+    PASS,
     REORIENT,
     REORIENTING,
     VALUE,
@@ -24,6 +37,19 @@ from .rules import (
     owner_of,
     size_of,
 )
+
+RUSH = 3.0
+"""Value of one turn less to the next reshuffle, for a player who leads or ties (or is urgent)."""
+CYCLE = NUM_CARDS / DRAW_MAX + NUM_CARDS / HAND_LIMIT
+"""The most turns `turns_to_reshuffle` can count: a reshuffle is always progress."""
+RUSH_TURN = 40
+"""Before this turn (all players' turns counted) nobody rushes: Strategies, grow and clone first."""
+URGENT_TURN = 160
+"""From this turn on (all players' turns counted) everyone runs the deck down and a player who
+leads or ties declares once allowed: a bot-side bound, the rules set none."""
+LAST_TURN = 320
+"""From this turn on a bot only runs the deck down (draw, or discard a full hand) and declares as
+soon as the rules allow, whatever the score: its own draws alone then bring a reshuffle."""
 
 
 class HeuristicBot:
@@ -42,10 +68,13 @@ class HeuristicBot:
             return A_ORIENT + best_orientation(state, state.reo[0])
         if DECLARE in legal and self._declare(state, me):
             return DECLARE
+        if state.turn >= LAST_TURN and state.stage == MAIN:
+            return run_down(legal)
         det = state.determinize(me, self.rng)
+        rush = rush_weight(state, me)
         best, best_val = legal[0], float("-inf")
         for a, line in self._lines(det, legal):
-            val = evaluate(line, me) + self.rng.random() * 1e-3
+            val = evaluate(line, me, rush) + self.rng.random() * 1e-3
             if val > best_val:
                 best, best_val = a, val
         return best
@@ -81,16 +110,66 @@ class HeuristicBot:
 
     @staticmethod
     def _declare(state: ZarcanaState, me: int) -> bool:
-        """Declare when ahead: by a clear margin at first, by anything later, at last anyway."""
-        scores = state.scores()
-        lead = scores[me] - max(s for p, s in enumerate(scores) if p != me)
-        if state.reshuffles >= 3:
-            return True
-        return lead >= 6 or (state.reshuffles >= 2 and lead > 0)
+        return wants_to_declare(state, me)
 
 
-def evaluate(state: ZarcanaState, me: int) -> float:
-    """Own score minus the best rival's, plus material, holdings, hand and mobility."""
+def lead_of(state: ZarcanaState, me: int) -> float:
+    """``me``'s running score minus the best rival's (Scoring: sole occupancy)."""
+    scores = state.scores()
+    return scores[me] - max(s for p, s in enumerate(scores) if p != me)
+
+
+def wants_to_declare(state: ZarcanaState, me: int) -> bool:
+    """Declare when ahead: by a clear margin at first, by anything later, at last anyway.
+
+    The last two clauses are the bot's own bound on game length (the rules set none): a tie is a
+    shared win, so from `URGENT_TURN` a player who ties declares too, and from `LAST_TURN`
+    anyone does.
+    """
+    lead = lead_of(state, me)
+    if state.reshuffles >= 3 or state.turn >= LAST_TURN:
+        return True
+    if state.turn >= URGENT_TURN and lead >= 0:
+        return True
+    return lead >= 6 or (state.reshuffles >= 2 and lead > 0)
+
+
+def run_down(legal: list[int]) -> int:
+    """The move that brings the next reshuffle closest: draw the most, else discard, else pass."""
+    draws = [a for a in legal if A_DRAW <= a < DISCARD]
+    if draws:
+        return max(draws)
+    return DISCARD if DISCARD in legal else PASS
+
+
+def rush_weight(state: ZarcanaState, me: int) -> float:
+    """How much ``me`` values getting to the next reshuffle sooner: `RUSH` when leading or tied
+    after the opening (the end can only come after a reshuffle) or once the game is long."""
+    if state.turn >= URGENT_TURN:
+        return RUSH * (1 + (state.turn - URGENT_TURN) / 20)
+    if state.turn >= RUSH_TURN and lead_of(state, me) >= 0:
+        return RUSH
+    return 0.0
+
+
+def turns_to_reshuffle(state: ZarcanaState, me: int) -> float:
+    """Roughly how many of ``me``'s own turns drawing takes to reach the next reshuffle.
+
+    Each draw turn takes up to three cards; a full hand needs a discard turn first (so six cards
+    cost about one extra turn). With deck and discards both empty nothing can be drawn until
+    someone discards: one turn more.
+    """
+    need = len(state.deck) + 1  # the reshuffle happens on the draw that finds the deck empty
+    room = max(0, HAND_LIMIT - len(state.hands[me]))
+    turns = need / DRAW_MAX + max(0, need - room) / HAND_LIMIT
+    if not state.deck and not state.discard:
+        turns += 1
+    return turns
+
+
+def evaluate(state: ZarcanaState, me: int, rush: float = 0.0) -> float:
+    """Own score minus the best rival's, plus material, holdings, hand, mobility and, weighted by
+    ``rush`` (see `rush_weight`), how soon ``me`` can reach the next reshuffle."""
     sole = state.sole_cards()
     scores = [sum(VALUE[c] for c in cs) for cs in sole]
     rival = max(s for p, s in enumerate(scores) if p != me)
@@ -108,11 +187,12 @@ def evaluate(state: ZarcanaState, me: int) -> float:
             val += 0.25 * VALUE[state.stacks[c][-1]]  # hold valuable cards with two pyramids
     hand = len(state.hands[me])
     val += 0.6 * min(hand, 3) + 0.2 * max(0, min(hand, 6) - 3)
-    # Strategies: draw early. Running the deck down (and through reshuffles) brings the end; an
-    # empty deck with no discards never reshuffles, so discarding then is progress too.
+    # Strategies: draw early. Running the deck down (and through reshuffles) brings the end.
     val += 100 * state.reshuffles - 0.2 * len(state.deck)
-    if not state.deck:
-        val += 0.5 * len(state.discard)
+    if not state.deck and not state.discard:
+        val -= 1.0  # nothing to reshuffle: discarding is progress then
+    if rush:
+        val += rush * (CYCLE * state.reshuffles - turns_to_reshuffle(state, me))
     for q in state.on_board(me):
         if state.orient[q]:
             val += 0.1 * _aim(state, q, state.orient[q])
