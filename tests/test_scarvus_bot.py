@@ -1,0 +1,181 @@
+"""Scarvus search hooks (search.py): the ISMCTS playout policy and the cut-off evaluation.
+
+Rule references are to shared/rules/000 (VPG rules): the Bid Step, the Challenge Step (a bid is
+safe when the colour's total reaches it; Feather tokens) and How to Win."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import meeple
+from meeple.bots import make_bot
+from meeple.bots.ismcts import _playout, evaluation_for, rollout_policy_for
+from meeple.games.scarvus import GAME
+from meeple.games.scarvus import rules as R
+from meeple.games.scarvus.search import ceiling, estimates, evaluate, floor, rollout_policy
+
+VARIANTS = [
+    {},
+    {"fancy_flying": True, "talons": True, "daedalus": True},
+    {"lives": 3},
+]
+
+
+def states_in(phase: int, count: int, erratic: float = 0.0, **options) -> list[R.ScarvusState]:
+    """Decision points of ``phase`` from 4-player games played by the policy itself, with an
+    ``erratic`` share of uniformly random moves (varied seeds)."""
+    out: list[R.ScarvusState] = []
+    rng = random.Random(7)
+    seed = 0
+    while len(out) < count:
+        s = meeple.make("scarvus", players=4, seed=seed, **options)
+        seed += 1
+        while s.to_move is not None and len(out) < count:
+            if s.phase == phase:
+                out.append(s.clone())
+            legal = s.legal_actions()
+            s.apply(rng.choice(legal) if rng.random() < erratic else rollout_policy(s, rng))
+    return out
+
+
+@pytest.mark.parametrize("options", VARIANTS)
+def test_policy_plays_legal_moves_to_the_end(options):
+    """Every move the policy makes is legal (`apply` validates), in every variant, and its games
+    end (How to Win) in far more actions than random ones, which crash into feathers."""
+    rng = random.Random(1)
+    lengths = []
+    for seed in range(12):
+        s = meeple.make("scarvus", players=4, seed=seed, **options)
+        while s.to_move is not None:
+            s.apply(rollout_policy(s, rng))
+            assert len(s.history) < 5000
+        lengths.append(len(s.history))
+    random_lengths = []
+    for seed in range(12):
+        w = meeple.make("scarvus", players=4, seed=seed, **options).determinize(0, rng)
+        _playout(w, rng, None)
+        random_lengths.append(len(w.history))
+    assert sum(lengths) > 1.3 * sum(random_lengths)
+
+
+def test_policy_never_bids_into_a_certain_crash_when_it_can_avoid_one():
+    """Challenge Step: a bid above the largest total the bidder can imagine loses for sure. The
+    policy makes one only when every legal bid is such a bid."""
+    checked = 0
+    for s in states_in(R.BIDDING, 300, erratic=0.3):
+        p = s.to_move
+        a = rollout_policy(s, random.Random(checked))
+        n, c = R.bid_of(a)
+        avoidable = any(R.bid_of(b)[0] <= ceiling(s, p, R.bid_of(b)[1]) for b in s.legal_actions())
+        if avoidable:
+            assert n <= ceiling(s, p, c), (s.bid, a)
+            checked += 1
+    assert checked > 200
+
+
+def test_policy_challenges_impossible_bids_and_accepts_certain_ones():
+    """Challenge Step: a bid above the colour's largest possible total is challenged; a bid at
+    most the cards the responder sees (so certainly safe) is accepted whenever a raise that can
+    still be safe exists (Bid Step: accepting commits to a higher bid)."""
+    impossible = certain = 0
+    for i, s in enumerate(states_in(R.RESPOND, 400, erratic=0.3)):
+        p = s.to_move
+        n, c = s.bid
+        a = rollout_policy(s, random.Random(i))
+        if n > ceiling(s, p, c):
+            assert a == R.CHALLENGE
+            impossible += 1
+        elif n <= floor(s, p, c) and any(
+            ceiling(s, p, d) > n for d in range(R.NC) if s.in_play >> d & 1
+        ):
+            assert a == R.ACCEPT
+            certain += 1
+    assert impossible > 0 and certain > 0
+
+
+def test_policy_opens_near_its_estimate_in_its_best_colour():
+    """Bid Step: the opening bid is in the colour the policy expects to be highest, 1 to 3 under
+    its estimate (never above what can be safe)."""
+    for i, s in enumerate(states_in(R.BIDDING, 200)):
+        if s.bid is not None:
+            continue
+        p = s.to_move
+        est = estimates(s, p)
+        n, c = R.bid_of(rollout_policy(s, random.Random(i)))
+        assert est[c] == max(est)
+        assert max(1, min(round(est[c]) - 3, ceiling(s, p, c))) <= n <= round(est[c]) - 1
+
+
+def test_estimates_are_own_card_plus_mean_of_unseen():
+    """A colour's estimate: my card, plus for each other hidden hand the mean of the cards I
+    cannot see (the deck list minus my card and the visible discards)."""
+    s = meeple.make("scarvus", players=3, seed=2)
+    me, red = s.to_move, R.COLOUR_ID["red"]
+    s.discards[red] = [7, 6]
+    s.hand[me * R.NC + red] = 1
+    unseen = sum(R.DECK) - 7 - 6 - 1  # 14 cards left unseen by me
+    assert estimates(s, me)[red] == pytest.approx(1 + 2 * unseen / (len(R.DECK) - 3))
+    s.in_play &= ~(1 << red)
+    assert estimates(s, me)[red] == -1
+
+
+def test_policy_is_cheap_it_builds_no_view():
+    """The heuristic builds a JSON view per decision; the policy reads the raw state only: a whole
+    game (no Flight cards) without a single `view` or `legal_actions` call."""
+    calls = {"view": 0, "legal": 0}
+    s = meeple.make("scarvus", players=5, seed=3)
+
+    class Counting(R.ScarvusState):
+        def view(self, player):
+            calls["view"] += 1
+            return super().view(player)
+
+        def legal_actions(self):
+            calls["legal"] += 1
+            return super().legal_actions()
+
+    s.__class__ = Counting
+    rng = random.Random(0)
+    moves = 0
+    while s.to_move is not None:
+        a = rollout_policy(s, rng)
+        assert calls == {"view": 0, "legal": 0}
+        assert s.is_legal(a)
+        calls["legal"] = 0
+        s._apply(a)
+        moves += 1
+    assert moves > 50
+    # The same count for the heuristic: one view per decision with a choice.
+    heuristic = GAME.bots["heuristic"](0)
+    s2 = meeple.make("scarvus", players=5, seed=3)
+    s2.__class__ = Counting
+    for _ in range(20):
+        s2._apply(heuristic.choose(s2))
+    assert calls["view"] > 0
+
+
+def test_evaluate_prefers_fewer_and_lighter_feathers():
+    """Feather tokens: a burnt feather (-5) is worse than a singed one (-2); level scores are
+    worth 0 to all; the values are in [-1, 1] and sum to zero."""
+    s = meeple.make("scarvus", players=4, seed=1)
+    assert evaluate(s) == [0.0] * 4
+    s.singed[1] = 1
+    s.burnt[2] = 1
+    v = evaluate(s)
+    assert v[0] == v[3] > v[1] > v[2]
+    assert all(-1 <= x <= 1 for x in v)
+    assert sum(v) == pytest.approx(0.0)
+
+
+def test_ismcts_uses_the_scarvus_hooks_and_plays_legally():
+    """Level ismcts picks up the package's ROLLOUT_POLICY and ISMCTS_EVAL, and its moves with a
+    small budget are legal through a whole game."""
+    assert rollout_policy_for(GAME) is rollout_policy
+    assert evaluation_for(GAME) is evaluate
+    bot = make_bot("ismcts:30", GAME, seed=1)
+    other = make_bot("heuristic", GAME, seed=2)
+    s = meeple.make("scarvus", players=3, seed=4)
+    while s.to_move is not None:
+        s.apply((bot if s.to_move == 0 else other).choose(s))
