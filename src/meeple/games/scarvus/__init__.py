@@ -26,38 +26,18 @@ GAME = GameInfo(
     ),
     player_counts=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
     options=(
-        Option(
-            "feathers",
-            4,
-            FEATHER_CHOICES,
-            "Longer Flights: the number of Feather tokens one player must reach to end the game",
-        ),
-        Option(
-            "daedalus",
-            False,
-            (False, True),
-            "The Daedalus Challenge: only the top discard of each colour stays visible",
-        ),
-        Option(
-            "fancy_flying",
-            False,
-            (False, True),
-            "Fancy Flying: in the Card Step, reveal a card instead of swapping and draw a Flight card",
-        ),
-        Option(
-            "talons",
-            False,
-            (False, True),
-            "Talons Challenge: after an acceptance every other player in turn may challenge; "
-            "an unsafe bid gives that challenger a Flight card",
-        ),
-        Option(
-            "lives",
-            None,
-            (None, *range(1, MAX_LIVES + 1)),
-            "Fight in the Skies: null = feathers as penalties; a number = Lives per player, "
-            "the last flyer wins (3 recommended; more only with 5 or fewer players)",
-        ),
+        Option("feathers", 4, FEATHER_CHOICES,
+               "Longer Flights: the number of Feather tokens one player must reach to end the game"),
+        Option("daedalus", False, (False, True),
+               "The Daedalus Challenge: only the top discard of each colour stays visible"),
+        Option("fancy_flying", False, (False, True),
+               "Fancy Flying: in the Card Step, reveal a card instead of swapping and draw a Flight card"),
+        Option("talons", False, (False, True),
+               "Talons Challenge: after an acceptance every other player in turn may challenge; "
+               "an unsafe bid gives that challenger a Flight card"),
+        Option("lives", None, (None, *range(1, MAX_LIVES + 1)),
+               "Fight in the Skies: null = feathers as penalties; a number = Lives per player, "
+               "the last flyer wins (3 recommended; more only with 5 or fewer players)"),
     ),
     num_actions=NUM_ACTIONS,
     state_factory=ScarvusState,
