@@ -9,6 +9,7 @@ player's own position. It reads only the mover's own tableau and public informat
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -78,8 +79,11 @@ class HeuristicBot:
             self._finish_chain(c, q, deep=True)
             spot = _FAMILY[a][1]
             pos = s.die_pos[d]
-            skipped = sum(1 for t in range(pos + 1 if pos < s.T else 0, min(spot, s.T))
-                          if not s.blocked[t] and t not in s.die_pos)
+            skipped = sum(
+                1
+                for t in range(pos + 1 if pos < s.T else 0, min(spot, s.T))
+                if not s.blocked[t] and t not in s.die_pos
+            )
             v = self.value(c, q) - base - 0.45 * skipped
             if spot >= s.T:
                 v -= 0.0 if late else 0.8 * sum(1 for t in s._die_targets(d) if t < s.T) ** 0.5
@@ -132,8 +136,11 @@ class HeuristicBot:
         cost = s._cost(q, spot)
         vals = [self._part_value(s, q, part, late) for part in sp["parts"]]
         v = sum(vals) if sp["join"] == "+" else max(vals)
-        skipped = sum(1 for t in range(s.die_pos[d] + 1 if s.die_pos[d] < s.T else 0, spot)
-                      if not s.blocked[t] and t not in s.die_pos)
+        skipped = sum(
+            1
+            for t in range(s.die_pos[d] + 1 if s.die_pos[d] < s.T else 0, spot)
+            if not s.blocked[t] and t not in s.die_pos
+        )
         return v - 1.1 * cost - 0.5 * skipped
 
     def _part_value(self, s: KarviState, q: int, part: list[Any], late: bool) -> float:
@@ -154,8 +161,16 @@ class HeuristicBot:
                 elif name == "upgrade":
                     v += 2 + self._placeable(pl)
                 elif name == "trade":
-                    ok = [t for t in pl.beside if t < C.NUM_TR and self._affordable(pl, C.TR_TILES[t]["cost"])]
-                    v += 6 + len(pl.trade_track) if ok else (8 if len(pl.trade_track) >= 6 and pl.res[0] + pl.res[1] >= 4 else -1)
+                    ok = [
+                        t
+                        for t in pl.beside
+                        if t < C.NUM_TR and self._affordable(pl, C.TR_TILES[t]["cost"])
+                    ]
+                    v += (
+                        6 + len(pl.trade_track)
+                        if ok
+                        else (8 if len(pl.trade_track) >= 6 and pl.res[0] + pl.res[1] >= 4 else -1)
+                    )
                 elif name == "raid":
                     st = pl.strength()
                     ok = [t for t in pl.beside if t >= C.NUM_TR and C.TR_TILES[t]["strength"] <= st]
@@ -200,13 +215,25 @@ class HeuristicBot:
         best = 0.0
         for u in pl.hidden_ut:
             t = C.UPGRADE_TILES[u]
-            if pl.meets(t["requirement"]) and pl.can_pay(C.SLOT_COST[t["slot"]]) and not pl.slots[t["slot"]]:
-                best = max(best, C.SLOT_POINTS[t["slot"]] + 2.0 - 0.5 * sum(C.SLOT_COST[t["slot"]].values()))
+            if (
+                pl.meets(t["requirement"])
+                and pl.can_pay(C.SLOT_COST[t["slot"]])
+                and not pl.slots[t["slot"]]
+            ):
+                best = max(
+                    best,
+                    C.SLOT_POINTS[t["slot"]] + 2.0 - 0.5 * sum(C.SLOT_COST[t["slot"]].values()),
+                )
         for r in pl.hidden_runes:
             if pl.meets(C.RUNES[r]["requirement"]):
                 for k, spot in enumerate(C.RUNE_SPOTS):
                     if not pl.rune_spots[k] and pl.can_pay(spot["cost"]):
-                        best = max(best, spot["points"] + C.RUNES[r]["easy"][1] - 0.5 * sum(spot["cost"].values()))
+                        best = max(
+                            best,
+                            spot["points"]
+                            + C.RUNES[r]["easy"][1]
+                            - 0.5 * sum(spot["cost"].values()),
+                        )
         return best
 
     # ----- everything else: one-step lookahead --------------------------------------------------
@@ -235,7 +262,15 @@ class HeuristicBot:
             c.apply(a)
             self._finish_chain(c, q)
             v = self.value(c, q)
-            if _FAMILY[a][0] == "END" and kind in ("parts", "beer", "res", "strength", "heal", "trade_card", "upcard"):
+            if _FAMILY[a][0] == "END" and kind in (
+                "parts",
+                "beer",
+                "res",
+                "strength",
+                "heal",
+                "trade_card",
+                "upcard",
+            ):
                 v -= 0.5  # taking less is rarely right
             scored.append((v + self.rng.random() * 1e-3, a))
         if not scored:
@@ -255,8 +290,12 @@ class HeuristicBot:
         else:
             if any(_FAMILY[a][0] == "PLACE_TILE" for a in legal):
                 return None
-            costs = [C.SLOT_COST[C.UPGRADE_TILES[u]["slot"]] for u in pl.hidden_ut
-                     if pl.meets(C.UPGRADE_TILES[u]["requirement"]) and not pl.slots[C.UPGRADE_TILES[u]["slot"]]]
+            costs = [
+                C.SLOT_COST[C.UPGRADE_TILES[u]["slot"]]
+                for u in pl.hidden_ut
+                if pl.meets(C.UPGRADE_TILES[u]["requirement"])
+                and not pl.slots[C.UPGRADE_TILES[u]["slot"]]
+            ]
         for cost in sorted(costs, key=lambda c: sum(c.values())):
             lack = [max(0, cost.get(k, 0) - pl.res[i]) for i, k in enumerate(("fur", "silver"))]
             if sum(lack) + cost.get("gold", 0) <= pl.res[2] and sum(lack):
@@ -281,9 +320,28 @@ class HeuristicBot:
                 acts = [a for a in useful if _FAMILY[a][0] in ("ACTIVATE", "FRANCIA", "PLACE_TILE")]
                 c.apply(acts[0] if acts else useful[0])
                 continue
-            if kind in ("upgrade_action", "trade_action", "raid_action", "location", "move", "paid_move",
-                        "join", "map_jump", "any_spot", "reuse", "die_back", "prov_pts", "sacrifice",
-                        "flip_for", "special_spot", "place_warrior") or not useful:
+            if (
+                kind
+                in (
+                    "upgrade_action",
+                    "trade_action",
+                    "raid_action",
+                    "location",
+                    "move",
+                    "paid_move",
+                    "join",
+                    "map_jump",
+                    "any_spot",
+                    "reuse",
+                    "die_back",
+                    "prov_pts",
+                    "sacrifice",
+                    "flip_for",
+                    "special_spot",
+                    "place_warrior",
+                )
+                or not useful
+            ):
                 return
             c.apply(useful[0])
 
@@ -341,3 +399,26 @@ def rollout_policy(state: KarviState, rng: random.Random) -> int:
     if END in legal and rng.random() < 0.7:
         return END
     return rng.choice(legal)
+
+
+EVAL_SCALE = 8.0
+"""Value points at which a lead counts as about three quarters of a sure win (tanh(1) = 0.76)."""
+
+
+def evaluate(state: KarviState) -> list[float]:
+    """ISMCTS_EVAL for a playout cut off before the end: a soft place by `HeuristicBot.value`.
+
+    Each player's value is the mean over the others of tanh(lead / EVAL_SCALE), so it lies in
+    [-1, 1] like `State.returns`, and tends to the place-based utility as the leads grow. The
+    points alone say little mid-game: an engine (trade tracks, beer, beside tiles) scores later.
+    """
+    if state.over:
+        return state.returns()
+    v = [HeuristicBot.value(state, q) for q in range(state.players)]
+    n = len(v)
+    if n == 1:
+        return [0.0]
+    return [
+        sum(math.tanh((v[i] - v[j]) / EVAL_SCALE) for j in range(n) if j != i) / (n - 1)
+        for i in range(n)
+    ]

@@ -1,0 +1,74 @@
+"""Karvi search hooks: the cut-off evaluation that level `ismcts` uses (meeple.bots.ismcts).
+
+Scoring refers to the rulebook text /work/shared/rules/002, "Final scoring"; the evaluation is
+the heuristic bot's estimate of it mid-game, so these tests check its shape, not exact values.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import meeple
+from meeple.bots.ismcts import leaf_returns, make_ismcts
+from meeple.games import karvi
+from meeple.games.karvi.bot import EVAL_SCALE, HeuristicBot, evaluate
+
+
+def midgame(players: int, seed: int, actions: int = 60) -> meeple.core.State:
+    s = meeple.make("karvi", players=players, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(actions):
+        s.apply(karvi.ROLLOUT_POLICY(s, rng))
+    return s
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_evaluation_is_a_soft_place_by_the_heuristic_value(players):
+    """Per player a value in [-1, 1]; the player the heuristic values highest gets the most, the
+    lowest the least; in 2 players the values are opposite (a zero-sum utility like `returns`)."""
+    for seed in range(3):
+        s = midgame(players, seed)
+        assert s.to_move is not None
+        ev = evaluate(s)
+        assert len(ev) == players and all(-1.0 <= e <= 1.0 for e in ev)
+        v = [HeuristicBot.value(s, q) for q in range(players)]
+        assert ev.index(max(ev)) == v.index(max(v)) and ev.index(min(ev)) == v.index(min(v))
+        if players == 2:
+            assert ev[0] == pytest.approx(-ev[1])
+
+
+def test_evaluation_grows_with_a_lead_and_saturates():
+    """More points for one player raise their value and lower the others'; a lead many times
+    EVAL_SCALE is close to a sure first place (+1), its opponent close to last (-1)."""
+    s = midgame(2, seed=5)
+    before = evaluate(s)
+    s.p[0].points += 5
+    after = evaluate(s)
+    assert after[0] > before[0] and after[1] < before[1]
+    s.p[0].points += int(20 * EVAL_SCALE)
+    far = evaluate(s)
+    assert far[0] > 0.99 and far[1] < -0.99
+
+
+def test_evaluation_at_the_end_is_the_game_result():
+    """Final scoring decides: an ended game is valued by its ranking, as `State.returns`."""
+    s = meeple.make("karvi", players=3, seed=1)
+    rng = random.Random(1)
+    while not s.is_over():
+        s.apply(karvi.ROLLOUT_POLICY(s, rng))
+    assert evaluate(s) == s.returns() == leaf_returns(s, evaluate)
+
+
+def test_level_ismcts_uses_the_hooks():
+    """The package's hooks reach level `ismcts`: the evaluation, the playout cut-off, the bias
+    toward the heuristic's move; and the bot still picks a legal move with them."""
+    bot = make_ismcts(karvi.GAME, seed=0)
+    assert bot.evaluate is evaluate
+    assert bot.rollout_depth == karvi.ISMCTS_ROLLOUT_DEPTH
+    assert bot.iterations == karvi.ISMCTS_ITERATIONS
+    assert bot.prior_weight == karvi.ISMCTS_PRIOR and bot.prior is not None
+    s = midgame(2, seed=3)
+    small = make_ismcts(karvi.GAME, seed=0, knob="20")
+    assert small.choose(s) in s.legal_actions()
