@@ -14,7 +14,14 @@ from meeple.bots import make_bot
 from meeple.bots.ismcts import _playout, evaluation_for, rollout_policy_for
 from meeple.games.scarvus import GAME
 from meeple.games.scarvus import rules as R
-from meeple.games.scarvus.search import ceiling, estimates, evaluate, floor, rollout_policy
+from meeple.games.scarvus.search import (
+    candidate_actions,
+    ceiling,
+    estimates,
+    evaluate,
+    floor,
+    rollout_policy,
+)
 
 VARIANTS = [
     {},
@@ -179,3 +186,28 @@ def test_ismcts_uses_the_scarvus_hooks_and_plays_legally():
     s = meeple.make("scarvus", players=3, seed=4)
     while s.to_move is not None:
         s.apply((bot if s.to_move == 0 else other).choose(s))
+
+
+def test_candidate_bids_are_legal_near_the_estimate_and_cover_the_policy():
+    """Bid Step: the searched bids are legal; raises go one or two over the current bid, in every
+    colour in play; openings stay within 5 under and 1 over the bidder's estimate; the policy's
+    own move is always among them. Outside the Bid Step every legal move is searched."""
+    for i, s in enumerate(states_in(R.BIDDING, 200, erratic=0.2)):
+        legal = s.legal_actions()
+        cands = candidate_actions(s)
+        assert cands and set(cands) <= set(legal)
+        assert rollout_policy(s, random.Random(i)) in cands
+        if s.bid is not None:
+            cur = s.bid[0]
+            assert {R.bid_of(a)[0] for a in cands} <= {cur, cur + 1, cur + 2}
+            if cur < R.CAP:
+                colours = {R.bid_of(a)[1] for a in cands if R.bid_of(a)[0] == cur + 1}
+                assert colours == {c for c in range(R.NC) if s.in_play >> c & 1}
+        else:
+            est = estimates(s, s.to_move)
+            assert len(cands) < len(legal) / 3
+            for a in cands:
+                n, c = R.bid_of(a)
+                assert round(est[c]) - 5 <= n <= round(est[c]) + 1
+    for s in states_in(R.RESPOND, 20):
+        assert candidate_actions(s) == s.legal_actions()

@@ -46,6 +46,7 @@ TOP_VALUES = sorted(DECK, reverse=True)
 OPEN_BELOW = 2  # an opening bid is this far below the best colour's estimate (as the heuristic)
 CHALLENGE_OVER = 1.0  # challenge a bid this far over my estimate when raising is no better
 ALWAYS_OVER = 3.0  # ... and any bid this far over it
+RAISES = 2  # candidate raises: one or two over the current bid
 SPREAD = 5.0  # score points (one burnt feather) that make a rival's lead count about 76%
 
 
@@ -156,6 +157,29 @@ def _respond(state: ScarvusState, p: int, rng: random.Random) -> int:
     if over > ALWAYS_OVER or (over > CHALLENGE_OVER and over >= raise_over):
         return CHALLENGE
     return ACCEPT
+
+
+def candidate_actions(state: ScarvusState) -> list[int]:
+    """The moves worth searching: in the Bid Step, openings from 5 under to 1 over the bidder's
+    estimate in each colour (never past its `ceiling`) and raises by one or two (with Tailwind's
+    equal bids); every legal move elsewhere. Up to 280 bids are legal, nearly all absurd: a tree
+    that expands them in random order spends its budget on them (a proposed ISMCTS hook)."""
+    legal = state.legal_actions()
+    if state.phase != BIDDING:
+        return legal
+    if state.bid is not None:
+        top = state.bid[0] + RAISES
+        return [a for a in legal if a - BID < top * NC] or legal
+    p = state.to_move
+    assert p is not None
+    est = estimates(state, p)
+    out = []
+    for c in range(NC):
+        if est[c] >= 0:
+            mid = round(est[c])
+            lo, hi = max(FIRST_BID, mid - 5), min(mid + 1, ceiling(state, p, c), CAP)
+            out += [BID + (n - 1) * NC + c for n in range(lo, hi + 1)]
+    return sorted(out) or legal
 
 
 def evaluate(state: ScarvusState) -> list[float]:
