@@ -37,6 +37,7 @@ import pyspiel
 import meeple
 from meeple.core import BadOption, GameInfo, Option, State
 
+from .recall import Layout, kind_of, layout
 from .tensor import Encoding, encoding, hook
 
 __all__ = [
@@ -176,6 +177,16 @@ class MeepleGame(pyspiel.Game):
         self.options = options
         length = hook(info, "max_game_length")
         self.max_length = int(length(players, dict(options))) if length else MAX_GAME_LENGTH
+        # Without the game's own information-state tensor, the generic one (meeple.interop.recall)
+        # has room for a bounded record; the game ends, drawn, before a player's could overflow.
+        self.recall: Layout | None = None
+        self.limits: dict[str, int] = {}
+        if hook(info, "information_state_tensor") is None:
+            self.recall = layout(info.id, players, options)
+            self.max_length = min(self.max_length, players * self.recall.own_cap)
+            self.limits = {k.name: k.cap - 2 * k.burst for k in self.recall.kinds.values()}
+            self.own_limit = self.recall.own_cap
+            self.log_limit = self.recall.log_cap - 2 * self.recall.max_burst
         game_info = pyspiel.GameInfo(
             num_distinct_actions=info.num_actions,
             max_chance_outcomes=256,
@@ -208,23 +219,37 @@ class _Core:
 
     OpenSpiel clones a Python state by deep-copying its ``__dict__``; this object answers that
     with `State.clone` instead of a generic deep copy.
+
+    ``counts`` (per player: events logged to them per kind, then the log's length and their own
+    actions under the keys ``#log`` and ``#own``) and ``seen`` (events counted) track each
+    player's record against the room of the information-state tensor; ``ended`` is set when a
+    player's record could outgrow it on the next move (the game then ends, drawn).
     """
 
-    __slots__ = ("seed_bytes", "s", "actors")
+    __slots__ = ("seed_bytes", "s", "actors", "counts", "seen", "ended")
 
     def __init__(self, seed_bytes: list[int], s: State | None, actors: list[int]) -> None:
         self.seed_bytes = seed_bytes
         self.s = s
         self.actors = actors  # who took each player action, for the information state
+        self.counts: list[dict[str, int]] = []
+        self.seen = 0
+        self.ended = False
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
-        return _Core(self.seed_bytes.copy(), None if self.s is None else self.s.clone(), self.actors.copy())
+        new = _Core(
+            self.seed_bytes.copy(), None if self.s is None else self.s.clone(), self.actors.copy()
+        )
+        new.counts = [c.copy() for c in self.counts]
+        new.seen = self.seen
+        new.ended = self.ended
+        return new
 
     def __getstate__(self) -> tuple[Any, ...]:
-        return (self.seed_bytes, self.s, self.actors)
+        return (self.seed_bytes, self.s, self.actors, self.counts, self.seen, self.ended)
 
     def __setstate__(self, st: tuple[Any, ...]) -> None:
-        self.seed_bytes, self.s, self.actors = st
+        self.seed_bytes, self.s, self.actors, self.counts, self.seen, self.ended = st
 
 
 class MeepleState(pyspiel.State):
@@ -240,15 +265,17 @@ class MeepleState(pyspiel.State):
         return self._c.s
 
     def current_player(self) -> int:
-        s = self._c.s
+        c = self._c
+        s = c.s
         if s is None:
             return _CHANCE_PLAYER
         to_move = s.to_move
-        return _TERMINAL if to_move is None else to_move
+        return _TERMINAL if to_move is None or c.ended else to_move
 
     def _legal_actions(self, player: int) -> list[int]:
-        s = self._c.s
-        if s is None or s.to_move != player:
+        c = self._c
+        s = c.s
+        if s is None or s.to_move != player or c.ended:
             return []
         return s.legal_actions()
 
@@ -263,10 +290,41 @@ class MeepleState(pyspiel.State):
             if len(c.seed_bytes) == SEED_BYTES:
                 game: MeepleGame = self.get_game()  # type: ignore[assignment]
                 seed = int.from_bytes(bytes(c.seed_bytes), "big")
-                c.s = meeple.make(game.info.id, players=game.players, seed=seed, **game.options)
+                c.s = s = meeple.make(game.info.id, players=game.players, seed=seed, **game.options)
+                if game.recall is not None:
+                    c.counts = [{"#log": 0, "#own": 0} for _ in range(game.players)]
+                    self._count(game)
             return
-        c.actors.append(s.to_move)  # type: ignore[arg-type]
+        actor: int = s.to_move  # type: ignore[assignment]
+        c.actors.append(actor)
         s.apply(int(action))
+        if c.counts:
+            game = self.get_game()  # type: ignore[assignment]
+            own = c.counts[actor]["#own"] = c.counts[actor]["#own"] + 1
+            if own >= game.own_limit:
+                c.ended = True
+            self._count(game)
+
+    def _count(self, game: MeepleGame) -> None:
+        """Count the events logged since the last call into each player's record; end the game
+        when a record could outgrow its room on the next move."""
+        c = self._c
+        events = c.s._events  # type: ignore[union-attr]
+        if events is None or len(events) <= c.seen:
+            return
+        s = c.s
+        limits = game.limits
+        fmt = s._format_event  # type: ignore[union-attr]
+        for to, e in events[c.seen :]:
+            k = kind_of(e if type(e) is dict else fmt(e))
+            limit = limits.get(k)
+            for p in range(game.players) if to is None else (to,):
+                counts = c.counts[p]
+                n = counts[k] = counts.get(k, 0) + 1
+                total = counts["#log"] = counts["#log"] + 1
+                if (limit is not None and n > limit) or total > game.log_limit:
+                    c.ended = True
+        c.seen = len(events)
 
     def _action_to_string(self, player: int, action: int) -> str:
         """The game's label plus the action id: OpenSpiel needs distinct strings per legal
@@ -277,14 +335,15 @@ class MeepleState(pyspiel.State):
         return f"{s.describe(action)} [{action}]" if s is not None else str(action)
 
     def is_terminal(self) -> bool:
-        s = self._c.s
-        return s is not None and s.to_move is None
+        c = self._c
+        s = c.s
+        return s is not None and (s.to_move is None or c.ended)
 
     def returns(self) -> list[float]:
         s = self._c.s
         if s is None:
             return [0.0] * self.num_players()
-        return [float(r) for r in s.returns()]
+        return [float(r) for r in s.returns()]  # zeros for a game ended unfinished (drawn)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> MeepleState:
         """A state the player cannot tell from this one: `State.determinize`, log kept."""
@@ -297,6 +356,7 @@ class MeepleState(pyspiel.State):
             return new
         # The player's own record of the game stays: public events and their private ones.
         c.s = s.determinize(player_id, rng, keep_log=True)
+        c.seen = c.s.log_size()
         return new
 
     def __str__(self) -> str:
@@ -304,9 +364,8 @@ class MeepleState(pyspiel.State):
         if s is None:
             return f"drawing the seed: {len(self._c.seed_bytes)}/{SEED_BYTES} bytes"
         views = [s.view(p) for p in range(s.players)]
-        return (
-            f"{s.game_id} seed={s.seed} salt={s.salt} moves={len(s.history)}\n"
-            + json.dumps({"spectator": s.view(None), "players": views}, sort_keys=True)
+        return f"{s.game_id} seed={s.seed} salt={s.salt} moves={len(s.history)}\n" + json.dumps(
+            {"spectator": s.view(None), "players": views}, sort_keys=True
         )
 
 
@@ -315,12 +374,15 @@ class MeepleObserver:
     """Observation (``perfect_recall=False``) or information state (``True``) of a player.
 
     ``private_info`` NONE gives the spectator's view (public information only); SINGLE_PLAYER
-    the player's own view. The information-state tensor is the observation tensor followed by
-    how many times the player took each action (a game may export a perfect-recall
-    ``information_state_tensor`` hook instead; see docs/interop.md).
+    the player's own view. The information-state tensor is `meeple.interop.recall`'s: the
+    observation tensor, the player's own actions in order and their event log, a function of
+    the information-state string and different for different strings (a game may export its
+    own ``information_state_tensor`` hook instead; see docs/interop.md).
     """
 
-    def __init__(self, game: MeepleGame, iig_obs_type: pyspiel.IIGObservationType, params: Any) -> None:
+    def __init__(
+        self, game: MeepleGame, iig_obs_type: pyspiel.IIGObservationType, params: Any
+    ) -> None:
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
         if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
@@ -331,18 +393,25 @@ class MeepleObserver:
         self.encoding = game.encoding
         self.hook = hook(game.info, "information_state_tensor") if self.recall else None
         shape_hook = hook(game.info, "information_state_tensor_shape") if self.recall else None
+        self.layout = None
         if self.hook is not None and shape_hook is not None:
             size = int(np.prod(shape_hook(game.players, dict(game.options))))
             self.tensor = np.zeros(size, np.float32)
             self.dict = {"information_state": self.tensor}
+        elif self.recall:
+            self.hook = None
+            self.layout = lay = game.recall or layout(game.info.id, game.players, game.options)
+            self.tensor = np.zeros(lay.size, np.float32)
+            n = self.encoding.size
+            self.dict = {
+                "observation": self.tensor[:n],
+                "own_actions": self.tensor[n : lay.own_offset + lay.own_cap * lay.own_slot],
+                "log": self.tensor[lay.own_offset + lay.own_cap * lay.own_slot :],
+            }
         else:
             self.hook = None
-            n = self.encoding.size
-            extra = game.info.num_actions if self.recall else 0
-            self.tensor = np.zeros(n + extra, np.float32)
-            self.dict = {"observation": self.tensor[:n]}
-            if extra:
-                self.dict["own_actions"] = self.tensor[n:]
+            self.tensor = np.zeros(self.encoding.size, np.float32)
+            self.dict = {"observation": self.tensor}
 
     def _who(self, player: int) -> int | None:
         return None if self.public_only else player
@@ -356,13 +425,11 @@ class MeepleObserver:
         if self.hook is not None:
             self.tensor[:] = np.asarray(self.hook(s, who), np.float32).reshape(-1)
             return
-        n = self.encoding.size
-        self.tensor[:n] = self.encoding.encode(s, who)
-        if self.recall and who is not None:
-            own = self.tensor[n:]
-            for actor, action in zip(state._c.actors, s.history, strict=False):
-                if actor == who:
-                    own[action] += 1.0
+        if self.layout is not None:
+            own = [a for actor, a in zip(state._c.actors, s.history, strict=False) if actor == who]
+            self.tensor[:] = self.layout.encode(s, own, who)
+            return
+        self.tensor[:] = self.encoding.encode(s, who)
 
     def string_from(self, state: MeepleState, player: int) -> str:
         s = state._c.s
@@ -406,7 +473,9 @@ def load(game: str, players: int | None = None, **options: Any) -> pyspiel.Game:
     register([game])
     info = meeple.game_info(game)
     n = players if players is not None else min(info.player_counts)
-    return pyspiel.load_game(game_name(game), _params_from_options(info, n, info.resolve_options(n, options)))
+    return pyspiel.load_game(
+        game_name(game), _params_from_options(info, n, info.resolve_options(n, options))
+    )
 
 
 def seed_actions(seed: int) -> list[int]:
@@ -454,8 +523,9 @@ class MeepleBot(pyspiel.Bot):
         return None
 
 
-
-def ismcts_bot(game: pyspiel.Game, simulations: int = 100, uct_c: float = 2.0, seed: int = 0) -> pyspiel.Bot:
+def ismcts_bot(
+    game: pyspiel.Game, simulations: int = 100, uct_c: float = 2.0, seed: int = 0
+) -> pyspiel.Bot:
     """OpenSpiel's Python IS-MCTS (random rollouts) on a meeple game, usable by `evaluate_bots`.
 
     IS-MCTS searches afresh at every move, so restarting and being told of moves are no-ops;

@@ -121,7 +121,9 @@ class MeepleAECEnv(AECEnv):
         assert state is not None
         self._cumulative_rewards[agent] = 0.0
         known = getattr(self, "_legal", None)
-        state.apply(int(action), legal=known[1] if known and known[0] == len(state.history) else None)
+        state.apply(
+            int(action), legal=known[1] if known and known[0] == len(state.history) else None
+        )
         if state.to_move is None:
             returns = state.returns()
             for a, i in self._index.items():
@@ -163,7 +165,9 @@ def _copy_space(space: spaces.Dict) -> spaces.Dict:
     )
 
 
-def env(game: str, players: int | None = None, render_mode: str | None = None, **options: Any) -> MeepleAECEnv:
+def env(
+    game: str, players: int | None = None, render_mode: str | None = None, **options: Any
+) -> MeepleAECEnv:
     """The AEC environment of ``game`` for ``players`` (default: the fewest it takes) with
     ``options`` (the game's own, by name)."""
     return MeepleAECEnv(game, players=players, render_mode=render_mode, **options)

@@ -28,6 +28,7 @@ generic layout of any game (``python -m meeple.interop.tensor <game> --players N
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import random
 from collections.abc import Callable, Sequence
@@ -60,9 +61,14 @@ def game_module(info: GameInfo) -> ModuleType | None:
 
 
 def hook(info: GameInfo, name: str) -> Any:
-    """A hook function the game's package exports, or None."""
+    """A hook the game's package exports, or its ``tensor`` module holds, or None."""
     module = game_module(info)
-    return getattr(module, name, None) if module is not None else None
+    if module is None:
+        return None
+    found = getattr(module, name, None)
+    if found is None and importlib.util.find_spec(module.__name__ + ".tensor") is not None:
+        found = getattr(importlib.import_module(module.__name__ + ".tensor"), name, None)
+    return found
 
 
 # ----- learning the layout from sampled views -----------------------------------------------
@@ -70,8 +76,17 @@ class _Stat:
     """What was seen at one place in the view tree."""
 
     __slots__ = (
-        "nums", "maxabs", "tokens", "null", "keys", "lens", "items", "pos", "compound",
-        "listnums", "maxmult",
+        "nums",
+        "maxabs",
+        "tokens",
+        "null",
+        "keys",
+        "lens",
+        "items",
+        "pos",
+        "compound",
+        "listnums",
+        "maxmult",
     )
 
     def __init__(self) -> None:
@@ -259,8 +274,11 @@ class _Gen:
                 self.lines.append(f"{ind}    {child} = {v}.get({k!r}, M)")
                 self.lines.append(f"{ind}    if {child} is not M:")
                 inner = ind + "        "
-                cached = self.cache and not path and self._depth == 0 and (
-                    sub.keys is not None or sub.items is not None
+                cached = (
+                    self.cache
+                    and not path
+                    and self._depth == 0
+                    and (sub.keys is not None or sub.items is not None)
                 )
                 if cached:  # a top-level part of the view: reuse its slots while it is unchanged
                     inner = self._cache_open(child, ind + "        ")
@@ -315,12 +333,16 @@ class _Gen:
                 self.lines.append(f"{ind}    if {n} > {k}:")
                 self.lines.append(f"{ind}        {x} = {v}[{k}]")
                 body = len(self.lines)
-                used += self.node(stat.pos[k], x, base, rel + used, f"{path}[{k}]", ind + "        ")
+                used += self.node(
+                    stat.pos[k], x, base, rel + used, f"{path}[{k}]", ind + "        "
+                )
                 if len(self.lines) == body:
                     self.lines.append(f"{ind}        pass")
             return used
         # A list of scalars of varying length: a bag of counts, `other`, and the length.
-        vocab: list[Any] = sorted(items.tokens) + sorted(stat.listnums) + ([None] if items.null else [])
+        vocab: list[Any] = (
+            sorted(items.tokens) + sorted(stat.listnums) + ([None] if items.null else [])
+        )
         labels = [_token(t) if not isinstance(t, str) else t for t in vocab] + ["other", "length"]
         size = len(labels)
         mult = stat.maxmult
@@ -330,7 +352,9 @@ class _Gen:
         e = self.var("e")
         self.lines.append(f"{ind}if type({v}) is list:")
         if mult == 1:
-            self.lines.append(f"{ind}    for {e} in {v}: O({self._at(base, f'{table}.get({e}, {other})')})")
+            self.lines.append(
+                f"{ind}    for {e} in {v}: O({self._at(base, f'{table}.get({e}, {other})')})"
+            )
         else:
             cnt = self.var("n")
             self.lines += [
@@ -340,12 +364,17 @@ class _Gen:
                 f"{ind}    for {e}, {cnt} in {cnt}.items(): I({self._at(base, e)}); V(min(1.0, {cnt} / {mult}))",
             ]
         scale = 1.0 / (2 * longest) if longest else 1.0
-        self.lines.append(f"{ind}    I({self._at(base, length_at)}); V(min(1.0, len({v}) * {scale!r}))")
+        self.lines.append(
+            f"{ind}    I({self._at(base, length_at)}); V(min(1.0, len({v}) * {scale!r}))"
+        )
         return size
 
     def compile(self, stat: _Stat) -> tuple[Callable[..., None], int]:
         size = self.node(stat, "view", "0", 0, "", "    ")
-        src = "def emit(view, ones, idx, val):\n    O = ones.append; I = idx.append; V = val.append\n" + "\n".join(self.lines)
+        src = (
+            "def emit(view, ones, idx, val):\n    O = ones.append; I = idx.append; V = val.append\n"
+            + "\n".join(self.lines)
+        )
         namespace: dict[str, Any] = {"M": _MISSING, "NEVER": _NEVER, **self.consts}
         exec(compile(src, "<meeple.interop.tensor>", "exec"), namespace)  # noqa: S102
         self.source = src

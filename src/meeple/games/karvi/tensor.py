@@ -42,12 +42,50 @@ _STOP_FACES = [t[f] for t in C.STOP_TILES for f in ("A", "B")] + [C.VILLAGE_STOP
 _STOP_ID = {id(f): i for i, f in enumerate(_STOP_FACES)}
 # The pending decision's kind (the rules' task names; unknown ones go to `other`).
 TASK_KINDS = (
-    "any_spot", "beer", "boxes", "choice2", "copy_die", "copy_from", "damage", "die_back",
-    "discard2", "displace", "double", "draft", "flip_for", "free_rune", "heal", "join", "keep",
-    "location", "locked", "map_jump", "minus_two", "move", "paid_move", "parts", "pass_piles",
-    "pay_die", "pick", "place_warrior", "prov_pts", "raid_action", "res", "reuse", "rune_spot",
-    "sacrifice", "scout", "set_die", "special_choose", "special_spot", "steps", "strength",
-    "trade_action", "trade_card", "upcard", "upgrade_action",
+    "any_spot",
+    "beer",
+    "boxes",
+    "choice2",
+    "copy_die",
+    "copy_from",
+    "damage",
+    "die_back",
+    "discard2",
+    "displace",
+    "double",
+    "draft",
+    "flip_for",
+    "free_rune",
+    "heal",
+    "join",
+    "keep",
+    "location",
+    "locked",
+    "map_jump",
+    "minus_two",
+    "move",
+    "paid_move",
+    "parts",
+    "pass_piles",
+    "pay_die",
+    "pick",
+    "place_warrior",
+    "prov_pts",
+    "raid_action",
+    "res",
+    "reuse",
+    "rune_spot",
+    "sacrifice",
+    "scout",
+    "set_die",
+    "special_choose",
+    "special_spot",
+    "steps",
+    "strength",
+    "trade_action",
+    "trade_card",
+    "upcard",
+    "upgrade_action",
 )
 _TASK = {k: i for i, k in enumerate(TASK_KINDS)}
 _WITH_N = {"res", "beer", "strength", "heal", "damage", "trade_card", "upcard", "double"}
@@ -62,11 +100,28 @@ DIE = MAX_SPOTS + 4
 # observer's own secrets (zero for others): hand (45), face-down tiles (24) and runes (12), the
 # two cards to keep from (45).
 _PLAYER_FIELDS = [
-    ("res", 3), ("prov", 1), ("war", 12), ("strength", 1), ("points", 1), ("map", 1),
-    ("exception", 1), ("hand_size", 1), ("backs", 6), ("start", len(_START_VALUES)), ("build", 4),
-    ("played", _NC), ("trade_cards", _NTC), ("trade_track", _NT), ("raid_track", _NT),
-    ("beside", _NT), ("slots", _NU), ("rune_spots", len(C.RUNE_SPOTS) * (_NR + _NS)),
-    ("face_down", len(_BACKS)), ("hand", _NC), ("hidden_ut", _NU), ("hidden_runes", _NR),
+    ("res", 3),
+    ("prov", 1),
+    ("war", 12),
+    ("strength", 1),
+    ("points", 1),
+    ("map", 1),
+    ("exception", 1),
+    ("hand_size", 1),
+    ("backs", 6),
+    ("start", len(_START_VALUES)),
+    ("build", 4),
+    ("played", _NC),
+    ("trade_cards", _NTC),
+    ("trade_track", _NT),
+    ("raid_track", _NT),
+    ("beside", _NT),
+    ("slots", _NU),
+    ("rune_spots", len(C.RUNE_SPOTS) * (_NR + _NS)),
+    ("face_down", len(_BACKS)),
+    ("hand", _NC),
+    ("hidden_ut", _NU),
+    ("hidden_runes", _NR),
     ("keep_from", _NC),
 ]
 PF: dict[str, int] = {}
@@ -143,9 +198,28 @@ def observation_tensor(state: KarviState, player: int | None) -> np.ndarray:
 
 
 # Field offsets inside a player row, as module constants for the hot loop.
-_RES, _PROV, _WAR, _STR, _PTS, _MAP = PF["res"], PF["prov"], PF["war"], PF["strength"], PF["points"], PF["map"]
-_EXC, _HS, _BACKS_AT, _START, _BUILD = PF["exception"], PF["hand_size"], PF["backs"], PF["start"], PF["build"]
-_PLAYED, _TC, _TT, _RT, _BES = PF["played"], PF["trade_cards"], PF["trade_track"], PF["raid_track"], PF["beside"]
+_RES, _PROV, _WAR, _STR, _PTS, _MAP = (
+    PF["res"],
+    PF["prov"],
+    PF["war"],
+    PF["strength"],
+    PF["points"],
+    PF["map"],
+)
+_EXC, _HS, _BACKS_AT, _START, _BUILD = (
+    PF["exception"],
+    PF["hand_size"],
+    PF["backs"],
+    PF["start"],
+    PF["build"],
+)
+_PLAYED, _TC, _TT, _RT, _BES = (
+    PF["played"],
+    PF["trade_cards"],
+    PF["trade_track"],
+    PF["raid_track"],
+    PF["beside"],
+)
 _SLOTS, _RS, _FACE, _HAND = PF["slots"], PF["rune_spots"], PF["face_down"], PF["hand"]
 _HUT, _HR, _KEEP = PF["hidden_ut"], PF["hidden_runes"], PF["keep_from"]
 _RSW = _NR + _NS
@@ -157,13 +231,23 @@ _START_AT = {v: i for i, v in enumerate(_START_VALUES)}
 
 
 _ROWS: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
-_ROWS_AT: list[dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]]] = [{} for _ in range(4)]
+_ROWS_AT: list[dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]]] = [
+    {} for _ in range(4)
+]
 _ROWS_MAX = 2048  # entries per cache (rows, maps, supplies) before it starts afresh
 
 
 def _players(
-    state: KarviState, player: int | None, me: int, n: int, base: int, ones: list[int], idx: list[int],
-    val: list[float], node_at: int, stride: int,
+    state: KarviState,
+    player: int | None,
+    me: int,
+    n: int,
+    base: int,
+    ones: list[int],
+    idx: list[int],
+    val: list[float],
+    node_at: int,
+    stride: int,
 ) -> None:
     """The player rows and their ships and buildings on the map.
 
@@ -175,11 +259,29 @@ def _players(
         rel = (q - me) % n
         own = q == player
         key = (
-            own, own and keep, pl.prov, pl.points, pl.map, pl.exception, pl.start,
-            pl.tower_supply, pl.tower_tab, pl.post_supply, pl.post_tab, tuple(pl.res), tuple(pl.war),
-            tuple(pl.hand), tuple(pl.played), tuple(pl.trade_cards), tuple(pl.trade_track),
-            tuple(pl.raid_track), tuple(pl.beside), tuple(pl.hidden_ut), tuple(pl.hidden_runes),
-            *map(tuple, pl.slots.values()), *map(tuple, pl.rune_spots),
+            own,
+            own and keep,
+            pl.prov,
+            pl.points,
+            pl.map,
+            pl.exception,
+            pl.start,
+            pl.tower_supply,
+            pl.tower_tab,
+            pl.post_supply,
+            pl.post_tab,
+            tuple(pl.res),
+            tuple(pl.war),
+            tuple(pl.hand),
+            tuple(pl.played),
+            tuple(pl.trade_cards),
+            tuple(pl.trade_track),
+            tuple(pl.raid_track),
+            tuple(pl.beside),
+            tuple(pl.hidden_ut),
+            tuple(pl.hidden_runes),
+            *map(tuple, pl.slots.values()),
+            *map(tuple, pl.rune_spots),
         )
         seat = _ROWS_AT[rel]  # the row placed at this seat, if seen there before
         placed = seat.get(key)
@@ -210,15 +312,31 @@ def _row(pl: Any, own: bool, keep: bool, ones: list[int], idx: list[int], val: l
     b = 0
     res, war, hand = pl.res, pl.war, pl.hand
     w = b + _WAR
-    idx += (b, b + 1, b + 2, b + _PROV, b + _STR, b + _PTS, b + _HS,
-            b + _BUILD, b + _BUILD + 1, b + _BUILD + 2, b + _BUILD + 3)
+    idx += (
+        b,
+        b + 1,
+        b + 2,
+        b + _PROV,
+        b + _STR,
+        b + _PTS,
+        b + _HS,
+        b + _BUILD,
+        b + _BUILD + 1,
+        b + _BUILD + 2,
+        b + _BUILD + 3,
+    )
     val += (
-        _BY10[res[0]] if res[0] < 64 else 1.0, _BY10[res[1]] if res[1] < 64 else 1.0,
-        _BY10[res[2]] if res[2] < 64 else 1.0, _BY6[pl.prov] if pl.prov < 64 else 1.0,
+        _BY10[res[0]] if res[0] < 64 else 1.0,
+        _BY10[res[1]] if res[1] < 64 else 1.0,
+        _BY10[res[2]] if res[2] < 64 else 1.0,
+        _BY6[pl.prov] if pl.prov < 64 else 1.0,
         _BY36[pl.strength()] if pl.strength() < 128 else 1.0,
         _BY100[pl.points] if 0 <= pl.points < 512 else (1.0 if pl.points > 0 else 0.0),
         _BY10[len(hand)] if len(hand) < 64 else 1.0,
-        _BY3[pl.tower_supply], _BY3[pl.tower_tab], _BY3[pl.post_supply], _BY3[pl.post_tab],
+        _BY3[pl.tower_supply],
+        _BY3[pl.tower_tab],
+        _BY3[pl.post_supply],
+        _BY3[pl.post_tab],
     )
     for k in range(12):
         if war[k]:
@@ -297,8 +415,11 @@ def _static_slots(state: KarviState, lay: dict[str, int]) -> list[int]:
         return got[2]
     at, w = lay["boards"], len(_BOARDS) + 1
     slots = [at + i * w + _BOARDS.index(name) for i, name in enumerate(state.board_order)]
-    slots += [at + i * w + len(_BOARDS) for i, name in enumerate(state.board_order)
-              if state.board_sides[name] == "B"]
+    slots += [
+        at + i * w + len(_BOARDS)
+        for i, name in enumerate(state.board_order)
+        if state.board_sides[name] == "B"
+    ]
     slots += [lay["blocked"] + s for s, x in enumerate(state.blocked) if x]
     if len(_STATIC) > 256:
         _STATIC.clear()
@@ -307,8 +428,17 @@ def _static_slots(state: KarviState, lay: dict[str, int]) -> list[int]:
 
 
 def _rest(
-    state: KarviState, player: int | None, me: int, n: int, lay: dict[str, int], ones: list[int],
-    idx: list[int], val: list[float], nodes: int, node_at: int, stride: int,
+    state: KarviState,
+    player: int | None,
+    me: int,
+    n: int,
+    lay: dict[str, int],
+    ones: list[int],
+    idx: list[int],
+    val: list[float],
+    nodes: int,
+    node_at: int,
+    stride: int,
 ) -> None:
     per = C.DICE[n]
     dice_at = lay["dice"]
@@ -328,18 +458,35 @@ def _rest(
 
 
 def _map(
-    state: KarviState, player: int | None, me: int, n: int, lay: dict[str, int], ones: list[int],
-    idx: list[int], val: list[float], nodes: int, node_at: int, stride: int,
+    state: KarviState,
+    player: int | None,
+    me: int,
+    n: int,
+    lay: dict[str, int],
+    ones: list[int],
+    idx: list[int],
+    val: list[float],
+    nodes: int,
+    node_at: int,
+    stride: int,
 ) -> None:
     """Site markers, location stacks and special rune stacks (contents only if looked at).
 
     The map changes on few steps (a scout, a raid, a building), so its slots are cached by
     everything they are computed from."""
     key = (
-        n, me, player, tuple(state.sites), tuple(map(tuple, state.sites.values())),
-        tuple(state.stacks), tuple(map(tuple, state.stacks.values())), tuple(state.stack_known.values()),
-        tuple(state.special_stacks), tuple(map(tuple, state.special_stacks.values())),
-        tuple(state.special_known.values()), tuple(state.discarded_specials),
+        n,
+        me,
+        player,
+        tuple(state.sites),
+        tuple(map(tuple, state.sites.values())),
+        tuple(state.stacks),
+        tuple(map(tuple, state.stacks.values())),
+        tuple(state.stack_known.values()),
+        tuple(state.special_stacks),
+        tuple(map(tuple, state.special_stacks.values())),
+        tuple(state.special_known.values()),
+        tuple(state.discarded_specials),
     )
     got = _MAPS.get(key)
     if got is None:
@@ -357,8 +504,17 @@ _MAPS: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
 
 
 def _map_slots(
-    state: KarviState, player: int | None, me: int, n: int, lay: dict[str, int], ones: list[int],
-    idx: list[int], val: list[float], nodes: int, node_at: int, stride: int,
+    state: KarviState,
+    player: int | None,
+    me: int,
+    n: int,
+    lay: dict[str, int],
+    ones: list[int],
+    idx: list[int],
+    val: list[float],
+    nodes: int,
+    node_at: int,
+    stride: int,
 ) -> None:
     for node, who in state.sites.items():
         if not who:
@@ -392,8 +548,17 @@ def _map_slots(
 
 
 def _public(
-    state: KarviState, player: int | None, me: int, n: int, lay: dict[str, int], ones: list[int],
-    idx: list[int], val: list[float], nodes: int, node_at: int, stride: int,
+    state: KarviState,
+    player: int | None,
+    me: int,
+    n: int,
+    lay: dict[str, int],
+    ones: list[int],
+    idx: list[int],
+    val: list[float],
+    nodes: int,
+    node_at: int,
+    stride: int,
 ) -> None:
     """The public turn state, boards, decks and piles."""
     if state.to_move is not None:
@@ -424,8 +589,15 @@ def _public(
     ones += _static_slots(state, lay)
     ones.append(lay["stop"] + _stop_index(state))
     key = (
-        n, me, player, tuple(state.display), len(state.trade_deck), tuple(map(tuple, state.decks)),
-        tuple(state.start_pool), tuple(state.pile_holder.items()), tuple(map(tuple, state.piles.values())),
+        n,
+        me,
+        player,
+        tuple(state.display),
+        len(state.trade_deck),
+        tuple(map(tuple, state.decks)),
+        tuple(state.start_pool),
+        tuple(state.pile_holder.items()),
+        tuple(map(tuple, state.piles.values())),
     )
     got = _SUPPLY.get(key)
     if got is None:
@@ -443,8 +615,14 @@ _SUPPLY: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
 
 
 def _supply(
-    state: KarviState, player: int | None, me: int, n: int, lay: dict[str, int], ones: list[int],
-    idx: list[int], val: list[float],
+    state: KarviState,
+    player: int | None,
+    me: int,
+    n: int,
+    lay: dict[str, int],
+    ones: list[int],
+    idx: list[int],
+    val: list[float],
 ) -> None:
     """The display, the decks, the start cards and the Less-luck piles (cached by `_public`:
     they change on few steps)."""
@@ -472,4 +650,34 @@ def _supply(
             ones += [off + x for x in state.piles[name]]
 
 
-__all__ = ["observation_tensor", "observation_tensor_shape"]
+def information_state_examples(players: int, options: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every kind of event Karvi logs, with every value its text fields take (the interop hook:
+    the information-state tensor learns its layout from these as well as from random games, so
+    a rare event still has a place; see `meeple.interop.recall`). Events as `rules` emits them."""
+    nodes = [s["name"] for s in C.side(players)["spots"]]
+    q = {"player": 0}
+    out: list[dict[str, Any]] = [
+        {"start_card": 1, **q},
+        {**q, "die": 0, "sits_out": True},
+        {**q, "plays": 1},
+        {**q, "die": 0, "to": 0, "paid": 0},
+        {**q, "free_rune": 0},
+        {**q, "trade_card": 1},
+        {**q, "rune": 0, "spot": 0},
+        {**q, "special_rune": 0},
+        {**q, "francia": "trade"},
+        {**q, "scouts": 0},
+        {**q, "discards": 2},
+        {**q, "raid": 0, "damage": 0},
+        {"game_over": True, "scores": [0.0] * players},
+        {"round": 1},
+    ]
+    out += [{**q, "track": t, "tile": 0} for t in ("trade", "raid")]
+    out += [{**q, "upgrade_tile": 0, "slot": s} for s in C.SLOTS]
+    out += [{**q, "draws_from": t} for t in C.CARD_TYPES]
+    out += [{**q, "ship": n} for n in nodes] + [{**q, "displaced_to": n} for n in nodes]
+    out += [{**q, "builds": b, "at": n, "points": 0} for b in ("tower", "post") for n in nodes]
+    return out
+
+
+__all__ = ["information_state_examples", "observation_tensor", "observation_tensor_shape"]

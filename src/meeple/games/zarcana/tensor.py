@@ -15,7 +15,19 @@ from typing import Any
 
 import numpy as np
 
-from .rules import NUM_ACTIONS, NUM_CARDS, PIECES, VALUE, H, W, ZarcanaState
+from .rules import (
+    CODE,
+    DRAW_MAX,
+    HAND_LIMIT,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    PIECES,
+    VALUE,
+    H,
+    W,
+    ZarcanaState,
+    piece_label,
+)
 
 # Per card (by id; a card's value and ability are fixed by its id, so they are not repeated):
 # on top of a board stack, buried in one, in the discard pile, on top of the discard pile (what
@@ -147,4 +159,36 @@ def observation_tensor(state: ZarcanaState, player: int | None) -> np.ndarray:
     return out
 
 
-__all__ = ["observation_tensor", "observation_tensor_shape"]
+def information_state_examples(players: int, options: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every kind of event Zarcana logs, with every card code, pyramid label and reason, and
+    lists at their longest (the interop hook: the information-state tensor learns its layout
+    from these as well as from random games, so a rare event still has a place; see
+    `meeple.interop.recall`). Events as `rules` emits them."""
+    labels = [piece_label(q) for q in range(players * PIECES)]
+    cell = [0, 0]
+    hand = [CODE[0]] * HAND_LIMIT
+    out: list[dict[str, Any]] = [
+        {"type": "deal", "hand": hand},
+        {"type": "drew", "cards": [CODE[0]] * DRAW_MAX},
+        {"type": "discard", "player": 0, "cards": hand},
+        {"type": "draw", "player": 0, "count": 0},
+        {"type": "reshuffle", "count": 1, "deck": 0},
+        {"type": "transport", "from": cell, "to": cell},
+        {"type": "declare", "player": 0},
+        {"type": "recenter", "dx": 0, "dy": 0},
+        {"type": "game_end", "scores": [0.0] * players, "ranking": [1] * players},
+    ]
+    out += [{"type": "setup", "board": [[0, 0, c]] * 9} for c in CODE]
+    for c in CODE:
+        out += [{"type": t, "cell": cell, "card": c} for t in ("build", "card_destroyed")]
+        out += [{"type": "copy", "card": c}, {"type": "take", "player": 0, "card": c}]
+    for why in ("reduced", "isolated", "attacked", "sacrifice", "pushed", "converted"):
+        out += [{"type": "destroyed", "pyramid": p, "why": why} for p in labels]
+    for p in labels:
+        out += [{"type": t, "pyramid": p} for t in ("unharmed", "clone", "create")]
+        out += [{"type": t, "pyramid": p, "to": p} for t in ("reduced", "grow")]
+        out.append({"type": "attack", "by": p, "target": p})
+    return out
+
+
+__all__ = ["information_state_examples", "observation_tensor", "observation_tensor_shape"]
