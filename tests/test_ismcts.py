@@ -295,3 +295,19 @@ def test_root_bias_follows_the_heuristic_until_the_evidence_says_otherwise() -> 
     assert isinstance(biased, ISMCTSBot) and biased.prior is not None and biased.prior_weight == 2
     unbiased = make_bot("ismcts:50:b0", info, seed=0)
     assert isinstance(unbiased, ISMCTSBot) and unbiased.prior is None
+
+
+def test_candidates_hook_narrows_the_tree_not_the_playouts() -> None:
+    """ISMCTS_CANDIDATES limits the edges the tree may take; the choice comes from them only."""
+    state = _NimState(2, 0, {"pile": 5})
+    seen: list[list[int]] = []
+
+    def only_take_one(s: State) -> list[int]:
+        seen.append(s.legal_actions())
+        return [1]
+
+    bot = ISMCTSBot(seed=3, iterations=200, max_seconds=None, candidates=only_take_one)
+    assert bot.choose(state) == 1  # 2 wins from a pile of 5, but the tree may not consider it
+    assert bot.last is not None and set(bot.last.visits) == {1}
+    assert seen and all(1 in legal for legal in seen)
+    assert ISMCTSBot(seed=3, iterations=200, max_seconds=None).choose(state) == 2

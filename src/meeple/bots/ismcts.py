@@ -23,7 +23,10 @@ running scores (for long games whose full playouts are too slow to run many);
 ``ISMCTS_PRIOR: float`` turns on a progressive bias (Chaslot et al. 2008) toward the move the
 game's ``heuristic`` level would make at the root: that child's UCB score gains
 ``weight / (visits + 1)``, so with few iterations the search follows the heuristic and with many
-the evidence takes over. The heuristic sees the real state, which is the bot's own information set.
+the evidence takes over. The heuristic sees the real state, which is the bot's own information set;
+``ISMCTS_CANDIDATES: Callable[[State], list[int]]`` narrows the actions the *tree* considers at
+a node to a non-empty subset of the legal ones (e.g. bids near an estimate, when hundreds are
+legal and nearly all absurd); playouts are unaffected.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from meeple.core import GameInfo, State
 RolloutPolicy = Callable[[State, random.Random], int]
 Evaluation = Callable[[State], list[float]]
 Prior = Callable[[State], int]
+Candidates = Callable[[State], list[int]]
 
 DEFAULT_ITERATIONS = 1000
 """Iterations per move of level ``ismcts`` unless the game's package exports ``ISMCTS_ITERATIONS``."""
@@ -99,6 +103,12 @@ def evaluation_for(info: GameInfo) -> Evaluation | None:
     return fn if callable(fn) else None
 
 
+def candidates_for(info: GameInfo) -> Candidates | None:
+    """The game's ``ISMCTS_CANDIDATES`` (the actions worth a tree edge), or ``None`` (all legal)."""
+    fn = getattr(game_package(info), "ISMCTS_CANDIDATES", None)
+    return fn if callable(fn) else None
+
+
 def default_prior_weight(info: GameInfo) -> float:
     """The game's ``ISMCTS_PRIOR`` weight for the heuristic's root move, else 0 (no bias)."""
     w = getattr(game_package(info), "ISMCTS_PRIOR", None)
@@ -151,6 +161,7 @@ class ISMCTSBot:
         evaluate: Evaluation | None = None,
         prior: Prior | None = None,
         prior_weight: float = 0.0,
+        candidates: Candidates | None = None,
     ) -> None:
         if iterations is None and seconds is None:
             raise ValueError("ISMCTS needs a budget: iterations or seconds")
@@ -164,6 +175,7 @@ class ISMCTSBot:
         self.evaluate = evaluate
         self.prior = prior
         self.prior_weight = prior_weight
+        self.candidates = candidates
         self.last: SearchStats | None = None
 
     def choose(self, state: State) -> int:
@@ -174,6 +186,8 @@ class ISMCTSBot:
         me = state.to_move
         assert me is not None, "the game is over"
         root = self.search(state, me)
+        if self.candidates is not None:
+            legal = [a for a in legal if a in root.children] or legal
         # Final move by visits; ties go to the lower action so the choice is reproducible.
         best = max(legal, key=lambda a: (root.children[a].visits if a in root.children else -1, -a))
         return best
@@ -182,7 +196,7 @@ class ISMCTSBot:
         """Run the budget from ``me``'s information set; return the root of the tree."""
         rng, c = self.rng, self.exploration
         policy, depth = self.rollout_policy, self.rollout_depth or MAX_ROLLOUT
-        evaluate = self.evaluate
+        evaluate, narrow = self.evaluate, self.candidates
         root = _Node(-1, -1)
         # Progressive bias at the root only: one heuristic call per move, on the bot's own state.
         favoured, weight = -1, self.prior_weight
@@ -203,7 +217,7 @@ class ISMCTSBot:
             path.clear()
             # Selection: descend while every action legal here has been tried.
             while world.to_move is not None:
-                legal = world.legal_actions()
+                legal = world.legal_actions() if narrow is None else narrow(world)
                 children = node.children
                 untried = [a for a in legal if a not in children]
                 if untried:  # Expansion: one new child, then roll out.
@@ -380,4 +394,5 @@ def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot
         evaluate=evaluation_for(info),
         prior=prior,
         prior_weight=weight if prior is not None else 0.0,
+        candidates=candidates_for(info),
     )
