@@ -1,0 +1,57 @@
+"""Savage Bowl search: level `ismcts` with the package's hooks (heuristic playouts cut at the end
+of the round, 400 iterations) on positions from real games.
+
+Rule sections refer to /work/shared/rules/001 (Savage Bowl).
+"""
+
+from __future__ import annotations
+
+import meeple
+from meeple.bots import make_bot
+from meeple.games import savage_bowl
+from meeple.games.savage_bowl.bot import HeuristicBot
+from meeple.games.savage_bowl.rules import FIRST_HALF, PLAY, SavageBowlState
+
+
+def last_to_play_at_target(limit: int = 40) -> list[SavageBowlState]:
+    """Second-half positions (heuristic self-play) where the mover already has exactly the target,
+    plays last to the trick, and may either win it or lose it."""
+    info = meeple.game_info("savage_bowl")
+    found = []
+    for seed in range(limit):
+        s = meeple.make("savage_bowl", players=4, seed=seed)
+        bots = [make_bot("heuristic", info, seed * 10 + p) for p in range(4)]
+        while s.to_move is not None:
+            p = s.to_move
+            if (
+                s.phase == PLAY
+                and s.trick_no > FIRST_HALF
+                and s.won[p] == s.target
+                and len(s.trick) == len(s.order) - 1
+            ):
+                places = {HeuristicBot._outcome(s, a)[1] for a in s.legal_actions()}
+                if 0 in places and len(places) > 1:
+                    found.append(s.clone())
+            s.apply(bots[p].choose(s))
+        if len(found) >= 3:
+            break
+    return found
+
+
+def test_ismcts_does_not_take_the_trick_that_eliminates_it():
+    """Elimination: one trick more than the target throws the player out of the round with 0
+    points for it. Playing last, at the target, the search must duck (heuristic playouts to the
+    round's scoring see the lost points)."""
+    positions = last_to_play_at_target()
+    assert positions, "no such position in the sampled games"
+    info = meeple.game_info("savage_bowl")
+    for k, s in enumerate(positions):
+        bot = make_bot("ismcts", info, k)
+        assert bot.iterations == savage_bowl.ISMCTS_ITERATIONS
+        a = bot.choose(s)
+        assert (
+            HeuristicBot._outcome(s, a)[1] > 0
+        )  # not the strongest card: the trick goes elsewhere
+        me = s.to_move
+        s.apply(a)
+        assert not s.out >> me & 1
