@@ -5,6 +5,7 @@ from meeple.core import GameInfo, Option
 from .bot import HeuristicBot
 from .render import render_text
 from .rules import NUM_ACTIONS, ZarcanaState
+from .search import greedy_action, reply_eval
 
 GAME = GameInfo(
     id="zarcana",
@@ -28,8 +29,14 @@ GAME = GameInfo(
     text_renderer=render_text,
 )
 
-# ISMCTS hook (meeple.bots.ismcts): a game has no natural end until someone declares, so
-# playouts are cut after this many actions and judged by the running scores (sole occupancy).
-ISMCTS_ROLLOUT_DEPTH = 40
+# ISMCTS hooks (meeple.bots.ismcts; why: src/meeple/games/zarcana/search.py). A game has no
+# natural end until someone declares, so a playout is one heuristic action, then `reply_eval`
+# finishes that turn and plays the next player's reply by the heuristic and judges the position
+# by the heuristic's value; the root leans toward the heuristic's own move.
+ISMCTS_ROLLOUT_DEPTH = 1
+ROLLOUT_POLICY = greedy_action
+ISMCTS_EVAL = reply_eval
+ISMCTS_PRIOR = 5.0
+ISMCTS_ITERATIONS = 100
 
 from .tensor import observation_tensor, observation_tensor_shape  # noqa: E402,F401  (interop hook)

@@ -64,53 +64,69 @@ class HeuristicBot:
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        if state.stage == REORIENTING:
-            return A_ORIENT + best_orientation(state, state.reo[0])
-        if DECLARE in legal and self._declare(state, me):
-            return DECLARE
-        if state.turn >= LAST_TURN and state.stage == MAIN:
-            return run_down(legal)
+        forced = rule_move(state, legal, me)
+        if forced >= 0:
+            return forced
         det = state.determinize(me, self.rng)
-        rush = rush_weight(state, me)
-        best, best_val = legal[0], float("-inf")
-        for a, line in self._lines(det, legal):
-            val = evaluate(line, me, rush) + self.rng.random() * 1e-3
-            if val > best_val:
-                best, best_val = a, val
-        return best
+        return best_line(det, legal, rush_weight(state, me), self.rng)[0]
 
-    def _lines(self, det: ZarcanaState, legal: list[int]):  # type: ignore[no-untyped-def]
-        """(first action, state after the whole turn) for every candidate turn."""
-        me = det.to_move
-        if det.stage == CHAIN:
-            for seq in det.cands:
-                sim = det.clone()
-                for a in seq:
-                    sim._apply(a)
-                yield seq[0], sim
-            return
-        assert det.stage == MAIN
-        for a in legal:
-            if a == DECLARE:
-                continue
+
+def rule_move(state: ZarcanaState, legal: list[int], me: int) -> int:
+    """The move the bot makes without weighing turns (orientation, declaring, the length bound),
+    or -1."""
+    if state.stage == REORIENTING:
+        return A_ORIENT + best_orientation(state, state.reo[0])
+    if DECLARE in legal and wants_to_declare(state, me):
+        return DECLARE
+    if state.turn >= LAST_TURN and state.stage == MAIN:
+        return run_down(legal)
+    return -1
+
+
+def best_line(
+    det: ZarcanaState, legal: list[int], rush: float, rng: random.Random
+) -> tuple[int, ZarcanaState]:
+    """The first action of the best whole turn for the player to move, and the state after it."""
+    me = det.to_move
+    assert me is not None
+    best: tuple[int, ZarcanaState] | None = None
+    best_val = float("-inf")
+    for a, line in turn_lines(det, legal):
+        val = evaluate(line, me, rush) + rng.random() * 1e-3
+        if val > best_val:
+            best, best_val = (a, line), val
+    assert best is not None
+    return best
+
+
+def turn_lines(det: ZarcanaState, legal: list[int]):  # type: ignore[no-untyped-def]
+    """(first action, state after the whole turn) for every candidate turn but declaring."""
+    me = det.to_move
+    if det.stage == CHAIN:
+        for seq in det.cands:
             sim = det.clone()
-            sim._apply(a)
-            if a == REORIENT:
-                while sim.stage == REORIENTING:
-                    sim._apply(A_ORIENT + best_orientation(sim, sim.reo[0]))
-                yield a, sim
-            elif sim.to_move == me and sim.stage == CHAIN:
-                for seq in sim.cands:
-                    sim2 = sim.clone()
-                    for b in seq:
-                        sim2._apply(b)
-                    yield a, sim2
-            else:
-                yield a, sim
-
-    @staticmethod
-    def _declare(state: ZarcanaState, me: int) -> bool:
-        return wants_to_declare(state, me)
+            for a in seq:
+                sim._apply(a)
+            yield seq[0], sim
+        return
+    assert det.stage == MAIN
+    for a in legal:
+        if a == DECLARE:
+            continue
+        sim = det.clone()
+        sim._apply(a)
+        if a == REORIENT:
+            while sim.stage == REORIENTING:
+                sim._apply(A_ORIENT + best_orientation(sim, sim.reo[0]))
+            yield a, sim
+        elif sim.to_move == me and sim.stage == CHAIN:
+            for seq in sim.cands:
+                sim2 = sim.clone()
+                for b in seq:
+                    sim2._apply(b)
+                yield a, sim2
+        else:
+            yield a, sim
 
 
 def lead_of(state: ZarcanaState, me: int) -> float:

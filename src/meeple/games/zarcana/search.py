@@ -1,0 +1,79 @@
+"""What level ``ismcts`` needs from Zarcana: a judgement of a playout cut off before the end.
+
+Why: a Zarcana game has no end until someone declares, which nobody may do before the first
+reshuffle, so random playouts to the end are long and say little. The search cuts them after
+`meeple.games.zarcana.ISMCTS_ROLLOUT_DEPTH` actions and asks `evaluate_all` who is better off:
+the heuristic bot's own position value (score by sole occupancy, pyramid material, cards held by
+two pyramids, hand, aim) for each player, compared with the best rival's and squashed into
+[-1, 1]. Only the board and hand sizes are read, all public, so judging a determinized world
+leaks nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from .bot import best_line, evaluate, rule_move, rush_weight
+from .rules import MAIN, ZarcanaState
+
+SCALE = 15.0
+"""A position-value lead of this much is worth tanh(1) = 0.76 of a win."""
+FINAL_SCALE = 3.0
+"""In the final round, a score lead of this much is worth 0.76 of a win."""
+
+
+def evaluate_all(state: ZarcanaState) -> list[float]:
+    """Per player, tanh((own value - best rival's value) / SCALE): a value in [-1, 1].
+
+    Once the final round is declared only the score counts (the game ends within a round), so
+    the value is the score lead alone, judged more sharply (`FINAL_SCALE`).
+    """
+    if state.declared >= 0:
+        values, scale = state.scores(), FINAL_SCALE
+    else:
+        values, scale = [evaluate(state, p) for p in range(state.players)], SCALE
+    out = []
+    for p, v in enumerate(values):
+        rival = max(w for o, w in enumerate(values) if o != p)
+        out.append(math.tanh((v - rival) / scale))
+    return out
+
+
+def greedy_action(state: ZarcanaState, rng: random.Random) -> int:
+    """The heuristic bot's move in a world the search already sampled (no determinizing again)."""
+    me = state.to_move
+    assert me is not None
+    legal = state.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    forced = rule_move(state, legal, me)
+    if forced >= 0:
+        return forced
+    return best_line(state, legal, rush_weight(state, me), rng)[0]
+
+
+def reply_eval(world: ZarcanaState) -> list[float]:
+    """`evaluate_all` after the turn under way is finished and the next player has replied, both
+    by the heuristic bot.
+
+    Why: the heuristic already looks one whole turn ahead; what a search adds is the reply. A
+    leaf judged before the opponent answers cannot tell a strong move from one that walks into
+    an attack. Turns, not actions, are the unit here, because one turn takes from one action
+    (draw) to a dozen (reorienting every pyramid).
+    """
+    w = world
+    rng = random.Random(len(w.history))  # tie-breaks depend on the world only: repeatable
+    goal = w.turn + (1 if w.stage == MAIN else 2)
+    while w.to_move is not None and w.turn < goal:
+        me = w.to_move
+        legal = w.legal_actions()
+        forced = legal[0] if len(legal) == 1 else rule_move(w, legal, me)
+        if forced >= 0:
+            w = w.clone() if w is world else w
+            w._apply(forced)
+            continue
+        w = best_line(w, legal, rush_weight(w, me), rng)[1]
+    if w.to_move is None:
+        return w.returns()
+    return evaluate_all(w)
