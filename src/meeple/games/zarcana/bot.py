@@ -59,16 +59,22 @@ class HeuristicBot:
         self.rng = random.Random(seed)
 
     def choose(self, state: ZarcanaState) -> int:
-        me = state.to_move
-        assert me is not None
-        legal = state.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
-        forced = rule_move(state, legal, me)
-        if forced >= 0:
-            return forced
-        det = state.determinize(me, self.rng)
-        return best_line(det, legal, rush_weight(state, me), self.rng)[0]
+        return heuristic_action(state, self.rng, sample=True)
+
+
+def heuristic_action(state: ZarcanaState, rng: random.Random, sample: bool) -> int:
+    """The bot's move; with ``sample`` it first determinizes (on a real state), without it the
+    state is taken as it is (a world that a search already sampled)."""
+    me = state.to_move
+    assert me is not None
+    legal = state.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    forced = rule_move(state, legal, me)
+    if forced >= 0:
+        return forced
+    det = state.determinize(me, rng) if sample else state
+    return best_line(det, legal, rush_weight(state, me), rng)[0]
 
 
 def rule_move(state: ZarcanaState, legal: list[int], me: int) -> int:

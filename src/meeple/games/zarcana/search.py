@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import random
 
-from .bot import best_line, evaluate, rule_move, rush_weight
+from .bot import best_line, evaluate, heuristic_action, rule_move, rush_weight
 from .rules import MAIN, ZarcanaState
 
 SCALE = 15.0
@@ -42,15 +42,7 @@ def evaluate_all(state: ZarcanaState) -> list[float]:
 
 def greedy_action(state: ZarcanaState, rng: random.Random) -> int:
     """The heuristic bot's move in a world the search already sampled (no determinizing again)."""
-    me = state.to_move
-    assert me is not None
-    legal = state.legal_actions()
-    if len(legal) == 1:
-        return legal[0]
-    forced = rule_move(state, legal, me)
-    if forced >= 0:
-        return forced
-    return best_line(state, legal, rush_weight(state, me), rng)[0]
+    return heuristic_action(state, rng, sample=False)
 
 
 def reply_eval(world: ZarcanaState) -> list[float]:
