@@ -6,10 +6,15 @@ adapter rows with the raw engine and the ratio to Leduc Hold'em (PettingZoo's RL
 
     python benchmarks/interop_rows.py                        # every game and player count
     python benchmarks/interop_rows.py --game trickarus --players 4 --seconds 10
+    python benchmarks/interop_rows.py --cpu                  # per second of this process's CPU
 
 Every row drives the same kind of loop: PettingZoo rows call ``last()`` then ``step()`` with a
 uniformly random legal action from the mask; the OpenSpiel row calls ``legal_actions()`` and
 ``apply_action()`` (chance outcomes drawn the same way). actions/s counts agent decisions only.
+
+``--cpu`` times every row by this process's CPU time instead of the wall clock: on a shared
+machine other jobs then slow the rows far less (wall-clock ratios to Leduc move with the load,
+since Leduc Hold'em, mostly resets, suffers more from it than long games do).
 """
 
 from __future__ import annotations
@@ -17,10 +22,13 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import playouts
 from playouts import best_of, meeple_player, print_rows
 
 import meeple
@@ -81,7 +89,9 @@ def leduc_env() -> Any | None:
 LEDUC = "pettingzoo leduc_holdem_v4 (RLCard) AEC"
 
 
-def subjects(game: str | None = None, players: int | None = None, raw: bool = False) -> list[tuple[str, Callable[[int], int]]]:
+def subjects(
+    game: str | None = None, players: int | None = None, raw: bool = False
+) -> list[tuple[str, Callable[[int], int]]]:
     """What to measure: Leduc first (the peer), then per game and player count the AEC env,
     the OpenSpiel adapter and (``raw``) the engine alone."""
     from meeple.interop.pettingzoo import env
@@ -97,12 +107,23 @@ def subjects(game: str | None = None, players: int | None = None, raw: bool = Fa
                 continue
             if raw:
                 out.append((f"meeple {g['id']} {p}p raw engine", meeple_player(g["id"], p, {})))
-            out.append((f"meeple {g['id']} {p}p PettingZoo AEC", _aec_player(lambda g=g["id"], p=p: env(g, players=p))))
+            out.append(
+                (
+                    f"meeple {g['id']} {p}p PettingZoo AEC",
+                    _aec_player(lambda g=g["id"], p=p: env(g, players=p)),
+                )
+            )
             out.append((f"meeple {g['id']} {p}p OpenSpiel adapter", _openspiel_player(g["id"], p)))
     return out
 
 
-def rows(seconds: float = 3.0, game: str | None = None, players: int | None = None, raw: bool = False, rounds: int = 5) -> list[Row]:
+def rows(
+    seconds: float = 3.0,
+    game: str | None = None,
+    players: int | None = None,
+    raw: bool = False,
+    rounds: int = 5,
+) -> list[Row]:
     """(name, games/s, actions/s, games) per subject; interleaved rounds, best kept (the machine
     is shared, and the best round is the one least disturbed)."""
     return best_of(subjects(game, players, raw), seconds, rounds)
@@ -114,7 +135,10 @@ def main() -> None:
     parser.add_argument("--players", type=int)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per row, in all")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--cpu", action="store_true", help="time by process CPU time")
     args = parser.parse_args()
+    if args.cpu:  # playouts.measure reads its clock from its `time`: give it the CPU clock
+        playouts.time = SimpleNamespace(perf_counter=time.process_time)  # type: ignore[assignment]
     table = rows(args.seconds, args.game, args.players, raw=True, rounds=args.rounds)
     print_rows(table, LEDUC, "Leduc")
     if not any(r[0] == LEDUC for r in table):

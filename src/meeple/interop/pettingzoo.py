@@ -86,7 +86,7 @@ class MeepleAECEnv(AECEnv):
         else:
             game_seed = int(self._seeds.integers(0, 2**62))
         self.state_ = meeple.make(self.game, players=self.players, seed=game_seed, **self.options)
-        self._legal: tuple[int, frozenset[int]] | None = None
+        self._legal: tuple[int, list[int]] | None = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -104,7 +104,7 @@ class MeepleAECEnv(AECEnv):
             legal = state.legal_actions()
             mask[legal] = 1
             # Kept for `step`: the env owns its state, so the move count identifies the position.
-            self._legal = (len(state.history), frozenset(legal))
+            self._legal = (len(state.history), legal)
         else:
             mask = self._zero_mask.copy()
         obs = self._encoding.encode(state, player)

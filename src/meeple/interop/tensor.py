@@ -467,7 +467,10 @@ def _from_hook(info: GameInfo, players: int, options: dict[str, Any]) -> Encodin
     size = int(np.prod(shape))
 
     def encode(state: State, player: int | None) -> np.ndarray:
-        out = np.asarray(tensor_fn(state, player), dtype=np.float32).reshape(-1)
+        out = tensor_fn(state, player)
+        if type(out) is np.ndarray and out.dtype == np.float32 and out.shape == (size,):
+            return out  # already flat float32 (the usual case: no copy, no checks)
+        out = np.asarray(out, dtype=np.float32).reshape(-1)
         if out.shape != (size,):
             raise ValueError(f"{info.id}.observation_tensor gave {out.shape}, expected ({size},)")
         return out

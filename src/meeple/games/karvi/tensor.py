@@ -15,6 +15,7 @@ the stop tile on top. The order inside a player's trade and raid tracks is not k
 
 from __future__ import annotations
 
+import marshal
 from functools import cache
 from typing import Any
 
@@ -189,12 +190,24 @@ def observation_tensor(state: KarviState, player: int | None) -> np.ndarray:
     nodes = lay["node_count"]
     node_at = lay["nodes"]
     stride = 4 * n + 4
-    _players(state, player, me, n, lay["players"], ones, idx, val, node_at, stride)
-    _rest(state, player, me, n, lay, ones, idx, val, nodes, node_at, stride)
     out = np.zeros(lay["size"], np.float32)
-    out[idx] = val
-    out[ones] = 1.0
+    # The parts that change on few steps are cached as dense blocks and copied in: the map
+    # first (the players' ships and buildings are set on top of it), the supply, the rows.
+    out[node_at : lay["to_move"]] = _map(state, player, me, n, lay, nodes, node_at, stride)
+    out[lay["display"] :] = _public_supply(state, player, me, n, lay)
+    _players(state, player, me, n, lay["players"], out, ones, node_at, stride)
+    _rest(state, me, n, lay, ones, idx, val)
+    out.put(idx, val)
+    out.put(ones, 1.0)
     return out
+
+
+def _dense(size: int, base: int, ones: list[int], idx: list[int], val: list[float]) -> np.ndarray:
+    """A block of ``size`` floats from slots given as offsets from ``base``."""
+    block = np.zeros(size, np.float32)
+    block.put([i - base for i in idx] if base else idx, val)
+    block.put([i - base for i in ones] if base else ones, 1.0)
+    return block
 
 
 # Field offsets inside a player row, as module constants for the hot loop.
@@ -230,10 +243,7 @@ _BY100 = [min(1.0, i / 100) for i in range(512)]
 _START_AT = {v: i for i, v in enumerate(_START_VALUES)}
 
 
-_ROWS: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
-_ROWS_AT: list[dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]]] = [
-    {} for _ in range(4)
-]
+_ROWS: dict[tuple[Any, ...], np.ndarray] = {}
 _ROWS_MAX = 2048  # entries per cache (rows, maps, supplies) before it starts afresh
 
 
@@ -243,17 +253,16 @@ def _players(
     me: int,
     n: int,
     base: int,
+    out: np.ndarray,
     ones: list[int],
-    idx: list[int],
-    val: list[float],
     node_at: int,
     stride: int,
 ) -> None:
-    """The player rows and their ships and buildings on the map.
+    """The player rows (copied into ``out``) and their ships and buildings on the map.
 
-    A row changes only when its player's tableau does, so rows are cached (as offsets within
-    the row, whoever observes) by everything they are computed from: the key lists every field
-    `_row` reads."""
+    A row changes only when its player's tableau does, so rows are cached (dense, whoever
+    observes and wherever they sit) by everything they are computed from: the key lists every
+    field `_row` reads."""
     keep = player is not None and bool(state.tasks) and state.tasks[-1][0] == "keep"
     for q, pl in enumerate(state.p):
         rel = (q - me) % n
@@ -283,24 +292,20 @@ def _players(
             *map(tuple, pl.slots.values()),
             *map(tuple, pl.rune_spots),
         )
-        seat = _ROWS_AT[rel]  # the row placed at this seat, if seen there before
-        placed = seat.get(key)
-        if placed is None:
-            row = _ROWS.get(key)
-            if row is None:
-                row = ([], [], [])
-                _row(pl, own, own and keep, *row)
-                if len(_ROWS) >= _ROWS_MAX:
-                    _ROWS.clear()
-                _ROWS[key] = row
-            b = base + rel * PLAYER
-            placed = ([b + k for k in row[0]], [b + k for k in row[1]], row[2])
-            if len(seat) >= _ROWS_MAX:
-                seat.clear()
-            seat[key] = placed
-        ones += placed[0]
-        idx += placed[1]
-        val += placed[2]
+        row = _ROWS.get(key)
+        if row is None:
+            parts: tuple[list[int], list[int], list[float]] = ([], [], [])
+            _row(pl, own, own and keep, *parts)
+            row = _dense(PLAYER, 0, *parts)
+            if len(_ROWS) >= _ROWS_MAX:
+                _ROWS.clear()
+            _ROWS[key] = row
+            if own:  # others will see this row too: the same without the observer-only blocks
+                seen = row.copy()
+                seen[_HAND:] = 0.0
+                _ROWS[(False, False, *key[2:])] = seen
+        b = base + rel * PLAYER
+        out[b : b + PLAYER] = row
         # The player's ship and buildings on the map.
         ones.append(node_at + pl.ship * stride + rel)
         for node, kind in pl.built:
@@ -427,34 +432,75 @@ def _static_slots(state: KarviState, lay: dict[str, int]) -> list[int]:
     return slots
 
 
+@cache
+def _seats(n: int, me: int, dice: int) -> tuple[list[int], list[int], list[int]]:
+    """As seen by ``me`` (relative seats): each die's block, and per player their to-move slot
+    and their score slot."""
+    lay = _layout(n)
+    per = C.DICE[n]
+    blocks = [lay["dice"] + (((d // per - me) % n) * per + d % per) * DIE for d in range(dice)]
+    return (
+        blocks,
+        [lay["to_move"] + (q - me) % n for q in range(n)],
+        [lay["scores"] + (q - me) % n for q in range(n)],
+    )
+
+
 def _rest(
     state: KarviState,
-    player: int | None,
     me: int,
     n: int,
     lay: dict[str, int],
     ones: list[int],
     idx: list[int],
     val: list[float],
-    nodes: int,
-    node_at: int,
-    stride: int,
 ) -> None:
-    per = C.DICE[n]
-    dice_at = lay["dice"]
-    for d in range(len(state.die_pos)):
-        k = ((d // per - me) % n) * per + d % per
-        b = dice_at + k * DIE
-        ones.append(b + state.die_pos[d])
+    """The dice and the public turn state, boards and stop area (the small parts that change
+    every step or so)."""
+    dice, to_move, score_at = _seats(n, me, len(state.die_pos))
+    beers, heights, done = state.die_beer, state.die_height, state.die_done
+    for d, pos in enumerate(state.die_pos):
+        b = dice[d]
+        ones.append(b + pos)
         idx += (b + MAX_SPOTS, b + MAX_SPOTS + 2)
-        beer, height = state.die_beer[d], state.die_height[d]
+        beer, height = beers[d], heights[d]
         val += (_BY8[beer] if beer < 64 else 1.0, 1.0 if height >= 2 else height / 2)
-        if state.die_done[d]:
+        if done[d]:
             ones.append(b + MAX_SPOTS + 1)
-        if d == state.cur_die:
-            ones.append(b + MAX_SPOTS + 3)
-    _map(state, player, me, n, lay, ones, idx, val, nodes, node_at, stride)
-    _public(state, player, me, n, lay, ones, idx, val, nodes, node_at, stride)
+    if 0 <= state.cur_die < len(dice):
+        ones.append(dice[state.cur_die] + MAX_SPOTS + 3)
+    if state.to_move is not None:
+        ones.append(to_move[state.to_move])
+    idx += score_at
+    val += [s / 100 if s < 100 else 1.0 for s in state.scores()]
+    m = lay["misc"]
+    idx += (m, m + 2)
+    val += (min(1.0, state.round / state.rounds), len(state.stop_stack) / 3)
+    if state.over:
+        ones.append(m + 1)
+    t = lay["turn"]
+    if state.moved:
+        ones.append(t)
+    if state.ship_moved:
+        ones.append(t + 1)
+    if state.free_move:
+        ones.append(t + 2)
+    if state.stack_move:
+        ones.append(t + 3)
+    if state.used:
+        ones += [t + 4 + _ABILITIES.index(a) for a in state.used if a in _ABILITIES]
+    if state.tasks:
+        task = state.tasks[-1]
+        d = lay["decision"]
+        ones.append(d + _TASK.get(task[0], len(TASK_KINDS)))
+        if task[0] in _WITH_N:
+            idx.append(d + len(TASK_KINDS) + 1)
+            val.append(min(1.0, task[1] / 6))
+        elif task[0] in ("rune_spot", "special_spot"):
+            idx.append(d + len(TASK_KINDS) + 2)
+            val.append(min(1.0, task[1] / 36))
+    ones += _static_slots(state, lay)
+    ones.append(lay["stop"] + _stop_index(state))
 
 
 def _map(
@@ -463,44 +509,44 @@ def _map(
     me: int,
     n: int,
     lay: dict[str, int],
-    ones: list[int],
-    idx: list[int],
-    val: list[float],
     nodes: int,
     node_at: int,
     stride: int,
-) -> None:
-    """Site markers, location stacks and special rune stacks (contents only if looked at).
+) -> np.ndarray:
+    """Site markers, location stacks and special rune stacks (contents only if looked at), as
+    the dense block from the nodes to the specials.
 
-    The map changes on few steps (a scout, a raid, a building), so its slots are cached by
-    everything they are computed from."""
-    key = (
-        n,
-        me,
-        player,
-        tuple(state.sites),
-        tuple(map(tuple, state.sites.values())),
-        tuple(state.stacks),
-        tuple(map(tuple, state.stacks.values())),
-        tuple(state.stack_known.values()),
-        tuple(state.special_stacks),
-        tuple(map(tuple, state.special_stacks.values())),
-        tuple(state.special_known.values()),
-        tuple(state.discarded_specials),
+    The map changes on few steps (a scout, a raid, a building), so the block is cached by
+    everything it is computed from."""
+    key = _dumps(
+        (
+            n,
+            me,
+            player,
+            state.sites,
+            state.stacks,
+            state.stack_known,
+            state.special_stacks,
+            state.special_known,
+            state.discarded_specials,
+        ),
+        2,
     )
     got = _MAPS.get(key)
     if got is None:
-        got = ([], [], [])
-        _map_slots(state, player, me, n, lay, *got, nodes, node_at, stride)
+        parts: tuple[list[int], list[int], list[float]] = ([], [], [])
+        _map_slots(state, player, me, n, lay, *parts, nodes, node_at, stride)
+        got = _dense(lay["to_move"] - node_at, node_at, *parts)
         if len(_MAPS) >= _ROWS_MAX:
             _MAPS.clear()
         _MAPS[key] = got
-    ones += got[0]
-    idx += got[1]
-    val += got[2]
+    return got
 
 
-_MAPS: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
+_MAPS: dict[bytes, np.ndarray] = {}
+# Keys of the map and supply caches: `marshal` writes the fields' contents (ints, strings,
+# lists, dicts) in one call, cheaper than tuples of tuples; equal bytes mean equal contents.
+_dumps = marshal.dumps
 
 
 def _map_slots(
@@ -547,71 +593,37 @@ def _map_slots(
     ones += [sp_at + 3 * t + 2 for t in state.discarded_specials]
 
 
-def _public(
-    state: KarviState,
-    player: int | None,
-    me: int,
-    n: int,
-    lay: dict[str, int],
-    ones: list[int],
-    idx: list[int],
-    val: list[float],
-    nodes: int,
-    node_at: int,
-    stride: int,
-) -> None:
-    """The public turn state, boards, decks and piles."""
-    if state.to_move is not None:
-        ones.append(lay["to_move"] + (state.to_move - me) % n)
-    scores = state.scores()
-    idx += [lay["scores"] + (q - me) % n for q in range(n)]
-    val += [min(1.0, s / 100) for s in scores]
-    m = lay["misc"]
-    idx += (m, m + 2)
-    val += (min(1.0, state.round / state.rounds), len(state.stop_stack) / 3)
-    if state.over:
-        ones.append(m + 1)
-    t = lay["turn"]
-    for i, flag in enumerate((state.moved, state.ship_moved, state.free_move, state.stack_move)):
-        if flag:
-            ones.append(t + i)
-    ones += [t + 4 + _ABILITIES.index(a) for a in state.used if a in _ABILITIES]
-    if state.tasks:
-        task = state.tasks[-1]
-        d = lay["decision"]
-        ones.append(d + _TASK.get(task[0], len(TASK_KINDS)))
-        if task[0] in _WITH_N:
-            idx.append(d + len(TASK_KINDS) + 1)
-            val.append(min(1.0, task[1] / 6))
-        elif task[0] in ("rune_spot", "special_spot"):
-            idx.append(d + len(TASK_KINDS) + 2)
-            val.append(min(1.0, task[1] / 36))
-    ones += _static_slots(state, lay)
-    ones.append(lay["stop"] + _stop_index(state))
-    key = (
-        n,
-        me,
-        player,
-        tuple(state.display),
-        len(state.trade_deck),
-        tuple(map(tuple, state.decks)),
-        tuple(state.start_pool),
-        tuple(state.pile_holder.items()),
-        tuple(map(tuple, state.piles.values())),
+def _public_supply(
+    state: KarviState, player: int | None, me: int, n: int, lay: dict[str, int]
+) -> np.ndarray:
+    """The display, decks, start cards and piles, as the dense block from the display to the
+    end; they change on few steps, so the block is cached by everything it is computed from."""
+    key = _dumps(
+        (
+            n,
+            me,
+            player,
+            state.display,
+            len(state.trade_deck),
+            state.decks,
+            state.start_pool,
+            state.pile_holder,
+            state.piles,
+        ),
+        2,
     )
     got = _SUPPLY.get(key)
     if got is None:
-        got = ([], [], [])
-        _supply(state, player, me, n, lay, *got)
+        parts: tuple[list[int], list[int], list[float]] = ([], [], [])
+        _supply(state, player, me, n, lay, *parts)
+        got = _dense(lay["size"] - lay["display"], lay["display"], *parts)
         if len(_SUPPLY) >= _ROWS_MAX:
             _SUPPLY.clear()
         _SUPPLY[key] = got
-    ones += got[0]
-    idx += got[1]
-    val += got[2]
+    return got
 
 
-_SUPPLY: dict[tuple[Any, ...], tuple[list[int], list[int], list[float]]] = {}
+_SUPPLY: dict[bytes, np.ndarray] = {}
 
 
 def _supply(
