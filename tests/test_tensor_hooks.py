@@ -25,7 +25,9 @@ CONFIGS = [(g, p) for g in HOOKS for p in (2, 3, 4)]
 IDS = [f"{g}-{p}p" for g, p in CONFIGS]
 
 
-def _states(game: str, players: int, seed: int, every: int = 7, limit: int = 400) -> list[meeple.State]:
+def _states(
+    game: str, players: int, seed: int, every: int = 7, limit: int = 400
+) -> list[meeple.State]:
     """Snapshots of one random game (the last one over if the game ended)."""
     state = meeple.make(game, players=players, seed=seed)
     rng = random.Random(seed)
@@ -74,13 +76,18 @@ def test_tensor_is_unchanged_by_determinizing_for_the_player(game: str, players:
             for p in range(players):
                 world = state.determinize(p, random.Random(seed * 31 + p))
                 assert np.array_equal(_tensor(world, p), _tensor(state, p))
-                resampled += world.view(None) == state.view(None) and _secrets(world) != _secrets(state)
+                resampled += world.view(None) == state.view(None) and _secrets(world) != _secrets(
+                    state
+                )
     assert resampled > 0  # the worlds did differ in hidden details
 
 
 def _secrets(state: meeple.State) -> str:
     if _game(state) == "karvi":
-        return repr([(pl.hand, pl.hidden_ut, pl.hidden_runes) for pl in state.p] + [state.decks, state.trade_deck])
+        return repr(
+            [(pl.hand, pl.hidden_ut, pl.hidden_runes) for pl in state.p]
+            + [state.decks, state.trade_deck]
+        )
     return repr([state.hands, state.deck])
 
 
@@ -148,3 +155,25 @@ def test_zarcana_scores_match_the_engine() -> None:
         scores = state.scores()
         for p in range(3):
             assert t[lay["scores"] + (p - 1) % 3] == pytest.approx(min(1.0, scores[p] / 60))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_karvi_caches_give_what_a_fresh_encoder_gives(players: int) -> None:
+    """Karvi caches rows, the map and the supply by everything they are computed from (and a
+    row seen by its owner stands in, less the owner's secrets, for the row others see): along a
+    game, every observer's tensor equals the one computed with empty caches."""
+    from meeple.games.karvi import tensor as kt
+
+    caches = [kt._ROWS, kt._MAPS, kt._SUPPLY]
+    state = meeple.make("karvi", players=players, seed=11, draw_two=True)
+    rng = random.Random(11)
+    for step in range(400):
+        if state.to_move is None:
+            break
+        for p in [state.to_move, None, *range(players)]:
+            warm = _tensor(state, p)
+            if step % 3 == 0:
+                for c in caches:
+                    c.clear()
+                np.testing.assert_array_equal(warm, _tensor(state, p))
+        state.apply(rng.choice(state.legal_actions()))
