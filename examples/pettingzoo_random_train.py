@@ -62,7 +62,14 @@ def main() -> None:
     q = np.zeros((2, n_actions))  # [sum of returns, visits] per action
     baseline = np.mean([play(e, rng, q, 1.0, False, 10**6 + i) for i in range(args.eval)])
     for episode in range(args.episodes):
-        play(e, rng, q, epsilon=max(0.1, 1.0 - episode / (0.8 * args.episodes)), learn=True, seed=episode)
+        play(
+            e,
+            rng,
+            q,
+            epsilon=max(0.1, 1.0 - episode / (0.8 * args.episodes)),
+            learn=True,
+            seed=episode,
+        )
     trained = np.mean([play(e, rng, q, 0.0, False, 10**6 + i) for i in range(args.eval)])
     print(f"{args.game}, {args.players} players: seat 0 mean reward over {args.eval} games")
     print(f"  random play: {baseline:+.3f}   after {args.episodes} training games: {trained:+.3f}")

@@ -370,6 +370,13 @@ def test_example_openspiel_ismcts_runs(monkeypatch, capsys):
     assert "mean return per seat" in out
 
 
+def test_example_openspiel_mcts_ismcts_and_a_meeple_bot_run(monkeypatch, capsys):
+    """Every kind of bot the example offers, through evaluate_bots, in one 3-player game."""
+    argv = ["--players", "3", "--games", "1", "--simulations", "4", "--bots", "mcts,ismcts,meeple:heuristic"]
+    out = _run_example("openspiel_ismcts.py", argv, monkeypatch, capsys)
+    assert "mcts, ismcts, meeple:heuristic" in out and "mean return per seat" in out
+
+
 def test_pettingzoo_env_pickles_mid_game():
     """Vectorized runners ship environments to worker processes."""
     e = env("scarvus", players=3)
