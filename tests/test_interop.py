@@ -61,7 +61,9 @@ def test_every_game_is_registered_with_players_and_options_as_parameters():
             for a in mos.seed_actions(1):
                 state.apply_action(a)
             s = mos.meeple_state(state)
-            assert s.players == players and s.options == meeple.game_info(game_id).resolve_options(players, options)
+            assert s.players == players and s.options == meeple.game_info(game_id).resolve_options(
+                players, options
+            )
 
 
 @pytest.mark.parametrize(("game_id", "players"), CONFIGS, ids=IDS)
@@ -85,7 +87,9 @@ def test_openspiel_random_sim_test_with_serialization(game_id, players):
             # The state is a function of its history: replaying it gives the same state.
             assert str(game.deserialize_state(state.serialize())) == str(state)
         outcomes = state.chance_outcomes() if state.is_chance_node() else None
-        state.apply_action(rng.choice(outcomes)[0] if outcomes else rng.choice(state.legal_actions()))
+        state.apply_action(
+            rng.choice(outcomes)[0] if outcomes else rng.choice(state.legal_actions())
+        )
 
 
 @pytest.mark.parametrize("game_id", sorted({g for g, _ in CONFIGS}))
@@ -100,8 +104,12 @@ def test_openspiel_state_is_the_meeple_game_with_the_drawn_seed(game_id):
     os_state = mos.from_meeple(state)
     assert os_state.history()[: mos.SEED_BYTES] == mos.seed_actions(123_456_789)
     for p in range(players):
-        assert os_state.observation_string(p) == json.dumps(state.view(p), sort_keys=True, separators=(",", ":"))
-        np.testing.assert_array_equal(os_state.observation_tensor(p), tensor.encoding(game_id, players).encode(state, p))
+        assert os_state.observation_string(p) == json.dumps(
+            state.view(p), sort_keys=True, separators=(",", ":")
+        )
+        np.testing.assert_array_equal(
+            os_state.observation_tensor(p), tensor.encoding(game_id, players).encode(state, p)
+        )
     assert os_state.legal_actions() == state.legal_actions()
 
 
@@ -132,7 +140,9 @@ def test_resample_from_infostate_keeps_the_information_state(game_id):
             outcomes = None
         else:
             outcomes = state.chance_outcomes()
-        state.apply_action(rng.choice(outcomes)[0] if outcomes else rng.choice(state.legal_actions()))
+        state.apply_action(
+            rng.choice(outcomes)[0] if outcomes else rng.choice(state.legal_actions())
+        )
     assert changed or not meeple.game_info(game_id).hidden_information
 
 
@@ -166,11 +176,17 @@ def test_spectator_observer_sees_only_public_information():
     from open_spiel.python.observation import make_observation
 
     game = mos.load("trickarus", 3)
-    public = make_observation(game, pyspiel.IIGObservationType(
-        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE))
+    public = make_observation(
+        game,
+        pyspiel.IIGObservationType(
+            perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+        ),
+    )
     state = mos.from_meeple(meeple.make("trickarus", players=3, seed=9))
     s = mos.meeple_state(state)
-    assert public.string_from(state, 0) == json.dumps(s.view(None), sort_keys=True, separators=(",", ":"))
+    assert public.string_from(state, 0) == json.dumps(
+        s.view(None), sort_keys=True, separators=(",", ":")
+    )
     assert "hand" not in json.loads(public.string_from(state, 1))
 
 
@@ -178,7 +194,9 @@ def test_game_hook_replaces_the_generic_tensor(monkeypatch):
     """A game package may export observation_tensor(_shape); both adapters then use it."""
     info = meeple.game_info("trickarus")
     module = tensor.game_module(info)
-    monkeypatch.setattr(module, "observation_tensor_shape", lambda players, options: (2, 3), raising=False)
+    monkeypatch.setattr(
+        module, "observation_tensor_shape", lambda players, options: (2, 3), raising=False
+    )
     monkeypatch.setattr(module, "observation_tensor", lambda state, p: [p or 0] * 6, raising=False)
     tensor._encoding.cache_clear()
     try:
@@ -212,7 +230,16 @@ def test_generic_encoding_rules_on_unseen_values():
         out[idx] = val
         return out
 
-    x = encode({"n": 9, "s": "zzz", "row": [1, 2, 3], "bag": ["y", "w"], "cards": [{"c": "q"}, {"c": "p"}], "new": 1})
+    x = encode(
+        {
+            "n": 9,
+            "s": "zzz",
+            "row": [1, 2, 3],
+            "bag": ["y", "w"],
+            "cards": [{"c": "q"}, {"c": "p"}],
+            "new": 1,
+        }
+    )
     assert x[where["n"].offset] == 1.0  # 9 / (2 * 2), clipped
     assert x[where["s"].offset + where["s"].labels.index("other")] == 1.0
     assert x[where["row[1]"].offset] == 2 / 4 and "row[2]" not in where
@@ -221,7 +248,9 @@ def test_generic_encoding_rules_on_unseen_values():
     assert x[bag.offset + bag.labels.index("other")] == 1 / 2  # "w", counted the same way
     assert x[bag.offset + bag.labels.index("length")] == 2 / 6
     cards = where["cards[i].c"]
-    assert x[cards.offset + cards.labels.index("other")] == 1.0 and x[where["cards[i]"].offset] == 1.0
+    assert (
+        x[cards.offset + cards.labels.index("other")] == 1.0 and x[where["cards[i]"].offset] == 1.0
+    )
     # n, s, row[0] = 1 / (2 * 1), row[1], bag y, other and length, card 0 present and other;
     # "new" is ignored and the second card is cut.
     assert x.sum() == pytest.approx(1 + 1 + 1 / 2 + 1 / 2 + 1 / 2 + 1 / 2 + 2 / 6 + 2)
@@ -271,7 +300,9 @@ def test_openspiel_algorithms_run(game_id):
     rs = np.random.RandomState(0)
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rs)
     is_bot = mos.ismcts_bot(game, simulations=8, seed=0)
-    mcts_bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=8, evaluator=evaluator, random_state=rs)
+    mcts_bot = mcts.MCTSBot(
+        game, uct_c=2.0, max_simulations=8, evaluator=evaluator, random_state=rs
+    )
     state = game.new_initial_state()
     for a in mos.seed_actions(11):
         state.apply_action(a)
@@ -359,20 +390,34 @@ def _run_example(name: str, argv: list[str], monkeypatch, capsys) -> str:  # typ
 
 
 def test_example_pettingzoo_training_loop_runs(monkeypatch, capsys):
-    out = _run_example("pettingzoo_random_train.py", ["--episodes", "30", "--eval", "10"], monkeypatch, capsys)
+    out = _run_example(
+        "pettingzoo_random_train.py", ["--episodes", "30", "--eval", "10"], monkeypatch, capsys
+    )
     assert "after 30 training games" in out
 
 
 def test_example_openspiel_ismcts_runs(monkeypatch, capsys):
     out = _run_example(
-        "openspiel_ismcts.py", ["--players", "2", "--games", "1", "--simulations", "5"], monkeypatch, capsys
+        "openspiel_ismcts.py",
+        ["--players", "2", "--games", "1", "--simulations", "5"],
+        monkeypatch,
+        capsys,
     )
     assert "mean return per seat" in out
 
 
 def test_example_openspiel_mcts_ismcts_and_a_meeple_bot_run(monkeypatch, capsys):
     """Every kind of bot the example offers, through evaluate_bots, in one 3-player game."""
-    argv = ["--players", "3", "--games", "1", "--simulations", "4", "--bots", "mcts,ismcts,meeple:heuristic"]
+    argv = [
+        "--players",
+        "3",
+        "--games",
+        "1",
+        "--simulations",
+        "4",
+        "--bots",
+        "mcts,ismcts,meeple:heuristic",
+    ]
     out = _run_example("openspiel_ismcts.py", argv, monkeypatch, capsys)
     assert "mcts, ismcts, meeple:heuristic" in out and "mean return per seat" in out
 
@@ -385,4 +430,6 @@ def test_pettingzoo_env_pickles_mid_game():
     again = pickle.loads(pickle.dumps(e))
     assert again.agent_selection == e.agent_selection
     for agent in e.possible_agents:
-        np.testing.assert_array_equal(again.observe(agent)["observation"], e.observe(agent)["observation"])
+        np.testing.assert_array_equal(
+            again.observe(agent)["observation"], e.observe(agent)["observation"]
+        )
