@@ -7,22 +7,25 @@ states differ exactly when their tensors do:
 
 - **view**: the game's observation tensor (`meeple.interop.tensor`);
 - **own actions**: one slot per own decision, in order, up to `Layout.own_cap`: a present flag
-  and the action (one-hot when the game has at most `ONE_HOT_MAX` actions, else its binary code);
+  and the action (one-hot when the game has at most `ONE_HOT_MAX` actions, else the binary code
+  of its id + 1);
 - **log**: one block per event *kind* (the event's ``type``, or its set of keys when it has
   none), each with room for `Kind.cap` events in the order they were logged. An event's slot
-  holds a present flag, its position in the player's log (so the interleaving of kinds is kept),
-  then every leaf of the event (dicts by key, lists by position, plus each list's and dict's
-  length): a string, bool or null is a one-hot over the values seen at that leaf (binary code
-  beyond `ONE_HOT_MAX` values), a number is a flag and its value divided by the largest magnitude
-  seen there (not clipped, so it stays exact);
-- one **overflow** slot, set when something could not be placed (an event kind, leaf or value
-  never seen while sampling, or more events than the room). It never is in the tested games; the
-  OpenSpiel adapter ends a game, drawn, before a player's record could outgrow its room, so the
-  room is the game's length bound there (see docs/interop.md).
+  holds a present flag, its position in the player's log (so the order across kinds is kept),
+  then the event (`Node`): each dict key and list position has its own place (a container a
+  present flag; a list room for its longest length, `MARGIN` times that if lengths varied), a
+  text, bool or null is the binary code of its index in the game's vocabulary, a number a flag
+  and its value divided by the largest magnitude seen there (not clipped: exact), and a dict
+  that is the JSON form of an action (`State.action_to_json`) the binary code of the action id;
+- one **overflow** slot, set when something could not be placed (a kind, key or text never
+  seen while learning the layout, or more than the room). The OpenSpiel adapter ends a game,
+  drawn, before a player's record could outgrow its room, so the room is the game's length
+  bound there (see docs/interop.md).
 
-The layout (kinds, leaves, vocabularies, room) is learnt from `SAMPLE_GAMES` random games with
-fixed seeds, so it is the same on every run; room is `MARGIN` times the most seen, plus
-`SLACK`. `python -m meeple.interop.recall <game> --players N` prints it.
+The layout (kinds, keys, vocabulary, room) is learnt from `SAMPLE_GAMES` random games with
+fixed seeds, so it is the same on every run, plus the game's ``information_state_examples``
+hook if it has one; room is `MARGIN` times the most seen, plus `SLACK`.
+`python -m meeple.interop.recall <game> --players N` prints it.
 """
 
 from __future__ import annotations
