@@ -49,6 +49,10 @@ GAME = GameInfo(
 
 BID_CAP = CAP
 
-# ISMCTS hooks (src/meeple/bots/ismcts.py): an informed, cheap playout and a smooth evaluation.
+# ISMCTS hooks (src/meeple/bots/ismcts.py): an informed, cheap playout cut after 20 actions (a
+# round or two) and judged by score differences, and a root bias toward the heuristic's move.
+# Arena figures and what still holds the search back: docs/games/scarvus.md, Bots.
 ROLLOUT_POLICY = rollout_policy
 ISMCTS_EVAL = evaluate
+ISMCTS_ROLLOUT_DEPTH = 20
+ISMCTS_PRIOR = 3.0
