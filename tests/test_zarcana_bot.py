@@ -1,0 +1,147 @@
+"""Zarcana bots: the heuristic's push toward the end, the search's evaluation, and bot games that
+end. Rule sections refer to the rulebook (shared/rules/003): Scoring and Winning says the game
+ends only after a declaration, which needs a reshuffle (Playing), and sets no maximum length, so
+the length bound tested here is the bots' own policy (docs/games/zarcana.md, Bots).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import meeple
+from meeple.bots import make_bot
+from meeple.bots.ismcts import evaluation_for, rollout_policy_for
+from meeple.games.zarcana import bot, rules
+from meeple.games.zarcana.bot import HeuristicBot, turns_to_reshuffle
+from meeple.games.zarcana.rules import CARD_ID
+from meeple.games.zarcana.search import evaluate_all, greedy_action, reply_eval
+from test_zarcana import fresh, hand, lay, pyr
+
+
+def _leader_on(value_card: str, trailer_card: str):
+    """P0 alone on ``value_card``, P1 alone on ``trailer_card``, three cards apart."""
+    s = fresh()
+    s.deck = [CARD_ID[f"move-{i}"] for i in range(1, 9)]
+    lay(s, {(0, 0): value_card, (3, 0): trailer_card})
+    pyr(s, 0, "S", 0, 0)
+    pyr(s, 1, "S", 3, 0)
+    return s
+
+
+def test_eval_ranks_a_winning_position_above_a_losing_one():
+    """Scoring and Winning: the player alone on the more valuable card is better off."""
+    s = _leader_on("grow_clone-10", "move-2")
+    v = evaluate_all(s)
+    assert v[0] > 0 > v[1] and all(-1 <= x <= 1 for x in v)
+    t = _leader_on("move-2", "grow_clone-10")
+    w = evaluate_all(t)
+    assert w[1] > 0 > w[0]
+    assert v[0] > w[0]
+
+
+def test_eval_in_the_final_round_counts_only_the_score():
+    """Playing (declare): once the final round is declared only the score at the end matters,
+    so a large pyramid army with fewer points is worth less than the points."""
+    s = _leader_on("grow_clone-4", "move-3")
+    for size in "LLLMM":
+        pyr(s, 1, size, 3, 0)  # P1: a big army on its 3, P0 one small pyramid on its 4
+    assert evaluate_all(s)[1] > 0  # mid-game the army counts
+    s.declared, s.turns_left = 1, 2
+    assert evaluate_all(s)[0] > 0 > evaluate_all(s)[1]
+
+
+def test_reply_eval_sees_the_attack_that_answers_a_move():
+    """Attack: a lone pyramid on a valuable card next to a larger enemy pointing at it, whose
+    owner holds an Attack card, is lost on the enemy's turn; the search's leaf value sees it."""
+    s = _leader_on("grow_clone-10", "move-1")
+    lay(s, {(0, 1): "build-1"})
+    pyr(s, 1, "L", 0, 1, "N")  # P1's large pyramid points at P0's card
+    hand(s, 1, "attack-3")
+    s.to_move = 1
+    s._legal = None
+    before = evaluate_all(s)[0]
+    after = reply_eval(s)[0]
+    assert before > 0 and after < 0
+    assert s.on_board(0), "the leaf itself is left as it was"
+
+
+def test_turns_to_reshuffle_full_hand_and_reshuffle_is_progress():
+    """Playing (draw up to three, hand limit six): a full hand must discard before it can draw,
+    so it is further from the reshuffle; and reaching a reshuffle always counts as progress."""
+    s = fresh()
+    s.deck = [CARD_ID[f"move-{i}"] for i in range(1, 11)]
+    hand(s, 0, *(f"build-{i}" for i in range(1, 7)))
+    full = turns_to_reshuffle(s, 0)
+    hand(s, 0)
+    assert turns_to_reshuffle(s, 0) < full
+    s.deck, s.discard = [], [CARD_ID["move-1"]] * 1
+    just_before = bot.CYCLE * s.reshuffles - turns_to_reshuffle(s, 0)
+    s.deck, s.discard, s.reshuffles = [CARD_ID[f"attack-{i}"] for i in range(1, 11)] * 8, [], 1
+    assert bot.CYCLE * s.reshuffles - turns_to_reshuffle(s, 0) > just_before
+
+
+def test_heuristic_leader_with_a_full_hand_runs_the_deck_down():
+    """Scoring and Winning: end the game when ahead; nobody may declare before a reshuffle, so a
+    leader whose full hand blocks drawing makes room to draw instead of idling."""
+    s = _leader_on("move-10", "move-1")
+    s.deck = [CARD_ID[f"attack-{i}"] for i in range(1, 11)] * 2
+    hand(s, 0, *(f"move-{i}" for i in range(1, 7)))  # all unusable: P0's only pyramid stands
+    s.turn = bot.RUSH_TURN
+    before = turns_to_reshuffle(s, 0)
+    assert HeuristicBot(0).choose(s) == rules.DISCARD
+    s.apply(rules.DISCARD)
+    assert turns_to_reshuffle(s, 0) < before
+    s.turn = bot.RUSH_TURN - 2  # in the opening the same hand is kept (Strategies: draw early)
+    hand(s, 0, *(f"move-{i}" for i in range(1, 7)))
+    s.to_move = 0
+    assert HeuristicBot(0).choose(s) != rules.DISCARD
+
+
+def test_heuristic_length_bound_discards_then_declares_even_when_behind():
+    """The bots' own bound (the rules set none): from LAST_TURN a bot only runs the deck down
+    and declares as soon as Playing allows it (after a reshuffle), whatever the score."""
+    s = _leader_on("move-1", "grow_clone-10")  # P0 is behind
+    s.deck = [CARD_ID[f"attack-{i}"] for i in range(1, 11)]
+    hand(s, 0, *(f"grow_clone-{i}" for i in range(1, 7)))
+    s.turn = bot.LAST_TURN
+    assert HeuristicBot(0).choose(s) == rules.DISCARD
+    s.reshuffles = 1
+    s._legal = None
+    assert HeuristicBot(0).choose(s) == rules.DECLARE
+
+
+def test_package_exports_the_search_hooks():
+    """Level ismcts finds Zarcana's playout policy and leaf evaluation."""
+    info = meeple.game_info("zarcana")
+    assert evaluation_for(info) is reply_eval
+    assert rollout_policy_for(info) is greedy_action
+
+
+def _play(
+    levels: list[str], players: int, seed: int, bot_seed: int, cap: int = 3000
+) -> meeple.State:
+    info = meeple.game_info("zarcana")
+    s = meeple.make("zarcana", players=players, seed=seed)
+    bots = [make_bot(levels[p % len(levels)], info, seed=bot_seed * 10 + p) for p in range(players)]
+    for _ in range(cap):
+        if s.is_over():
+            break
+        s.apply(bots[s.to_move].choose(s))
+    return s
+
+
+@pytest.mark.parametrize(
+    ("players", "seed", "bot_seed"), [(2, 100, 0), (2, 104, 4), (2, 106, 6), (3, 1, 1), (4, 2, 2)]
+)
+def test_heuristic_games_end_by_declaration(players, seed, bot_seed):
+    """Scoring and Winning: the game ends after a declaration; heuristic bots always get there.
+    The 2-player games stalled in earlier versions of the bot (full hands before the first
+    reshuffle; an idle leader; an endless place-and-destroy loop on the leader's card)."""
+    s = _play(["heuristic"], players, seed, bot_seed)
+    assert s.is_over() and s.declared >= 0 and s.reshuffles >= 1
+
+
+def test_search_against_heuristic_game_ends():
+    """A game between a (small-budget) search bot and the heuristic ends by declaration."""
+    s = _play(["ismcts:6", "heuristic"], 2, 3, 3)
+    assert s.is_over() and s.declared >= 0
