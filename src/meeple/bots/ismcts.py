@@ -23,7 +23,8 @@ running scores (for long games whose full playouts are too slow to run many);
 ``ISMCTS_PRIOR: float`` turns on a progressive bias (Chaslot et al. 2008) toward the move the
 game's ``heuristic`` level would make at the root: that child's UCB score gains
 ``weight / (visits + 1)``, so with few iterations the search follows the heuristic and with many
-the evidence takes over. The heuristic sees the real state, which is the bot's own information set;
+the evidence takes over. The heuristic sees the real state, which is the bot's own information set
+(``ISMCTS_PRIOR_BOT = "<level>"`` names another of the game's own levels to take its place);
 ``ISMCTS_CANDIDATES: Callable[[State], list[int]]`` narrows the actions the *tree* considers at
 a node to a non-empty subset of the legal ones (e.g. bids near an estimate, when hundreds are
 legal and nearly all absurd); playouts are unaffected.
@@ -382,8 +383,8 @@ def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot
     else:
         policy = rollout_policy_for(info)
     weight = spec.get("prior", default_prior_weight(info))
-    heuristic = info.bots.get("heuristic")
-    prior = heuristic(seed + 1).choose if heuristic is not None and weight > 0 else None
+    guide = info.bots.get(getattr(game_package(info), "ISMCTS_PRIOR_BOT", "heuristic"))
+    prior = guide(seed + 1).choose if guide is not None and weight > 0 else None
     return ISMCTSBot(
         seed,
         iterations=iterations,
