@@ -311,3 +311,36 @@ def test_candidates_hook_narrows_the_tree_not_the_playouts() -> None:
     assert bot.last is not None and set(bot.last.visits) == {1}
     assert seen and all(1 in legal for legal in seen)
     assert ISMCTSBot(seed=3, iterations=200, max_seconds=None).choose(state) == 2
+
+
+def test_prior_hooks_pick_the_guiding_level_from_the_game_package() -> None:
+    """ISMCTS_PRIOR turns the root bias on; ISMCTS_PRIOR_BOT names which of the game's levels guides it."""
+
+    class TakeOne:
+        name = "take-one"
+
+        def __init__(self, seed: int) -> None:
+            pass
+
+        def choose(self, state: State) -> int:
+            return 1
+
+    pkg = types.ModuleType("nim_test_pkg")
+    rules = types.ModuleType("nim_test_pkg.rules")
+    sys.modules["nim_test_pkg"], sys.modules["nim_test_pkg.rules"] = pkg, rules
+    try:
+        info = GameInfo(
+            id="nim-test", title="Nim", description="", player_counts=(2,), options=(),
+            num_actions=3, state_factory=_nim_factory, bots={"take-one": TakeOne},
+        )  # fmt: skip
+        pkg.GAME = info  # type: ignore[attr-defined]
+        assert make_bot("ismcts:6", info, seed=0).prior is None  # type: ignore[attr-defined]
+        pkg.ISMCTS_PRIOR = 50.0  # type: ignore[attr-defined]
+        assert make_bot("ismcts:6", info, seed=0).prior is None  # no heuristic level to follow
+        pkg.ISMCTS_PRIOR_BOT = "take-one"  # type: ignore[attr-defined]
+        guided = make_bot("ismcts:6", info, seed=3)
+        assert isinstance(guided, ISMCTSBot) and guided.prior_weight == 50.0
+        assert guided.choose(_NimState(2, 0, {"pile": 5})) == 1  # the guide's move, at this budget
+        assert make_bot("ismcts:6:b0", info, seed=0).prior is None  # type: ignore[attr-defined]
+    finally:
+        del sys.modules["nim_test_pkg"], sys.modules["nim_test_pkg.rules"]
