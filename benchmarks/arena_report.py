@@ -1,6 +1,7 @@
 """Turn saved arena runs (JSON from `meeple arena --out X.json`) into docs/arena.md.
 
     .venv/bin/python benchmarks/arena_report.py docs/arena/*.json > docs/arena.md
+    .venv/bin/python benchmarks/arena_report.py --summary docs/arena/*.json   # one row per run
 
 Each run's table comes with its exact command and, for every pair of levels the issue names
 (ismcts > heuristic > random), whether their mean-place 95% intervals are apart.
@@ -58,9 +59,29 @@ def section(run: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def summary(runs: list[dict[str, Any]]) -> str:
+    """One row per two-bot run: the pair, both mean places and whether the first one wins."""
+    lines = ["| game | P | games | first bot | mean place | second bot | mean place | verdict |",
+             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for run in runs:
+        a, b = (next(s for s in run["stats"] if s["bot"] == n) for n in run["bots"][:2])
+        pa, pb = a["mean_place"], b["mean_place"]
+        if pa["hi"] < pb["lo"]:
+            verdict = f"**{a['bot']} beats {b['bot']}**"
+        elif pb["hi"] < pa["lo"]:
+            verdict = f"**{b['bot']} beats {a['bot']}**"
+        else:
+            verdict = "not separated"
+        lines.append(f"| {run['game']} | {run['players']} | {len(run['games'])} | {a['bot']} | "
+                     f"{_iv(pa)} | {b['bot']} | {_iv(pb)} | {verdict} |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def main() -> None:
-    runs = [json.loads(Path(p).read_text()) for p in sys.argv[1:]]
-    print("\n\n".join(section(r) for r in runs))
+    args = sys.argv[1:]
+    brief = "--summary" in args
+    runs = [json.loads(Path(p).read_text()) for p in args if p != "--summary"]
+    print(summary(runs) if brief else "\n\n".join(section(r) for r in runs))
 
 
 if __name__ == "__main__":
