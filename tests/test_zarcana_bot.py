@@ -6,15 +6,23 @@ the length bound tested here is the bots' own policy (docs/games/zarcana.md, Bot
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 import meeple
 from meeple.bots import make_bot
-from meeple.bots.ismcts import evaluation_for, rollout_policy_for
+from meeple.bots.ismcts import candidates_for, evaluation_for, rollout_policy_for
 from meeple.games.zarcana import bot, rules
-from meeple.games.zarcana.bot import HeuristicBot, turns_to_reshuffle
+from meeple.games.zarcana.bot import HeuristicBot, heuristic_action, turns_to_reshuffle
 from meeple.games.zarcana.rules import CARD_ID
-from meeple.games.zarcana.search import evaluate_all, greedy_action, reply_eval
+from meeple.games.zarcana.search import (
+    TOP,
+    candidate_actions,
+    evaluate_all,
+    greedy_action,
+    reply_eval,
+)
 from test_zarcana import fresh, hand, lay, pyr
 
 
@@ -115,6 +123,59 @@ def test_package_exports_the_search_hooks():
     info = meeple.game_info("zarcana")
     assert evaluation_for(info) is reply_eval
     assert rollout_policy_for(info) is greedy_action
+    assert candidates_for(info) is candidate_actions
+
+
+def _positions(count: int, every: int = 5):
+    """``count`` positions of a 2-player heuristic game, each with a choice to make."""
+    s = meeple.make("zarcana", players=2, seed=11)
+    bots = [HeuristicBot(1), HeuristicBot(2)]
+    out: list[rules.ZarcanaState] = []
+    for n in range(2000):
+        if s.is_over() or len(out) >= count:
+            break
+        if n % every == 0 and len(s.legal_actions()) > TOP:
+            out.append(s.clone())
+        s.apply(bots[s.to_move].choose(s))
+    return out
+
+
+def test_candidates_are_the_heuristics_best_legal_moves():
+    """Playing: the search tree's edges are a few legal actions, led by the heuristic's own move
+    in the same sampled world."""
+    seen_narrowed = 0
+    for s in _positions(8):
+        world = s.determinize(s.to_move, random.Random(5))
+        cands = candidate_actions(world)
+        legal = world.legal_actions()
+        assert cands and len(cands) <= TOP and len(set(cands)) == len(cands)
+        assert all(a in legal for a in cands)
+        assert cands[0] == heuristic_action(world, random.Random(len(world.history)), sample=False)
+        seen_narrowed += len(cands) < len(legal)
+    assert seen_narrowed >= 4
+
+
+def test_candidates_while_reorienting_are_the_heuristics_orientation():
+    """Reorient: the heuristic aims each pyramid by rule, and that is the only edge."""
+    s = _leader_on("grow_clone-10", "move-2")
+    lay(s, {(0, 1): "build-1"})
+    pyr(s, 1, "L", 0, 1)
+    s._legal = None
+    s.apply(rules.REORIENT)
+    assert s.stage == rules.REORIENTING
+    assert candidate_actions(s) == [rules.A_ORIENT + bot.best_orientation(s, s.reo[0])]
+
+
+def test_level_ismcts_searches_only_the_candidates():
+    """The hook reaches level ismcts: its root children are the candidates, fewer than the legal
+    actions, and its move is one of them."""
+    info = meeple.game_info("zarcana")
+    s = _positions(1)[0]
+    search = make_bot("ismcts:40", info, seed=3)
+    move = search.choose(s)
+    legal = s.legal_actions()
+    tried = set(search.last.visits)
+    assert move in tried and tried <= set(legal) and len(tried) <= TOP < len(legal)
 
 
 def _play(

@@ -5,7 +5,7 @@ from meeple.core import GameInfo, Option
 from .bot import HeuristicBot
 from .render import render_text
 from .rules import NUM_ACTIONS, ZarcanaState
-from .search import greedy_action, reply_eval
+from .search import candidate_actions, greedy_action, reply_eval
 
 GAME = GameInfo(
     id="zarcana",
@@ -32,11 +32,13 @@ GAME = GameInfo(
 # ISMCTS hooks (meeple.bots.ismcts; why: src/meeple/games/zarcana/search.py). A game has no
 # natural end until someone declares, so a playout is one heuristic action, then `reply_eval`
 # finishes that turn and plays the next player's reply by the heuristic and judges the position
-# by the heuristic's value; the root leans toward the heuristic's own move.
+# by the heuristic's value; the root leans toward the heuristic's own move, and the tree
+# weighs only the heuristic's best few moves (`candidate_actions`).
 ISMCTS_ROLLOUT_DEPTH = 1
 ROLLOUT_POLICY = greedy_action
 ISMCTS_EVAL = reply_eval
 ISMCTS_PRIOR = 5.0
-ISMCTS_ITERATIONS = 100
+ISMCTS_CANDIDATES = candidate_actions
+ISMCTS_ITERATIONS = 200
 
 from .tensor import observation_tensor, observation_tensor_shape  # noqa: E402,F401  (interop hook)

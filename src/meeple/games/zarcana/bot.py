@@ -93,16 +93,22 @@ def best_line(
     det: ZarcanaState, legal: list[int], rush: float, rng: random.Random
 ) -> tuple[int, ZarcanaState]:
     """The first action of the best whole turn for the player to move, and the state after it."""
-    me = det.to_move
-    assert me is not None
     best: tuple[int, ZarcanaState] | None = None
     best_val = float("-inf")
-    for a, line in turn_lines(det, legal):
-        val = evaluate(line, me, rush) + rng.random() * 1e-3
+    for a, line, val in scored_lines(det, legal, rush, rng):
         if val > best_val:
             best, best_val = (a, line), val
     assert best is not None
     return best
+
+
+def scored_lines(det: ZarcanaState, legal: list[int], rush: float, rng: random.Random):  # type: ignore[no-untyped-def]
+    """(first action, state after the whole turn, the bot's value of it) for every candidate
+    turn but declaring; the value carries a tiny random tie-break."""
+    me = det.to_move
+    assert me is not None
+    for a, line in turn_lines(det, legal):
+        yield a, line, evaluate(line, me, rush) + rng.random() * 1e-3
 
 
 def turn_lines(det: ZarcanaState, legal: list[int]):  # type: ignore[no-untyped-def]

@@ -14,13 +14,25 @@ from __future__ import annotations
 import math
 import random
 
-from .bot import best_line, evaluate, heuristic_action, rule_move, rush_weight
+from .bot import (
+    best_line,
+    evaluate,
+    heuristic_action,
+    rule_move,
+    rush_weight,
+    scored_lines,
+)
 from .rules import MAIN, ZarcanaState
 
 SCALE = 15.0
 """A position-value lead of this much is worth tanh(1) = 0.76 of a win."""
 FINAL_SCALE = 3.0
 """In the final round, a score lead of this much is worth 0.76 of a win."""
+TOP = 5
+"""How many of the heuristic's best moves the search tree weighs (`candidate_actions`)."""
+CACHE_SIZE = 50_000
+"""`candidate_actions` forgets its rankings once it holds this many (bounded memory)."""
+_CACHE: dict[tuple[object, ...], list[int]] = {}
 
 
 def evaluate_all(state: ZarcanaState) -> list[float]:
@@ -69,3 +81,42 @@ def reply_eval(world: ZarcanaState) -> list[float]:
     if w.to_move is None:
         return w.returns()
     return evaluate_all(w)
+
+
+def candidate_actions(world: ZarcanaState) -> list[int]:
+    """The heuristic's `TOP` best first actions, best first: the search tree's edges.
+
+    Why: most legal actions are passes, pointless discards and orientations that aim nowhere; a
+    search of a few hundred iterations spread over all of them learns nothing about the few real
+    alternatives. A move the heuristic makes by rule (orienting, declaring, the length bound) is
+    the only candidate. The ranking is the heuristic's own in the first sampled world that
+    reaches the position (so the first candidate is its move there) and is kept for later worlds
+    that reach the same position with the same hand to move (`_CACHE`): one tree node, one set of
+    edges, and one heuristic evaluation per node instead of one per visit. A kept candidate that
+    is not legal in a later world is dropped.
+    """
+    me = world.to_move
+    assert me is not None
+    legal = world.legal_actions()
+    if len(legal) == 1:
+        return legal
+    key = (tuple(world.history), me, tuple(world.hands[me]), tuple(world.pos), world.stage)
+    kept = _CACHE.get(key)
+    if kept is not None:
+        ok = [a for a in kept if world.is_legal(a)]
+        if ok:
+            return ok
+    forced = rule_move(world, legal, me)
+    if forced >= 0:
+        ranked = [forced]
+    else:
+        rng = random.Random(len(world.history))  # the same tie-breaks as `reply_eval`'s heuristic
+        best: dict[int, float] = {}
+        for a, _, val in scored_lines(world, legal, rush_weight(world, me), rng):
+            if val > best.get(a, -math.inf):
+                best[a] = val
+        ranked = sorted(best, key=lambda a: -best[a])[:TOP]
+    if len(_CACHE) >= CACHE_SIZE:
+        _CACHE.clear()
+    _CACHE[key] = ranked
+    return ranked
