@@ -1,19 +1,19 @@
-"""A heuristic Trickarus bot: plays sensibly on what its player can see.
+"""A heuristic Trickarus bot: plays sensibly on what its player can see, in about a millisecond.
 
 For each card it may play, it estimates how the trick ends: the players still to play get hands
-dealt from the cards it has not seen (respecting shown voids) and play at random; after 5s flip
-the day, the Lightning card and everything else, who wins and whether the trick carries the
-Lightning card. Each ending moves a piece on the score track (the engine's own move rules); the
-bot judges the track that results by its expected final place:
+dealt from the cards it has not seen (never a colour they have shown to be void in) and play at
+random, with 5s flipping day and night on the way, so it learns how often each player would win
+the trick and whether the trick carries the Lightning card. Each ending moves a piece on the score
+track by the engine's own rules, and the bot judges the track that results by its expected final
+place (`_race`): the next few tricks go to the players at random, itself taking a trick with a
+fair chance when it tries and, when it ducks, with the chance that its remaining hand forces a win
+on it (`_danger`, lower for the card it has just got rid of); whoever must win past the open
+spaces above them flies into the sun, falls below everyone and ends the game after the round.
 
-- its rank now, and
-- the chance that each player still has to win more tricks than there are open spaces above them
-  (then they fly into the sun and fall to the bottom): a binomial tail over the tricks left.
-
-So it climbs while the track above it is roomy, ducks once a win would (likely) end in the sun,
-plays the Lightning card where it drags a rival down, and sheds its dangerous cards while a trick
-is lost anyway. Co-operative mode: one player (the highest) climbs into the sun while the others
-stay low, then everyone in the air comes down.
+So it climbs while the track above it is roomy, ducks once a win would (likely) fly it into the
+sun, flies early rather than late when its hand will force it anyway, sheds its dangerous cards
+in tricks it loses, and plays the Lightning card where it drags a rival down. Co-operative mode:
+the highest player climbs into the sun while the others stay low, then everyone comes down.
 """
 
 from __future__ import annotations
@@ -64,12 +64,11 @@ def _tail(tricks: int, p: float, k: int) -> float:
 
 class HeuristicBot:
     name = "heuristic"
-    samples = 16  # deals of the unseen cards per move (only when others still play to the trick)
-    my_rate = 0.6  # my expected share of future tricks, relative to 1/players (I can duck)
-    carry = 0.5  # share of a next round's tricks that still count against room (game goes on)
-    height = 1.0  # tie-break: being higher on the track is worth this much of a place
-    duel_try = 0.45  # 2 players: my chance to take a trick I try to take
-    forced_weight = 0.5  # scales the expected forced wins of my hand
+    samples = 12  # deals of the unseen cards per move (only when others still play to the trick)
+    take = 0.45  # my chance to take a trick I try for, times players / 2
+    forced_weight = 0.5  # scales how many tricks my hand would win even when I duck
+    carry = 0.5  # share of a next round's tricks judged against the room (the game goes on)
+    depth = {2: 13, 3: 5, 4: 4, 5: 4}  # tricks looked ahead one by one (the rest: `_leaf`)
 
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
@@ -95,7 +94,8 @@ class HeuristicBot:
             for (w, lightning), count in outcomes.items():
                 key = (w, lightning, card)
                 if key not in cache:
-                    cache[key] = self._outcome_value(state, me, w, lightning, forced - danger[card])
+                    after = forced - danger[card]  # the card played wins no later trick
+                    cache[key] = self._outcome_value(state, me, w, lightning, after)
                 score += count * cache[key]
             score /= total
             if score > best_score:
@@ -162,7 +162,10 @@ class HeuristicBot:
                     if FLIPS[c]:
                         side ^= 1
                 strength = STRENGTH[strong][side][SUIT[side][lead] if lead >= 0 else -1]
-                best = max(range(len(trick)), key=lambda i: strength[trick[i]])
+                best, top = 0, -2
+                for i, c in enumerate(trick):
+                    if strength[c] > top:
+                        best, top = i, strength[c]
                 key = ((leader + best) % n, LIGHTNING in trick)
                 counts[key] = counts.get(key, 0) + 1
             result[card] = counts
@@ -187,46 +190,85 @@ class HeuristicBot:
         if state.coop:
             return -_coop_cost(pos, top, track.sun_reached)
         final = track.sun_reached or n == 2
-        if n == 2:  # one round: exact over who takes the tricks left
-            duck = min(0.6, max(0.05, self.forced_weight * forced / max(left, 1)))
-            return -_duel(pos[me], pos[1 - me], left, top, self.duel_try, round(duck, 2))
-        horizon = left + (0 if final else int(self.carry * per_round))
-        rooms = _rooms(pos, top)
-        mine_rate = (self.forced_weight * forced + self.my_rate / n * (horizon - left)) / max(
-            horizon, 1
+        duck = min(0.6, max(0.02, self.forced_weight * forced / max(left, 1)))
+        depth = min(left, self.depth[n])
+        others = tuple(sorted(pos[q] for q in range(n) if q != me))
+        nxt = 0 if final else int(self.carry * per_round)
+        take = round(self.take / n * 2, 2)
+        place = _race(
+            pos[me],
+            others,
+            depth,
+            top,
+            take,
+            round(duck * 20) / 20,
+            track.sun_reached,
+            left - depth,
+            nxt,
         )
-        fly = [
-            _tail(horizon, min(0.95, mine_rate if q == me else 1.0 / n), rooms[q] + 1)
-            for q in range(n)
-        ]
-        mine = pos[me]
-        above = sum(1 for q in range(n) if pos[q] > mine)
-        tied = sum(1 for q in range(n) if q != me and pos[q] == mine)
-        place = 1 + above + 0.5 * tied
-        expected = (
-            place
-            + fly[me] * (n - place)
-            - (1 - fly[me]) * sum(fly[q] for q in range(n) if pos[q] > mine)
-        )
-        return -expected + self.height * mine / top
+        return -place
 
 
-@lru_cache(maxsize=65536)
-def _duel(me: int, other: int, left: int, top: int, take: float, duck: float) -> float:
-    """2 players: my expected place after ``left`` more tricks, if each trick I take with chance
-    ``take`` when I try and ``duck`` when I do not, choosing the better each time."""
+@lru_cache(maxsize=20_000)
+def _race(
+    me: int,
+    others: tuple[int, ...],
+    left: int,
+    top: int,
+    take: float,
+    duck: float,
+    sun: bool,
+    rest: int,
+    nxt: int,
+) -> float:
+    """My expected place when the next ``left`` tricks go to the players at random: to me with
+    chance ``take`` when I try for a trick and ``duck`` when I do not (I choose the better each
+    time), the others sharing the rest evenly. ``others`` are their positions, sorted. After those
+    tricks, the track is judged by `_leaf` over ``rest`` more tricks of this round and, unless
+    the sun has been reached (the game ends with the round), ``nxt`` of the next."""
     if left == 0:
-        return 1.0 if me > other else 2.0 if me < other else 1.5
-    up = _climb(me, other, top)
-    won = _duel(up, other, left - 1, top, take, duck)
-    lost = _duel(me, _climb(other, me, top), left - 1, top, take, duck)
+        return _leaf(me, others, top, rest + (0 if sun else nxt))
+    space = me + 1  # I take it (Advancing Along the Scoring Track; Flying Into the Sun)
+    while space in others:
+        space += 1
+    if space > top:
+        won = _race(max(0, min(others) - 1), others, left - 1, top, take, duck, True, rest, nxt)
+    else:
+        won = _race(space, others, left - 1, top, take, duck, sun, rest, nxt)
+    lost = 0.0
+    for i, o in enumerate(others):  # someone else takes it
+        rest_pos = others[:i] + others[i + 1 :]
+        space = o + 1
+        while space == me or space in rest_pos:
+            space += 1
+        flew = sun
+        if space > top:
+            space, flew = max(0, min((me, *rest_pos)) - 1), True
+        lost += _race(
+            me, tuple(sorted((*rest_pos, space))), left - 1, top, take, duck, flew, rest, nxt
+        )
+    lost /= len(others)
     return min(take * won + (1 - take) * lost, duck * won + (1 - duck) * lost)
 
 
-def _climb(p: int, other: int, top: int) -> int:
-    """Where a trick winner at ``p`` lands with one rival at ``other`` (2 players)."""
-    space = p + 1 + (p + 1 == other)
-    return space if space <= top else max(0, other - 1)
+LEAF_RATE = 0.6  # my share of later tricks in `_leaf`, relative to 1/players (I can duck)
+
+
+def _leaf(me: int, others: tuple[int, ...], top: int, tricks: int) -> float:
+    """My expected place, roughly, if ``tricks`` more tricks are played: each player wins its
+    share of them (a binomial count); one who must win more than its room flies into the sun
+    and ends below me."""
+    place = 1 + sum(1 for o in others if o > me) + 0.5 * sum(1 for o in others if o == me)
+    if not tricks:
+        return place
+    n = len(others) + 1
+    pos = [me, *others]
+    rooms = _rooms(pos, top)
+    fly = [
+        _tail(tricks, min(0.95, (LEAF_RATE if q == 0 else 1.0) / n), rooms[q] + 1) for q in range(n)
+    ]
+    above = sum(fly[q + 1] for q, o in enumerate(others) if o > me)
+    return place + fly[0] * (n - place) - (1 - fly[0]) * above
 
 
 def _rooms(pos: list[int], top: int) -> list[int]:
