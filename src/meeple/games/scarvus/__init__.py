@@ -15,7 +15,7 @@ from .rules import (
     ScarvusState,
     check,
 )
-from .search import evaluate, rollout_policy
+from .search import candidate_actions, evaluate, rollout_policy
 
 GAME = GameInfo(
     id="scarvus",
@@ -56,3 +56,5 @@ ROLLOUT_POLICY = rollout_policy
 ISMCTS_EVAL = evaluate
 ISMCTS_ROLLOUT_DEPTH = 20
 ISMCTS_PRIOR = 3.0
+ISMCTS_CANDIDATES = candidate_actions
+ISMCTS_PRIOR_BOT = "probabilistic"
