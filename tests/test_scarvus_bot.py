@@ -217,16 +217,16 @@ def test_default_ismcts_gets_the_candidates_and_the_probabilistic_guide():
     """Level ismcts at its default budget picks up ISMCTS_CANDIDATES and is guided at the root by
     the package's ISMCTS_PRIOR_BOT level; on a Bid Step opening (Bid Step) its tree expands only
     the candidate bids, and its choice is one of them."""
-    import meeple.games.scarvus as pkg
     from meeple.bots.ismcts import ISMCTSBot, candidates_for
+    from meeple.games.scarvus import ISMCTS_PRIOR, ISMCTS_PRIOR_BOT
 
     assert candidates_for(GAME) is candidate_actions
     bot = make_bot("ismcts", GAME, seed=5)
     assert isinstance(bot, ISMCTSBot)
     assert bot.candidates is candidate_actions
     assert bot.rollout_policy is rollout_policy and bot.evaluate is evaluate
-    assert bot.prior is not None and bot.prior_weight == pkg.ISMCTS_PRIOR > 0
-    assert type(bot.prior.__self__) is GAME.bots[pkg.ISMCTS_PRIOR_BOT]
+    assert bot.prior is not None and bot.prior_weight == ISMCTS_PRIOR > 0
+    assert type(bot.prior.__self__) is GAME.bots[ISMCTS_PRIOR_BOT]
     opening = next(s for s in states_in(R.BIDDING, 50) if s.bid is None)
     small = make_bot("ismcts:60", GAME, seed=5)
     move = small.choose(opening)

@@ -50,7 +50,8 @@ GAME = GameInfo(
 BID_CAP = CAP
 
 # ISMCTS hooks (src/meeple/bots/ismcts.py): an informed, cheap playout cut after 20 actions (a
-# round or two) and judged by score differences, and a root bias toward the heuristic's move.
+# round or two) and judged by score differences, a tree narrowed to `candidate_actions`, and a
+# root bias toward the probabilistic bot's move.
 # Arena figures and what still holds the search back: docs/games/scarvus.md, Bots.
 ROLLOUT_POLICY = rollout_policy
 ISMCTS_EVAL = evaluate
