@@ -56,6 +56,6 @@ BID_CAP = CAP
 ROLLOUT_POLICY = rollout_policy
 ISMCTS_EVAL = evaluate
 ISMCTS_ROLLOUT_DEPTH = 20
-ISMCTS_PRIOR = 3.0
+ISMCTS_PRIOR = 20.0
 ISMCTS_CANDIDATES = candidate_actions
 ISMCTS_PRIOR_BOT = "probabilistic"
