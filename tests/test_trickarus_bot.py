@@ -14,7 +14,7 @@ import pytest
 
 import meeple
 from meeple.games.trickarus.bot import HeuristicBot, _race
-from meeple.games.trickarus.rules import CARD_ID, LIGHTNING, TrickarusState
+from meeple.games.trickarus.rules import ALL_CARDS, CARD_ID, LIGHTNING, TrickarusState
 
 
 def C(code: str) -> int:
@@ -30,11 +30,15 @@ def position(
     trick: tuple[str, ...] = (),
     **options,
 ) -> TrickarusState:
-    """A game with chosen hands and track, ``trick`` already played from ``leader`` on."""
+    """A game with chosen hands and track, ``trick`` already played from ``leader`` on. Every
+    other card counts as played earlier in the round, so that, as in a real game, the cards a
+    player has not seen are exactly those in the others' hands."""
     s = meeple.make("trickarus", players=players, seed=0, **options)
     assert isinstance(s, TrickarusState)
     for p in range(players):
         s.hands[p] = sum(1 << C(code) for code in hands.get(p, []))
+    s.undealt = 0
+    s.played = ALL_CARDS & ~s.removed & ~sum(s.hands)
     s.leader = s.to_move = leader
     s.pos = list(pos)
     for code in trick:
@@ -48,19 +52,21 @@ def choice(s: TrickarusState, seed: int = 0) -> int:
 
 # ----- Flying Into the Sun ---------------------------------------------------------------------
 def test_ducks_a_trick_that_would_certainly_fly_it_into_the_sun():
-    """Flying Into the Sun: at the top space a win flies it into the sun and down below everyone;
-    last to play, it ducks with the card that loses rather than take the trick."""
+    """Flying Into the Sun / End of Game: in the final round (someone already flew), on the top
+    space, a win flies it into the sun and down below everyone with one trick left to climb back;
+    last to play, it ducks with the card that loses."""
     s = position(
         4,
         {
-            0: ["cloud4", "rain1", "rain2"],
-            1: ["cloud6", "rain3", "rain4"],
-            2: ["cloud3", "rain6", "rain7"],
-            3: ["cloud9", "cloud2", "moon1"],
+            0: ["cloud4", "rain1"],
+            1: ["cloud6", "rain3"],
+            2: ["cloud3", "rain6"],
+            3: ["cloud9", "cloud2"],
         },
         pos=[3, 5, 6, 10],
         trick=("cloud4", "cloud6", "cloud3"),
     )
+    s.sun_reached = True
     assert s.to_move == 3
     assert choice(s) == C("cloud2")
 
@@ -93,27 +99,27 @@ def test_ducks_with_the_card_a_flip_made_low():
     assert choice(s) == C("rain9")
 
 
-def test_sheds_its_most_dangerous_card_into_a_lost_trick():
-    """Flying Into the Sun: on the top space every later win flies it into the sun, so, void in
-    the lead colour and losing this trick anyway, it discards Cloud 9 (a likely winner later),
-    keeping its low cards to duck with; never the trump Sun 4, which would win and fly."""
+def test_sheds_the_card_that_would_win_later():
+    """Flying Into the Sun / Gameplay flow (must follow): on the top space in the final round,
+    void in the lead colour, it discards Cloud 9: kept, it would have to follow a later cloud lead
+    with it, win and fly; Cloud 1 and Moon 2 (not trump by day) lose every trick to come."""
     s = position(
-        4,
+        3,
         {
-            0: ["rain3", "rain1", "rain2", "moon1", "moon2"],
-            1: ["rain6", "moon3", "moon4", "moon6", "moon7"],
-            2: ["rain7", "sun1", "sun2", "sun3", "moon8"],
-            3: ["cloud9", "cloud1", "cloud2", "cloud3", "sun4"],
+            0: ["rain4", "cloud6", "cloud7"],
+            1: ["rain6", "cloud3", "cloud8"],
+            2: ["cloud9", "cloud1", "moon2"],
         },
-        pos=[3, 5, 7, 10],
-        trick=("rain3", "rain6", "rain7"),
+        pos=[3, 5, 14],
+        trick=("rain4", "rain6"),
     )
+    s.sun_reached = True
     assert choice(s) == C("cloud9")
 
 
 def test_climbs_when_the_track_above_is_open():
     """Advancing Along the Scoring Track: early in a round, far from the sun and last to play,
-    it takes the trick (and with its cheapest winning card)."""
+    it takes the trick."""
     s = position(
         3,
         {
@@ -143,34 +149,47 @@ def test_overtakes_the_rival_above_near_the_end_of_the_final_round():
 
 
 # ----- The Lightning Card ---------------------------------------------------------------------
-def lightning_trick(variant: bool) -> TrickarusState:
-    """3 players on 6, 0 and 5: seat 0 led Cloud 9, seat 1 followed; seat 2, void in cloud, holds
-    the Lightning card and two losing cards."""
+def lightning_trick(
+    lead: tuple[str, str], last: str, pos: list[int], variant: bool
+) -> TrickarusState:
+    """3 players in the final round, one trick after this: seat 0 led, seat 1 followed; seat 2,
+    void in the lead colour, holds the Lightning card and Rain 6. Seat 0 keeps ``last``, seat 1
+    Rain 2."""
     s = position(
         3,
-        {
-            0: ["cloud9", "rain1", "rain3"],
-            1: ["cloud4", "rain2", "rain4"],
-            2: ["lightning", "rain6", "moon2"],
-        },
-        pos=[6, 0, 5],
-        trick=("cloud9", "cloud4"),
+        {0: [lead[0], last], 1: [lead[1], "rain2"], 2: ["lightning", "rain6"]},
+        pos=pos,
+        trick=lead,
         lightning_variant=variant,
     )
-    assert set(s.legal_actions()) == {LIGHTNING, C("rain6"), C("moon2")}  # void in cloud
+    s.sun_reached = True
+    assert s.legal_actions() == [C("rain6"), LIGHTNING]
     return s
 
 
 def test_plays_lightning_to_drag_the_rival_just_above_down_below_it():
-    """The Lightning Card: its trick's winner moves down to the next open space; with the rival
-    at 6 winning and itself at 5, the rival lands at 4, below it."""
-    assert choice(lightning_trick(variant=False)) == LIGHTNING
+    """The Lightning Card: its trick's winner moves down to the next open space. With the rival on
+    6 winning and itself on 5, Lightning puts the rival on 4, below it, and its Rain 6 takes the
+    last trick (to 6); discarding Rain 6 instead would let the rival climb to 7."""
+    assert (
+        choice(lightning_trick(("cloud9", "cloud4"), "rain1", [6, 0, 5], variant=False))
+        == LIGHTNING
+    )
+
+
+def test_lightning_variant_plays_lightning_into_a_trump():
+    """Lightning Card Variant: Lightning loses to trump (Sun by day), so it still drags down the
+    rival above who is winning with a trump."""
+    assert choice(lightning_trick(("sun7", "sun2"), "rain1", [6, 0, 5], variant=True)) == LIGHTNING
 
 
 def test_lightning_variant_keeps_lightning_when_it_would_win_and_sink_itself():
-    """Lightning Card Variant: Lightning beats every non-trump card, so in the same position it
-    would win the trick and move its own player down; the bot discards instead."""
-    assert choice(lightning_trick(variant=True)) != LIGHTNING
+    """Lightning Card Variant: Lightning beats every non-trump card, so into this cloud trick it
+    would win and move its own player down, below the rival on 4 (who then climbs back over it
+    with the trump Sun 1). It discards Rain 6 and keeps Lightning for the last trick, where the
+    rival's trump beats it and the rival moves down instead."""
+    s = lightning_trick(("cloud9", "cloud4"), "sun1", [4, 0, 5], variant=True)
+    assert choice(s) == C("rain6")
 
 
 # ----- Cooperative Mode -----------------------------------------------------------------------
