@@ -386,28 +386,12 @@ def test_log_shows_own_deal_only():
     assert not any(e["type"] == "deal" for e in s.log(None))
 
 
-# ----- The heuristic bot -------------------------------------------------------------------
+# ----- The heuristic bot (its decisions on constructed positions: tests/test_trickarus_bot.py) --
 def test_heuristic_wins_cheaply_when_last():
     """Bot: last to play and wanting the trick, it wins with its cheapest winning card."""
     s = arrange(3, {0: ["cloud3", "rain1"], 1: ["cloud4", "rain2"], 2: ["cloud6", "cloud9", "cloud2"]})
     play(s, "cloud3", "cloud4")
     assert HeuristicBot().choose(s) == C("cloud6")
-
-
-def test_heuristic_avoids_flying_into_the_sun():
-    """Bot: at the top of the track it ducks the trick rather than fly into the sun."""
-    s = arrange(3, {0: ["cloud3", "rain1"], 1: ["cloud4", "rain2"], 2: ["cloud6", "cloud9", "cloud2"]},
-                pos=[1, 2, 10], track=10)
-    play(s, "cloud3", "cloud4")
-    assert HeuristicBot().choose(s) == C("cloud2")
-
-
-def test_heuristic_dumps_lightning_on_a_rival_high_on_the_track():
-    """Bot: void in the lead colour, it plays Lightning when a rival above it is winning."""
-    s = arrange(3, {0: ["cloud9", "rain1"], 1: ["cloud4", "rain2"], 2: ["lightning", "rain5", "sun1"]},
-                pos=[8, 2, 3])
-    play(s, "cloud9", "cloud4")
-    assert HeuristicBot().choose(s) == LIGHTNING
 
 
 def test_heuristic_beats_random_over_many_games():
