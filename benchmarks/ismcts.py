@@ -3,9 +3,11 @@
     .venv/bin/python benchmarks/ismcts.py [--games trickarus,...] [--positions 20] [--budgets 100,300,1000]
 
 For each registered game (smallest and largest player count) it samples decision points from
-seeded random games, then times ISMCTS at each iteration budget on every point. The peer,
-measured in the same run, is a bare random playout from a determinization (what one iteration
-costs without the tree): the ratio says how much the tree and its bookkeeping add.
+seeded random games, then times level ``ismcts:<budget>`` (the game's own hooks: rollout policy,
+cut-off, evaluation, root bias, candidates) at each iteration budget and at the game's default
+budget on every point. The peer, measured in the same run, is one playout as that level plays it
+from a determinization (what one iteration costs without the tree): the ratio says how much the
+tree and its bookkeeping add.
 With --openspiel it also races OpenSpiel's IS-MCTS when `meeple.interop.openspiel` exists.
 """
 
@@ -17,7 +19,16 @@ import statistics
 import time
 
 import meeple
-from meeple.bots.ismcts import DEFAULT_ITERATIONS, ISMCTSBot, _playout, rollout_policy_for
+from meeple.bots.ismcts import (
+    ISMCTSBot,
+    _playout,
+    default_iterations,
+    default_rollout_depth,
+    evaluation_for,
+    leaf_returns,
+    make_ismcts,
+    rollout_policy_for,
+)
 from meeple.core import State
 
 
@@ -38,12 +49,18 @@ def decision_points(game: str, players: int, count: int, seed: int = 0) -> list[
 
 def playouts_per_second(points: list[State], seconds: float = 1.0) -> float:
     rng = random.Random(1)
-    policy = rollout_policy_for(points[0].info)
+    info = points[0].info
+    policy, evaluate = rollout_policy_for(info), evaluation_for(info)
+    depth = default_rollout_depth(info)
     n, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         s = points[n % len(points)]
         world = s.determinize(s.to_move, rng)  # type: ignore[arg-type]
-        _playout(world, rng, policy)
+        if depth is None:
+            _playout(world, rng, policy)
+        else:
+            _playout(world, rng, policy, depth)
+        leaf_returns(world, evaluate)
         n += 1
     return n / (time.perf_counter() - start)
 
@@ -51,9 +68,8 @@ def playouts_per_second(points: list[State], seconds: float = 1.0) -> float:
 def time_budget(points: list[State], iterations: int) -> tuple[float, float, float]:
     """(iterations per second, median move seconds, p95 move seconds) at ``iterations``."""
     times = []
-    policy = rollout_policy_for(points[0].info)
     for i, s in enumerate(points):
-        bot = ISMCTSBot(seed=i, iterations=iterations, max_seconds=None, rollout_policy=policy)
+        bot = make_ismcts(s.info, seed=i, knob=str(iterations))
         t0 = time.perf_counter()
         bot.choose(s)
         times.append(time.perf_counter() - t0)
@@ -113,48 +129,80 @@ def openspiel_race(
             else:
                 action = int(theirs.step(osi.from_meeple(state)))
             state.apply(action)
-        results.append(GameResult(index, state.seed, lineup, tuple(state.ranking()),
-                                  tuple(state.scores()), len(state.history), 0.0,
-                                  tuple(() for _ in lineup)))
+        results.append(
+            GameResult(
+                index,
+                state.seed,
+                lineup,
+                tuple(state.ranking()),
+                tuple(state.scores()),
+                len(state.history),
+                0.0,
+                tuple(() for _ in lineup),
+            )
+        )
         print(f"    game {index}: seed {state.seed} {lineup} places {state.ranking()}", flush=True)
     for st in summarize(results, ["meeple", "openspiel"]):
-        print(f"  race {game} {players}p, {seconds} s/move, {games} games: {st.bot:<9} "
-              f"mean place {st.mean_place}  win rate {st.win_rate}")
-    print(f"  iterations per move: meeple {statistics.fmean(ours_iters):.0f} (median "
-          f"{statistics.median(ours_iters):.0f}), openspiel {sims}", flush=True)
+        print(
+            f"  race {game} {players}p, {seconds} s/move, {games} games: {st.bot:<9} "
+            f"mean place {st.mean_place}  win rate {st.win_rate}"
+        )
+    print(
+        f"  iterations per move: meeple {statistics.fmean(ours_iters):.0f} (median "
+        f"{statistics.median(ours_iters):.0f}), openspiel {sims}",
+        flush=True,
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", default=",".join(g["id"] for g in meeple.games()))
     ap.add_argument("--positions", type=int, default=20)
-    ap.add_argument("--budgets", default=f"30,100,{DEFAULT_ITERATIONS},1000")
+    ap.add_argument("--budgets", default="30,100,300,1000")
     ap.add_argument("--openspiel", action="store_true", help="also race OpenSpiel's IS-MCTS")
     ap.add_argument("--race-seconds", type=float, default=0.5)
     ap.add_argument("--race-games", type=int, default=10)
     ap.add_argument("--race-seed", type=int, default=1000, help="deals are seeds race-seed + k")
-    ap.add_argument("--race-players", type=int, default=None, help="default: the fewest the game takes")
+    ap.add_argument(
+        "--race-players", type=int, default=None, help="default: the fewest the game takes"
+    )
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
-    print(f"{'game':<14}{'P':>2} {'playouts/s':>11} " + " ".join(f"{'it/s@' + str(b):>10}" for b in budgets)
-          + "  " + " ".join(f"{'p95s@' + str(b):>9}" for b in budgets) + "  it/s ÷ playouts/s")
+    print(
+        f"{'game':<14}{'P':>2} {'playouts/s':>11} "
+        + " ".join(f"{'it/s@' + str(b):>10}" for b in budgets)
+        + "  "
+        + " ".join(f"{'p95s@' + str(b):>9}" for b in budgets)
+        + f"  {'default':>7} {'it/s':>6} {'p95s':>6}  it/s ÷ playouts/s"
+    )
     for game in args.games.split(","):
         info = meeple.game_info(game)
+        default = default_iterations(info)
         for players in sorted({min(info.player_counts), max(info.player_counts)}):
             points = decision_points(game, players, args.positions)
             peer = playouts_per_second(points)
             rows = [time_budget(points, b) for b in budgets]
-            print(f"{game:<14}{players:>2} {peer:>11.0f} "
-                  + " ".join(f"{r[0]:>10.0f}" for r in rows) + "  "
-                  + " ".join(f"{r[2]:>9.3f}" for r in rows)
-                  + f"  {rows[-1][0] / peer:.2f}", flush=True)
+            own = time_budget(points, default)
+            print(
+                f"{game:<14}{players:>2} {peer:>11.0f} "
+                + " ".join(f"{r[0]:>10.0f}" for r in rows)
+                + "  "
+                + " ".join(f"{r[2]:>9.3f}" for r in rows)
+                + f"  {default:>7} {own[0]:>6.0f} {own[2]:>6.3f}  {own[0] / peer:.2f}",
+                flush=True,
+            )
         if args.openspiel:
             players = args.race_players or min(info.player_counts)
             points = decision_points(game, players, max(4, args.positions // 4), seed=7)
             theirs, ours = openspiel_speed(points, simulations=20)
-            print(f"  openspiel {game} {players}p, 20 iterations/move: OpenSpiel IS-MCTS "
-                  f"{theirs:.0f}/s, ours {ours:.0f}/s, ours ÷ theirs {ours / theirs:.1f}", flush=True)
-            openspiel_race(game, players, args.race_seconds, args.race_games, theirs, args.race_seed)
+            print(
+                f"  openspiel {game} {players}p, 20 iterations/move: OpenSpiel IS-MCTS "
+                f"{theirs:.0f}/s, ours {ours:.0f}/s, ours ÷ theirs {ours / theirs:.1f}",
+                flush=True,
+            )
+            openspiel_race(
+                game, players, args.race_seconds, args.race_games, theirs, args.race_seed
+            )
 
 
 if __name__ == "__main__":
