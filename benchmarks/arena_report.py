@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/arena_report.py docs/arena/*.json > docs/arena.md
     .venv/bin/python benchmarks/arena_report.py --summary docs/arena/*.json   # one row per run
+    .venv/bin/python benchmarks/arena_report.py --pool A.json B.json   # runs of one pairing, pooled
 
 Each run's table comes with its exact command and, for every pair of levels the issue names
 (ismcts > heuristic > random), whether their mean-place 95% intervals are apart.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -77,11 +79,34 @@ def summary(runs: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def pool(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Runs of the same game, player count, options and bots (different seeds) as one run: more
+    independent games of the same pairing. The statistics are recomputed from every game."""
+    from meeple.bots.arena import GameResult, summarize
+
+    first = runs[0]
+    key = ("game", "players", "options", "bots")
+    if any(r[k] != first[k] for r in runs for k in key):
+        raise SystemExit("--pool: the runs differ in game, players, options or bots")
+    if len({r["seed"] for r in runs}) < len(runs):
+        raise SystemExit("--pool: two runs share a seed, so they share games")
+    games = [GameResult(**{**g, "lineup": tuple(g["lineup"]), "places": tuple(g["places"]),
+                           "scores": tuple(g["scores"]), "iterations": tuple(g["iterations"]),
+                           "move_times": tuple(() for _ in g["lineup"])})
+             for r in runs for g in r["games"]]  # fmt: skip
+    stats = [asdict(s) for s in summarize(games, first["bots"])]
+    seeds = ", ".join(str(r["seed"]) for r in runs)
+    return {**first, "stats": stats, "games": games, "command": f"pooled seeds {seeds}"}
+
+
 def main() -> None:
     args = sys.argv[1:]
-    brief = "--summary" in args
-    runs = [json.loads(Path(p).read_text()) for p in args if p != "--summary"]
-    print(summary(runs) if brief else "\n\n".join(section(r) for r in runs))
+    flags = {"--summary", "--pool"}
+    runs = [json.loads(Path(p).read_text()) for p in args if p not in flags]
+    if "--pool" in args:
+        print(summary([pool(runs)]))
+        return
+    print(summary(runs) if "--summary" in args else "\n\n".join(section(r) for r in runs))
 
 
 if __name__ == "__main__":

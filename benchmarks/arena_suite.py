@@ -35,6 +35,7 @@ RUNS: list[tuple[str, str, int, str, int, int]] = [
     ("search", "scarvus", 4, "ismcts,heuristic", 80, 41),
     ("search", "scarvus", 4, "ismcts,probabilistic", 40, 41),
     ("search", "karvi", 2, "ismcts,heuristic", 80, 41),
+    ("search", "karvi", 2, "ismcts,heuristic", 60, 51),  # pooled with seed 41 (arena_report --pool)
     ("search", "zarcana", 2, "ismcts,heuristic", 40, 41),
 ]
 
