@@ -32,6 +32,7 @@ RUNS: list[tuple[str, str, int, str, int, int]] = [
     *(("ladder", "zarcana", p, "heuristic,random", 100, 7) for p in (2, 3, 4)),
     ("search", "trickarus", 3, "ismcts,heuristic", 60, 41),
     ("search", "savage_bowl", 4, "ismcts,heuristic", 40, 41),
+    ("search", "savage_bowl", 4, "ismcts,heuristic", 40, 51),  # pooled with seed 41
     ("search", "scarvus", 4, "ismcts,heuristic", 80, 41),
     ("search", "scarvus", 4, "ismcts,probabilistic", 40, 41),
     ("search", "karvi", 2, "ismcts,heuristic", 80, 41),
