@@ -63,8 +63,8 @@ def section(run: dict[str, Any]) -> str:
 
 def summary(runs: list[dict[str, Any]]) -> str:
     """One row per two-bot run: the pair, both mean places and whether the first one wins."""
-    lines = ["| game | P | games | first bot | mean place | second bot | mean place | verdict |",
-             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = ["| game | P | seed | games | first bot | mean place | second bot | mean place | verdict |",
+             "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for run in runs:
         a, b = (next(s for s in run["stats"] if s["bot"] == n) for n in run["bots"][:2])
         pa, pb = a["mean_place"], b["mean_place"]
@@ -74,7 +74,7 @@ def summary(runs: list[dict[str, Any]]) -> str:
             verdict = f"**{b['bot']} beats {a['bot']}**"
         else:
             verdict = "not separated"
-        lines.append(f"| {run['game']} | {run['players']} | {len(run['games'])} | {a['bot']} | "
+        lines.append(f"| {run['game']} | {run['players']} | {run['seed']} | {len(run['games'])} | {a['bot']} | "
                      f"{_iv(pa)} | {b['bot']} | {_iv(pb)} | {verdict} |")  # fmt: skip
     return "\n".join(lines)
 
@@ -95,8 +95,8 @@ def pool(runs: list[dict[str, Any]]) -> dict[str, Any]:
                            "move_times": tuple(() for _ in g["lineup"])})
              for r in runs for g in r["games"]]  # fmt: skip
     stats = [asdict(s) for s in summarize(games, first["bots"])]
-    seeds = ", ".join(str(r["seed"]) for r in runs)
-    return {**first, "stats": stats, "games": games, "command": f"pooled seeds {seeds}"}
+    seeds = " + ".join(str(r["seed"]) for r in runs)
+    return {**first, "stats": stats, "games": games, "seed": seeds, "command": f"pooled {seeds}"}
 
 
 def main() -> None:
