@@ -202,6 +202,13 @@ def observation_tensor(state: KarviState, player: int | None) -> np.ndarray:
     return out
 
 
+def _store(cache: dict[Any, np.ndarray], key: Any, block: np.ndarray) -> None:
+    """Keep ``block`` under ``key``; a full cache starts over (cheap, and bounds memory)."""
+    if len(cache) >= _ROWS_MAX:
+        cache.clear()
+    cache[key] = block
+
+
 def _dense(size: int, base: int, ones: list[int], idx: list[int], val: list[float]) -> np.ndarray:
     """A block of ``size`` floats from slots given as offsets from ``base``."""
     block = np.zeros(size, np.float32)
@@ -297,9 +304,7 @@ def _players(
             parts: tuple[list[int], list[int], list[float]] = ([], [], [])
             _row(pl, own, own and keep, *parts)
             row = _dense(PLAYER, 0, *parts)
-            if len(_ROWS) >= _ROWS_MAX:
-                _ROWS.clear()
-            _ROWS[key] = row
+            _store(_ROWS, key, row)
             if own:  # others will see this row too: the same without the observer-only blocks
                 seen = row.copy()
                 seen[_HAND:] = 0.0
@@ -537,9 +542,7 @@ def _map(
         parts: tuple[list[int], list[int], list[float]] = ([], [], [])
         _map_slots(state, player, me, n, lay, *parts, nodes, node_at, stride)
         got = _dense(lay["to_move"] - node_at, node_at, *parts)
-        if len(_MAPS) >= _ROWS_MAX:
-            _MAPS.clear()
-        _MAPS[key] = got
+        _store(_MAPS, key, got)
     return got
 
 
@@ -617,9 +620,7 @@ def _public_supply(
         parts: tuple[list[int], list[int], list[float]] = ([], [], [])
         _supply(state, player, me, n, lay, *parts)
         got = _dense(lay["size"] - lay["display"], lay["display"], *parts)
-        if len(_SUPPLY) >= _ROWS_MAX:
-            _SUPPLY.clear()
-        _SUPPLY[key] = got
+        _store(_SUPPLY, key, got)
     return got
 
 
