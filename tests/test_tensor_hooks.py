@@ -17,7 +17,8 @@ import meeple
 
 np = pytest.importorskip("numpy")
 
-from meeple.games import karvi, zarcana  # noqa: E402
+from meeple.games.karvi import tensor as karvi  # noqa: E402
+from meeple.games.zarcana import tensor as zarcana  # noqa: E402
 from meeple.interop.tensor import encoding  # noqa: E402
 
 HOOKS = {"karvi": karvi, "zarcana": zarcana}

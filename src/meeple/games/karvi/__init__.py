@@ -42,5 +42,5 @@ ISMCTS_EVAL = evaluate
 ISMCTS_ROLLOUT_DEPTH = 30
 ISMCTS_PRIOR = 1.0
 ISMCTS_ITERATIONS = 300
-
-from .tensor import observation_tensor, observation_tensor_shape  # noqa: E402,F401  (interop hook)
+# The observation-tensor interop hook lives in `tensor.py` (numpy); `meeple.interop.tensor.hook`
+# imports it only when an adapter asks, so playing the game needs the standard library alone.

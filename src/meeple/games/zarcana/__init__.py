@@ -40,5 +40,5 @@ ISMCTS_EVAL = reply_eval
 ISMCTS_PRIOR = 5.0
 ISMCTS_CANDIDATES = candidate_actions
 ISMCTS_ITERATIONS = 200
-
-from .tensor import observation_tensor, observation_tensor_shape  # noqa: E402,F401  (interop hook)
+# The observation-tensor interop hook lives in `tensor.py` (numpy); `meeple.interop.tensor.hook`
+# imports it only when an adapter asks, so playing the game needs the standard library alone.
