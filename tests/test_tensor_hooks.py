@@ -97,10 +97,10 @@ def _swap_own_secret(state: meeple.State, p: int) -> bool:
     if _game(state) == "karvi":
         hand = state.p[p].hand
         for i, c in enumerate(hand):
-            back = karvi.tensor._CARD_BACK[c]
+            back = karvi._CARD_BACK[c]
             for dk in state.decks:
                 for j, d in enumerate(dk):
-                    if karvi.tensor._CARD_BACK[d] == back:
+                    if karvi._CARD_BACK[d] == back:
                         hand[i], dk[j] = d, c
                         return True
         return False
@@ -150,7 +150,7 @@ def test_tensor_changes_whenever_the_view_does(game: str, players: int) -> None:
 
 def test_zarcana_scores_match_the_engine() -> None:
     """Scoring (sole occupancy of top cards): the tensor's own count agrees with State.scores."""
-    lay = zarcana.tensor._layout(3)
+    lay = zarcana._layout(3)
     for state in _states("zarcana", 3, seed=6, every=5):
         t = _tensor(state, 1)
         scores = state.scores()
