@@ -57,6 +57,13 @@ def arena(
     max_moves: Annotated[int, typer.Option(min=1, help="stop a game after this many actions and leave it out")] = 5000,
 ) -> None:
     """Rank bots by playing GAME: mean place, win rate, mean score (95% CI) and an openskill rating."""
+    try:  # a bare install has no arena: say which install brings it
+        import matplotlib  # noqa: F401
+        import openskill  # noqa: F401
+    except ImportError as exc:
+        console.print(f"[red]meeple arena needs the arena extra ({exc.name} is missing):[/] "
+                      "pip install -e '.\\[arena]'")
+        raise typer.Exit(2) from exc
     levels = [b.strip() for b in bots.split(",") if b.strip()]
     try:
         info = meeple.game_info(game)

@@ -26,9 +26,14 @@ def serve(
     log_level: Annotated[str, typer.Option(help="uvicorn's log level.")] = "warning",
 ) -> None:
     """Start the web platform: lobby, tables with friends and bots, spectators, replays."""
-    import uvicorn
+    try:
+        import uvicorn
 
-    from meeple.server import Settings, create_app
+        from meeple.server import Settings, create_app
+    except ImportError as exc:  # a bare install: say which install brings the web platform
+        typer.echo(f"meeple serve needs the web extra ({exc.name} is missing): "
+                   "pip install -e '.[web]'", err=True)
+        raise typer.Exit(2) from exc
 
     settings = Settings.from_env(database_url, redis_url, bot_delay, bot_processes)
     settings.tune_gc = True  # this process is the server's alone
