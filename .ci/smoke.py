@@ -19,8 +19,11 @@ Prints the seconds each install took. Exit status 1 names the face that failed.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -149,7 +152,8 @@ def check_run_face(clone: Path, timings: dict[str, float]) -> None:
     log = open(clone / "serve.log", "w")  # noqa: SIM115  (kept open for the server's life)
     server = subprocess.Popen(
         [str(clone / ".venv/bin/meeple"), "serve", "--port", str(port), "--bot-delay", "0",
-         "--database-url", f"sqlite:///{db}"], cwd=clone, stdout=log, stderr=subprocess.STDOUT)
+         "--database-url", f"sqlite:///{db}"], cwd=clone, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True)  # its own process group: its bot workers end with it
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(120):
@@ -200,8 +204,12 @@ def check_run_face(clone: Path, timings: dict[str, float]) -> None:
             raise Failed(f"tables that stalled (under {MOVES} moves in 10 minutes): {pending}")
     finally:
         server.terminate()
-        server.wait(timeout=30)
-        log.close()
+        try:
+            server.wait(timeout=30)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(server.pid, signal.SIGKILL)
+            log.close()
     errors = [ln for ln in (clone / "serve.log").read_text().splitlines()
               if re.match(r"^\w*(Error|Exception)\b", ln) or "Traceback" in ln]
     if errors:
