@@ -78,6 +78,15 @@ def warrior_class(value: int, injured: bool) -> int:
     return (value - 1) * 2 + int(injured)
 
 
+def _spaces(lane: list[dict[str, Any]], building: str) -> int:
+    return sum(1 << i for i, sp in enumerate(lane) if sp.get("building") == building)
+
+
+# Individual setup 4: the tableau's towers sit on raid spaces 2 and 4, the posts on trade spaces 2 and 4.
+_TOWER_SPACES = _spaces(C.RAID_TRACK, "tower")
+_POST_SPACES = _spaces(C.TRADE_TRACK, "post")
+
+
 def _back(req: dict[str, int]) -> str:
     return ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in sorted(req.items())) or "no requirement"
 
@@ -97,7 +106,8 @@ class Player:
     __slots__ = (
         "res", "prov", "war", "points", "hand", "played", "trade_cards", "trade_track", "raid_track",
         "beside", "kinds", "hidden_ut", "hidden_runes", "slots", "rune_spots", "tower_supply",
-        "post_supply", "tower_tab", "post_tab", "built", "ship", "map", "start", "exception",
+        "post_supply", "tower_tab", "post_tab", "tower_left", "post_left", "built", "ship", "map",
+        "start", "exception",
     )
 
     def __init__(self) -> None:
@@ -120,6 +130,10 @@ class Player:
         self.post_supply = 1
         self.tower_tab = 2
         self.post_tab = 2
+        # Which track spaces still hold their building (bit i = space i + 1): a building leaves
+        # its space for good, so a later tile on that space releases nothing (Trade; Raid).
+        self.tower_left = _TOWER_SPACES
+        self.post_left = _POST_SPACES
         self.built: list[tuple[int, str]] = []  # (node, "tower"/"post")
         self.ship = 0
         self.map = False
@@ -1150,16 +1164,29 @@ class KarviState(State):
         pl = self.p[q]
         lane = pl.trade_track if track == "trade" else pl.raid_track
         lane.append(tile)
-        space = (C.TRADE_TRACK if track == "trade" else C.RAID_TRACK)[len(lane) - 1]
-        if space.get("building") == "post" and pl.post_tab:
-            pl.post_tab -= 1
-            pl.post_supply += 1
-        if space.get("building") == "tower" and pl.tower_tab:
-            pl.tower_tab -= 1
-            pl.tower_supply += 1
+        i = len(lane) - 1
+        space = (C.TRADE_TRACK if track == "trade" else C.RAID_TRACK)[i]
+        # "If you place the trade tile on a space with a trading post (spaces 2 and 4)": only a
+        # building still on that very space is released (card 6/36 may have taken it already).
+        if space.get("building") == "post" and pl.post_left >> i & 1:
+            self._release(pl, "post", i)
+        if space.get("building") == "tower" and pl.tower_left >> i & 1:
+            self._release(pl, "tower", i)
         if space.get("map"):
             pl.map = True
         self.emit({"player": q, "track": track, "tile": tile})
+
+    @staticmethod
+    def _release(pl: Player, building: str, i: int) -> None:
+        """A building leaves track space ``i`` of the tableau for the supply."""
+        if building == "tower":
+            pl.tower_left &= ~(1 << i)
+            pl.tower_tab -= 1
+            pl.tower_supply += 1
+        else:
+            pl.post_left &= ~(1 << i)
+            pl.post_tab -= 1
+            pl.post_supply += 1
 
     def _raid(self, q: int, damage: int, bonus: list[Any], tile: int | None) -> None:
         """Raid: suffer the damage, then take the bonus (head tiles: -1 damage, +4 points, double)."""
@@ -1279,13 +1306,10 @@ class KarviState(State):
         elif op == "pts_per":
             _, what, per, cap = step
             pl.points += min(cap, per * pl.count(what))
-        elif op == "unlock":
-            if step[1] == "tower" and pl.tower_tab:
-                pl.tower_tab -= 1
-                pl.tower_supply += 1
-            elif step[1] == "post" and pl.post_tab:
-                pl.post_tab -= 1
-                pl.post_supply += 1
+        elif op == "unlock":  # cards 6 and 36: the building furthest to the left
+            left = pl.tower_left if step[1] == "tower" else pl.post_left
+            if left:
+                self._release(pl, step[1], (left & -left).bit_length() - 1)
         elif op == "boost_each":
             injured = step[1] == "injured"  # cards 10/11: each by up to 2, unsplit; ruling: the most
             todo = [v for v in range(6, 0, -1) for _ in range(pl.war[warrior_class(v, injured)])]
