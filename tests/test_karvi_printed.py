@@ -122,3 +122,33 @@ def test_cards_6_and_36_take_the_leftmost_building_and_the_fourth_space_still_re
         assert (supply(), tab()) == ((2, 1) if k < 3 else (3, 0))
     s._step(["unlock", b])  # nothing left on the tableau: nothing happens
     assert (supply(), tab()) == (3, 0)
+
+
+# ----- 2. draw two, keep one: each card gained is its own draw ---------------------------------------
+DRAW_TWO_2P_SEED2775 = [
+    306, 304, 36, 91, 112, 2, 0, 36, 70, 91, 109, 10, 396, 250, 250, 397, 0, 32, 92, 3, 251, 251, 0, 38,
+    92, 4, 0, 12, 0, 32, 91, 102, 6, 0, 239, 236, 9, 247, 247, 258, 0, 31, 91, 100, 14, 246, 246, 247,
+    145, 0, 11, 268, 407, 147, 260, 0, 19, 396, 318, 381, 0, 21, 0, 13, 0, 22, 248, 248, 0, 17, 0, 23, 0,
+    24, 250, 30, 92, 0, 3, 249, 249, 0, 38, 91, 140, 2, 0, 10, 396, 251, 251, 251, 397, 29, 91, 116, 0,
+    4, 334, 386, 28, 92, 0, 6, 40, 91, 106, 0, 11, 268, 402, 142, 262, 256, 0, 28, 91, 94, 8, 236, 0, 19,
+    396, 324, 368, 232, 0, 12, 235, 0, 235, 14, 247, 247, 246, 0, 239, 13, 358, 258, 0, 21, 0, 22, 0, 23,
+    251, 251, 0, 24, 0, 3, 250, 250, 250, 0, 2, 0, 4, 312, 374, 262, 0, 6, 32, 91, 103, 0, 33, 92, 21, 0,
+    10, 397, 396, 250, 250, 250, 250, 0, 19, 396, 327, 364, 46, 92, 451, 268, 268]
+
+
+def test_draw_two_with_two_upgrade_cards_keeps_one_of_each_draw_reproduction():
+    """Variants, "You always lose…": "whenever you get an upgrade card, you may instead draw 2 and
+    choose 1 to keep". Special rune stone 0 gives 2 upgrade cards: the keep of the first draw comes
+    before the second draw, and each keep offers only that draw's pair. 2 players, seed 2775."""
+    s = replay(DRAW_TWO_2P_SEED2775[:-2], players=2, seed=2775, draw_two=True)
+    q = s.to_move
+    pl = s.p[q]
+    s.apply(DRAW_TWO_2P_SEED2775[-2])  # the first draw of the two cards (helmet)
+    first = pl.hand[-2:]
+    assert s.tasks[-1][0] == "keep" and s.legal_actions() == sorted(A("KEEP", c) for c in first)
+    s.apply(A("KEEP", first[0]))
+    assert first[0] in pl.hand and first[1] not in pl.hand
+    assert s.tasks[-1] == ("upcard", 1)
+    s.apply(A("DRAW_STACK", 0))
+    second = pl.hand[-2:]
+    assert first[0] not in second and s.legal_actions() == sorted(A("KEEP", c) for c in second)

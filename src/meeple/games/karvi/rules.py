@@ -977,9 +977,9 @@ class KarviState(State):
                 self._push_boxes(C.TRADE_CARDS[x]["boxes"])
         elif kind == "upcard":
             if fam != "END":
-                self._draw(q, x)
-                if t[1] > 1:
+                if t[1] > 1:  # the next card waits until this one's draw-two-keep-one is settled
                     self.tasks.append(("upcard", t[1] - 1))
+                self._draw(q, x)
         elif kind == "keep":
             a, b = pl.hand[-2:]
             back = b if x == a else a
