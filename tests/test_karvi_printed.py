@@ -381,3 +381,454 @@ def test_francia_trade_the_player_chooses_the_fur_silver_mix():
     do_spot(s, "trade")
     s.apply(A("FRANCIA"))
     assert pl.res == [1, 0, 0] and pl.points == 8 and not s.tasks  # no choice to make
+
+
+# ----- 4. rare paths random play never reaches, built directly ------------------------------------
+
+
+def test_francia_needs_six_tiles_and_strength_25_and_doubles_with_the_head_tile():
+    """Trade or raid in Francia: "Each track has space for 6 tiles and has 6 improvements. The final
+    improvement ... offers you a special trade- or raid-action"; the raid needs combat strength 25,
+    gives 12 points and 3 damage; Head: double points "also applies for the raid in Francia" (not
+    the Valhalla points)."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.trade_track = list(range(5))
+    pl.res = [9, 9, 0]
+    pl.beside = []
+    do_spot(s, "trade")
+    assert not s.tasks  # 5 tiles: no Francia, nothing to activate
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.raid_track = list(range(C.NUM_TR, C.NUM_TR + 6))
+    set_warriors(pl, (6, False), (6, False), (6, False), (6, False))  # strength 24
+    do_spot(s, "raid")
+    assert not s.tasks  # strength 24 < 25
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.raid_track = list(range(C.NUM_TR, C.NUM_TR + 6))
+    pl.slots["head"] = [_ut({"raid_double": True})]
+    set_warriors(pl, (6, False), (6, False), (6, False), (6, False), (1, True))  # strength 25
+    do_spot(s, "raid")
+    assert s.legal_actions() == [END, A("FRANCIA")]
+    s.apply(A("FRANCIA"))
+    assert s.tasks[-1] == ("damage", 3)
+    s.apply(A("WARRIOR", warrior_class(1, True)))  # dies: 1 Valhalla point, not doubled
+    s.apply(A("WARRIOR", warrior_class(6, False)))
+    s.apply(A("WARRIOR", warrior_class(6, True)))  # dies: 6
+    assert pl.points == 1 + 6 + 24 and len(pl.raid_track) == 6 and not s.tasks
+
+
+def test_beer_improvements_give_3_4_and_5():
+    """More beer: the improvements under trade spaces 1, 3 and 5 give 3, 4 and 5 beer ("the highest
+    unlocked value, as the values are not cumulative"); 2 at the start."""
+    for tiles, beer in ((0, 2), (1, 3), (2, 3), (3, 4), (4, 4), (5, 5), (6, 5)):
+        s = started(3)
+        q = s.to_move
+        s.p[q].trade_track = list(range(tiles))
+        do_spot(s, "beer")
+        assert s.tasks[-1] == ("beer", beer), tiles
+
+
+def test_provisions_improvements_give_3_4_and_5_and_the_ship_holds_6():
+    """More provisions: the improvements under raid spaces 1, 3 and 5 give 3, 4 and 5 provisions
+    (2 at the start); Get provisions: "Your ship can have a maximum of 6 provisions"."""
+    for tiles, gain in ((0, 2), (1, 3), (2, 3), (3, 4), (4, 4), (5, 5), (6, 5)):
+        s = started(3)
+        pl = s.p[s.to_move]
+        pl.raid_track = list(range(C.NUM_TR, C.NUM_TR + tiles))
+        pl.prov = 0
+        do_spot(s, "provisions")
+        assert pl.prov == gain, tiles
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.raid_track = list(range(C.NUM_TR, C.NUM_TR + 5))
+    pl.prov = 4
+    pl.res = [0, 0, 2]
+    do_spot(s, "provisions")
+    assert pl.prov == 6  # 4 + 5, capped at 6
+    assert A("GOLD_PROV") not in s.legal_actions() and A("GOLD_FUR") in s.legal_actions()
+
+
+def test_card_41_force_move_three_or_four_provisions():
+    """Card 41 (reconstructed: move 3 and must displace, for free / 4 provisions). Ship cards: with
+    the "must displace" symbol "You do not need to have greater combat strength, nor do you have to
+    pay extra provisions"; provisions are capped at 6."""
+    assert C.UPGRADE_CARDS[40]["boxes"] == [[["move", 3, "force"]], [["provisions", 4]]]
+    s = started(3)
+    q = s.to_move
+    pl, other = s.p[q], s.p[(q + 1) % 3]
+    set_warriors(pl, (1, False))
+    set_warriors(other, (6, False))
+    jarl = node(s, "Jarlshof")
+    other.ship = jarl
+    pl.prov = 0
+    play_card(s, 41, 0)
+    assert pl.res == [5, 5, 4] and A("SHIP_TO", jarl) in s.legal_actions()
+    s.apply(A("SHIP_TO", jarl))
+    assert s.tasks[-1] == ("displace", (q + 1) % 3, jarl) and pl.prov == 0
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.prov = 3
+    play_card(s, 41, 1)
+    assert pl.prov == 6
+
+
+def test_head_tile_21_gives_its_gold_after_the_raid():
+    """Upgrade tiles, head tile 21 (reconstructed: raid-action +1 gold): "You may take the bonus
+    before or after performing that action" — after: the raid's damage and bonus, then the gold."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.slots["head"] = [21]
+    set_warriors(pl, (6, False), (6, False), (6, False))
+    tile = raid_tile()
+    pl.beside = [tile]
+    pl.res = [0, 0, 0]
+    do_spot(s, "raid")
+    s.apply(A("PART", 1))
+    s.apply(A("ACTIVATE", tile))
+    gold = sum(st[1] for st in C.TR_TILES[tile]["bonus"] if st[0] == "gold")
+    while s.tasks:
+        assert pl.res[2] == 0  # the tile's gold comes last
+        s.apply(s.legal_actions()[0])
+    assert pl.res[2] == gold + 1 and pl.raid_track == [tile]
+
+
+# ----- 5. rules no test checked -------------------------------------------------------------------
+
+
+def test_income_one_more_fur_or_silver_per_trading_post():
+    """Gain income: "For each trading post you have already built anywhere on the game board, you
+    take 1 additional fur or silver" (and 1 strength, + 1 per tower)."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.res = [0, 0, 0]
+    pl.built = [(node(s, "Ribe"), "post"), (node(s, "Vík í Mýrdal"), "post"), (node(s, "York"), "tower")]
+    set_warriors(pl, (1, False), (1, False))
+    do_spot(s, "income")
+    assert s.tasks[-1] == ("res", 3)
+    for fam in ("RES_FUR", "RES_SILVER", "RES_FUR"):
+        s.apply(A(fam))
+    assert pl.res == [2, 1, 0] and s.tasks[-1] == ("strength", 2)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_start_cards_give_their_warriors_provisions_and_resources(players):
+    """Start cards: "For warriors, you must take a tile of the strength shown. Place it blue side up";
+    "Place provisions directly onto your ship"; resources into your supply."""
+    s = meeple.make("karvi", players=players, seed=3)
+    for pl in s.p:
+        card = C.START_CARDS[[c["value"] for c in C.START_CARDS].index(pl.start)]
+        side = card["4" if players == 4 else "2-3"]
+        expect = [0] * 12
+        for v in side["warriors"]:
+            expect[warrior_class(v, False)] += 1
+        assert pl.war == expect and pl.prov == side["provisions"]
+        assert pl.res == [side["resources"].get(k, 0) for k in ("fur", "silver", "gold")]
+        assert len(pl.hand) == len(side["upgrade_cards"])
+
+
+def test_healing_flips_injured_warriors_up_to_the_number():
+    """Heal warriors: "Turn as many of your warriors as shown from the red (injured) side to the blue
+    (healthy) side"; strength stays; nothing more to heal ends it."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (2, True), (4, True), (5, True))
+    play_card(s, 1, 1)  # card 1, box 2: heal 2
+    assert s.tasks[-1] == ("heal", 2)
+    assert A("WARRIOR", warrior_class(2, False)) not in s.legal_actions()  # only injured ones
+    s.apply(A("WARRIOR", warrior_class(4, True)))
+    s.apply(A("WARRIOR", warrior_class(5, True)))
+    assert pl.war == [0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0] and not s.tasks and pl.strength() == 11
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (2, True), (3, False))
+    play_card(s, 1, 1)
+    s.apply(A("WARRIOR", warrior_class(2, True)))
+    assert not s.tasks and pl.count("injured") == 0  # nobody left to heal
+
+
+def test_card_10_raises_each_healthy_warrior_by_2_then_heals_2():
+    """Card 10: "Increase the combat strength of each healthy warrior on your tableau by up to 2. You
+    cannot split that combat strength. After that, you can flip 2 injured warriors" (ruling 8)."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (1, False), (5, False), (2, True), (3, True))
+    play_card(s, 10)
+    assert pl.war[warrior_class(3, False)] == 1 and pl.war[warrior_class(6, False)] == 1
+    assert pl.war[warrior_class(2, True)] == 1 and pl.war[warrior_class(3, True)] == 1  # not raised
+    s.apply(A("WARRIOR", warrior_class(2, True)))
+    s.apply(A("WARRIOR", warrior_class(3, True)))
+    assert pl.count("injured") == 0 and pl.strength() == 3 + 6 + 2 + 3  # healed after the raise
+
+
+def test_card_11_raises_injured_warriors_or_scores_two_healthy():
+    """Card 11: "Increase the combat strength of each injured warrior ... by up to 2", or "points
+    equal to the combat strength of 2 of your healthy warriors (max. 12 points)"."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (1, True), (5, True), (2, False))
+    play_card(s, 11, 0)
+    assert pl.war[warrior_class(3, True)] == 1 and pl.war[warrior_class(6, True)] == 1
+    assert pl.war[warrior_class(2, False)] == 1 and pl.points == 0
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (6, False), (4, False), (5, False), (6, True))
+    play_card(s, 11, 1)
+    assert pl.points == 11  # the best 2 healthy: 6 + 5 (the injured 6 does not count)
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (6, False), (6, False), (6, False))
+    play_card(s, 11, 1)
+    assert pl.points == 12
+
+
+def test_cards_8_9_37_and_42_points():
+    """Card 8: 2 points per healthy warrior, then heal 2. Card 9: 3 points per tower (max 9). Card
+    37: 2 points per provision (max 6). Card 42: 3 points per trading post (max 9)."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (1, False), (2, False), (3, True))
+    play_card(s, 8)
+    assert pl.points == 4 and s.tasks[-1] == ("heal", 2)
+    s.apply(A("WARRIOR", warrior_class(3, True)))
+    assert pl.count("healthy") == 3
+    for card, built, pts in ((9, ["tower"] * 2, 6), (9, ["tower"] * 4, 9), (42, ["post", "tower"], 3),
+                             (42, ["post"] * 4, 9)):
+        s = started(3)
+        pl = s.p[s.to_move]
+        pl.built = [(i + 1, b) for i, b in enumerate(built)]
+        play_card(s, card)
+        assert pl.points == pts, (card, built)
+    for prov, pts in ((2, 4), (5, 6)):
+        s = started(3)
+        pl = s.p[s.to_move]
+        pl.prov = prov
+        play_card(s, 37)
+        assert pl.points == pts and pl.prov == prov
+
+
+def test_cards_14_and_15_flip_for_gold_and_return_a_warrior_for_10():
+    """Card 14: flip healthy warriors, 1 gold each. Card 15: "Return one of your healthy warriors to
+    the general supply. This gives you 10 points. This does not count as dying"."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (1, False), (2, False))
+    play_card(s, 14)
+    s.apply(A("WARRIOR", warrior_class(1, False)))
+    s.apply(END)
+    assert pl.res[2] == 5 + 1 and pl.war[warrior_class(1, True)] == 1
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (4, False), (3, True))
+    play_card(s, 15)
+    assert s.legal_actions() == [END, A("WARRIOR", warrior_class(4, False))]
+    s.apply(A("WARRIOR", warrior_class(4, False)))
+    assert pl.points == 10 and pl.warriors() == 1 and not s.tasks
+
+
+def test_beer_cards_16_18_19_22():
+    """Card 16: the beer-action without moving a die. Card 18: set a die to 2 beer. Card 19: the next
+    die move pays no beer. Card 22: set a die to any other die's beer."""
+    s = started(3)
+    q = s.to_move
+    play_card(s, 16)
+    assert s.tasks[-1] == ("beer", C.START_BEER) and not s.moved
+    s = started(3)
+    q = s.to_move
+    s.die_beer[2 * q] = 5
+    play_card(s, 18)
+    s.apply(A("DIE", 2 * q))
+    assert s.die_beer[2 * q] == 2
+    s = started(3)
+    d = s.cur_die
+    s.die_beer[d] = 0
+    dear = next(i for i, sp in enumerate(s.spots) if sp["cost"] >= 1 and not s.blocked[i] and i not in s.die_pos
+                and not s.locked_only[i])
+    assert A("MOVE_DIE", dear) not in s.legal_actions()
+    play_card(s, 19)
+    s.apply(A("MOVE_DIE", dear))
+    assert s.die_pos[d] == dear and s.die_beer[d] == 0
+    s = started(3)
+    q = s.to_move
+    other = next(e for e in range(6) if e // 2 != q)
+    s.die_beer[other] = 4
+    s.die_beer[2 * q] = 1
+    play_card(s, 22)
+    s.apply(A("DIE", 2 * q))
+    s.apply(A("DIE", other))
+    assert s.die_beer[2 * q] == 4
+
+
+def test_card_21_reuses_a_spot_your_die_occupies_for_free():
+    """Card 21: "Use any action spot that your die occupies again. You do not have to pay the beer
+    cost. You may choose actions in the stop-area.\""""
+    s = started(3)
+    q = s.to_move
+    d = s.cur_die
+    spot = spot_with(s, "provisions")
+    s.die_beer[d] = 5
+    s.apply(A("MOVE_DIE", spot))
+    pl = s.p[q]
+    pl.prov = 0
+    beer = s.die_beer[d]
+    play_card(s, 21)
+    assert A("SPOT", spot) in s.legal_actions()
+    s.apply(A("SPOT", spot))
+    assert pl.prov == C.START_PROVISIONS and s.die_beer[d] == beer
+
+
+def test_cards_26_to_29_use_other_spots():
+    """Card 26: use any free spot, a die pays its beer. Card 27: as card 20 (back 1 spot) without
+    paying. Cards 28/29: back exactly 2 spots, free / paying."""
+    s = started(3)
+    q = s.to_move
+    spot = spot_with(s, "provisions")
+    cost = s.spots[spot]["cost"]
+    s.die_beer[2 * q] = s.die_beer[2 * q + 1] = 5
+    play_card(s, 26)
+    s.apply(A("SPOT", spot))
+    if cost:
+        s.apply(A("DIE", 2 * q + 1))
+    assert s.die_beer[2 * q + 1] == 5 - cost and s.die_pos[2 * q + 1] >= s.T  # the die stays put
+    for card, k, pay in ((27, 1, False), (28, 2, False), (29, 2, True)):
+        s = started(3)
+        q = s.to_move
+        d = 2 * q
+        s.die_beer[d] = 5
+        s.apply(A("MOVE_DIE", 12))
+        while s.tasks:
+            s.apply(END)
+        back = s._back_target(d, k, pay)
+        assert back is not None
+        frees = [x for x in range(11, -1, -1) if not s.blocked[x] and not s._occupied(x)]
+        assert back == frees[k - 1], card
+        beer = s.die_beer[d]
+        play_card(s, card)
+        s.apply(A("DIE", d))
+        assert s.die_pos[d] == back and s.die_beer[d] == beer - (s._cost(q, back) if pay else 0)
+
+
+def test_ship_cards_33_34_35_and_45_moves():
+    """Ship cards: card 33 moves up to 2 beside another ship (cannot displace) +1 provision; card 34
+    moves up to 4 and must displace, free; card 35 makes 2 separate 1-step moves, each ending at a
+    location; card 45 joins another ship and displaces it, free."""
+    s = started(3)
+    q = s.to_move
+    pl, other = s.p[q], s.p[(q + 1) % 3]
+    jarl = node(s, "Jarlshof")
+    other.ship = jarl
+    pl.prov = 0
+    play_card(s, 33)
+    s.apply(A("SHIP_TO", jarl))
+    assert pl.ship == other.ship == jarl and not any(t[0] == "displace" for t in s.tasks)
+    while s.tasks:  # the location (scouting), then the card's provision
+        s.apply(END)
+    assert pl.prov == 1
+    s = started(3)
+    q = s.to_move
+    pl, other = s.p[q], s.p[(q + 1) % 3]
+    set_warriors(pl, (1, False))
+    set_warriors(other, (6, False))
+    other.ship = jarl
+    pl.prov = 0
+    play_card(s, 34)
+    assert node(s, "Kirkwall") in [a - BASE["SHIP_TO"] for a in s.legal_actions()]
+    s.apply(A("SHIP_TO", jarl))
+    assert s.tasks[-1][0] == "displace" and pl.prov == 0
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.prov = 0
+    play_card(s, 35)
+    s.apply(A("SHIP_TO", jarl))
+    while s.tasks and s.tasks[-1][0] != "move":
+        s.apply(END)
+    assert s.tasks[-1] == ("move", 1, "normal")
+    s.apply(A("SHIP_TO", node(s, "Tórshavn")))
+    assert s.tasks[-1] == ("location", node(s, "Tórshavn")) and pl.prov == 0
+    s = started(3)
+    q = s.to_move
+    pl, other = s.p[q], s.p[(q + 1) % 3]
+    other.ship = node(s, "Iona")
+    set_warriors(pl, (1, False))
+    set_warriors(other, (6, False))
+    play_card(s, 45)
+    s.apply(A("SHIP_TO", node(s, "Iona")))
+    assert s.tasks[-1][0] == "displace" and pl.ship == node(s, "Iona")
+
+
+def test_card_38_pays_up_to_3_provisions_for_4_points_each():
+    """Card 38: "Pay up to 3 provisions to get 4 points for each, without moving your ship (max. 12
+    points)"."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.prov = 5
+    play_card(s, 38)
+    for _ in range(3):
+        s.apply(A("PART"))
+    assert pl.prov == 2 and pl.points == 12 and not s.tasks
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.prov = 2
+    play_card(s, 38)
+    s.apply(A("PART"))
+    s.apply(END)
+    assert pl.prov == 1 and pl.points == 4
+
+
+def test_card_43_provisions_action_box():
+    """Card 43, second box: "Use the provisions-action as per usual without moving your die"."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.prov = 0
+    play_card(s, 43, 1)
+    assert pl.prov == C.START_PROVISIONS and not s.moved
+
+
+def test_simple_cards_gain_what_they_show():
+    """Upgrade cards 1-5, 7, 17, 24, 31, 39 (reconstructed simple effects of their type): a warrior
+    of the value shown, strength, heal, beer or provisions (Explanation of symbols: boxes)."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (1, False))
+    play_card(s, 3)
+    assert pl.war[warrior_class(3, False)] == 1
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (1, False))
+    play_card(s, 5)
+    assert pl.war[warrior_class(4, False)] == 1
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, (1, False))
+    play_card(s, 2)
+    s.apply(A("WARRIOR", warrior_class(1, False)))
+    s.apply(A("WARRIOR", warrior_class(2, False)))
+    assert pl.war[warrior_class(3, False)] == 1
+    s = started(3)
+    play_card(s, 24)
+    assert s.tasks[-1] == ("beer", 3)
+    for card, box, prov in ((31, 0, 2), (39, 1, 2)):
+        s = started(3)
+        pl = s.p[s.to_move]
+        pl.prov = 1
+        play_card(s, card, box)
+        assert pl.prov == 1 + prov
+
+
+def test_scores_include_the_final_scoring_when_the_game_is_over():
+    """End of the game and final scoring: "Then there is a final scoring phase"; the winner has the
+    most points after it — scores() at the end are the track points plus every final line."""
+    import random
+
+    s = meeple.make("karvi", players=3, seed=11)
+    rng = random.Random(11)
+    while not s.is_over():
+        before = s.scores()
+        assert before == [float(pl.points) for pl in s.p]  # mid-game: the track only (ruling 12)
+        s.apply(rng.choice(s.legal_actions()))
+    for q, pl in enumerate(s.p):
+        assert s.scores()[q] == pl.points + sum(s.final_lines(q).values())
+    assert any(sum(s.final_lines(q).values()) > 0 for q in range(3))
+    assert s.view(None)["scores"] == s.scores()
