@@ -1561,7 +1561,7 @@ class KarviState(State):
                 "towers": {"supply": pl.tower_supply, "tableau": pl.tower_tab},
                 "posts": {"supply": pl.post_supply, "tableau": pl.post_tab},
                 "built": [[self.nodes[n], b] for n, b in pl.built], "start_card": pl.start,
-                "exception": pl.exception,
+                "exception": pl.exception, "displaced": pl.displaced,
             }
             if q == player:
                 info["hand"] = sorted(pl.hand)
