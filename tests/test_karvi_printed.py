@@ -832,3 +832,216 @@ def test_scores_include_the_final_scoring_when_the_game_is_over():
         assert s.scores()[q] == pl.points + sum(s.final_lines(q).values())
     assert any(sum(s.final_lines(q).values()) > 0 for q in range(3))
     assert s.view(None)["scores"] == s.scores()
+
+
+def test_a_seventh_warrior_needs_one_returned_to_make_space():
+    """Resources and warriors: "place each one blue side up on a free space on your tableau. If there
+    are no free spaces, you may return one of your warriors to the general supply to make space"."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, *[(1, True)] * 5, (3, False))
+    play_card(s, 3)  # card 3: a warrior of strength 3
+    assert s.tasks[-1] == ("place_warrior", 3)
+    assert s.legal_actions() == [END, A("WARRIOR", warrior_class(1, True)), A("WARRIOR", warrior_class(3, False))]
+    s.apply(A("WARRIOR", warrior_class(1, True)))
+    assert pl.war[warrior_class(1, True)] == 4 and pl.war[warrior_class(3, False)] == 2 and pl.warriors() == 6
+    s = started(3)
+    pl = s.p[s.to_move]
+    set_warriors(pl, *[(1, True)] * 6)
+    play_card(s, 3)
+    s.apply(END)  # keep them all: no new warrior
+    assert pl.war == [0, 6] + [0] * 10
+
+
+def test_sail_tile_building_bonus_tower_strength_post_resources():
+    """Upgrade tiles, sail: "When you build a tower, immediately increase your combat strength by 2.
+    When you build a trading post, immediately get 2 resources (fur or silver)"."""
+    for site, task in (("Tórshavn", ("strength", 2)), ("Vík í Mýrdal", ("res", 2))):
+        s = started(3)
+        q = s.to_move
+        pl = s.p[q]
+        pl.slots["sail"] = [_ut({"on": "build", "do": []})]
+        set_warriors(pl, (1, False))
+        n = node(s, site)
+        pl.ship = n
+        s.special_stacks.pop(n, None)
+        s.tasks.append(("location", n))
+        s._run()
+        s.apply(A("BUILD"))
+        assert s.tasks[-1] == task, site
+
+
+def test_sail_tile_one_provision_moves_up_to_two_once_per_turn():
+    """Upgrade tiles, sail: "Once per turn (in addition to your free actions) you may pay 1 provision
+    to move your ship up to 2 spots. All other rules for ship movement still apply"."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.slots["sail"] = [_ut({"ability": "sail_two"})]
+    pl.prov = 1
+    s.apply(A("SHIP_TO", node(s, "Jarlshof")))  # the free move: 1 step, 1 provision
+    assert pl.prov == 0 and A("ABILITY", 1) not in s.legal_actions()  # no provision left
+    while s.tasks:
+        s.apply(END)
+    pl.prov = 2
+    s.apply(A("ABILITY", 1))
+    targets = {a - BASE["SHIP_TO"] for a in s.legal_actions() if BASE["SHIP_TO"] <= a < BASE["DISPLACE_TO"]}
+    assert pl.prov == 1 and targets == set(s._distances(q, pl.ship, 2)) - {pl.ship}
+    s.apply(A("SHIP_TO", node(s, "Tórshavn")))
+    while s.tasks:
+        s.apply(END)
+    assert A("ABILITY", 1) not in s.legal_actions() and pl.prov == 1  # once per turn
+
+
+def test_trade_head_tile_20_gives_3_points_after_an_activation():
+    """Upgrade tiles (tile 20, reconstructed: trade-action +3 points): the bonus with a trade-action
+    that activates a tile (ruling 16), after it; Francia counts as a trade-action."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.slots["head"] = [20]
+    tile = _trade_tile_with_card()
+    pl.beside = [tile]
+    pl.res = [9, 9, 0]
+    do_spot(s, "trade")
+    assert s.tasks[-1][0] == "trade_action"  # points only: no order to choose
+    s.apply(A("ACTIVATE", tile))
+    pts = sum(st[1] for st in C.TR_TILES[tile]["bonus"] if st[0] == "points")
+    assert pl.points == pts and s.tasks[0] == ("steps", [["points", 3]], 0)  # after the action
+    while s.tasks:
+        s.apply(END)  # no trade card (ruling 5: every gain may be stopped)
+    assert pl.points == pts + 3 and pl.trade_track == [tile]
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.slots["head"] = [20]
+    pl.trade_track = list(range(6))
+    pl.res = [4, 0, 0]
+    do_spot(s, "trade")
+    s.apply(A("FRANCIA"))
+    assert pl.points == 8 + 3 and pl.res == [0, 0, 0]
+
+
+def test_special_rune_stones_score_per_symbol_at_the_end():
+    """Final scoring: "Each special rune stone gives you points for each of the symbols shown"
+    (special 1: 3 per tower); a covered stone scores nothing, only the top one."""
+    s = started(3)
+    pl = s.p[0]
+    assert C.SPECIALS[1]["per"] == ["towers"] and C.SPECIALS[1]["points"] == 3
+    pl.rune_spots = [[], [100 + 1], [], []]
+    pl.built = [(1, "tower"), (3, "tower"), (4, "post")]
+    assert s.final_lines(0)["rune stones"] == 6
+    pl.rune_spots = [[], [100 + 1, 100 + 4], [], []]  # special 4 (3 per post) covers it
+    assert s.final_lines(0)["rune stones"] == 3
+
+
+def test_card_26_a_die_pays_the_spot_it_uses():
+    """Card 26: "Use any free action spot ... You have to pay the beer cost with any of your dice, but
+    you cannot split the cost between them"."""
+    s = started(3)
+    q = s.to_move
+    spot = next(i for i, sp in enumerate(s.spots) if sp["cost"] == 2 and not s.blocked[i]
+                and not s._occupied(i) and not s.locked_only[i])
+    s.die_beer[2 * q], s.die_beer[2 * q + 1] = 1, 3
+    play_card(s, 26)
+    s.apply(A("SPOT", spot))
+    assert s.tasks[-1] == ("pay_die", 2, spot) and s.legal_actions() == [A("DIE", 2 * q + 1)]
+    s.apply(A("DIE", 2 * q + 1))
+    assert s.die_beer[2 * q + 1] == 1 and s.die_beer[2 * q] == 1
+    s2 = started(3)
+    q2 = s2.to_move
+    s2.die_beer[2 * q2] = s2.die_beer[2 * q2 + 1] = 1
+    play_card(s2, 26)
+    assert A("SPOT", spot) not in s2.legal_actions()  # no die can pay 2
+
+
+def test_card_43_jumps_to_a_map_spot_without_the_map_and_leaves_for_good():
+    """Card 43: "Place your ship on a spot with a map. You may do this even if you have not yet
+    unlocked the map ... You may then move within the obstructed area until your ship moves out of
+    it" (Obstructed spots, special case)."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.prov = 0
+    play_card(s, 43, 0)
+    maps = [A("SHIP_TO", i) for i, sp in enumerate(s.side["spots"]) if sp["kind"] == "map"]
+    assert s.legal_actions() == maps
+    west = node(s, "Western map")
+    s.apply(A("SHIP_TO", west))
+    assert pl.ship == west and pl.exception and pl.prov == 0
+    while s.tasks:
+        s.apply(END)
+    pl.prov = 3
+    s.ship_moved = False
+    s.apply(A("SHIP_TO", node(s, "Dublin")))
+    assert not pl.exception and node(s, "Western map") not in s._distances(q, pl.ship, 3)
+
+
+def test_a_stop_area_die_that_cannot_move_sits_the_round_out():
+    """Moving dice / End of round (ruling 1): a die waiting in the stop area must land outside it; if
+    it can pay for no free spot it sits the round out (END) and the turn passes."""
+    s = started(3)
+    d = s.cur_die
+    q = s.to_move
+    s.die_beer[d] = 0
+    s.p[q].res[2] = 0
+    s.blocked = s.blocked_shut = [True] * s.T
+    assert s.legal_actions()[0] == END and not any(BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"] for a in s.legal_actions())
+    s.apply(END)
+    assert s.die_done[d] and s.cur_die != d
+
+
+def test_cards_20_to_29_cannot_move_a_die_in_the_stop_area_or_under_another():
+    """Card 20: "You cannot choose a die in the stop area"; card 30: "The lower die may not move with
+    the help of other cards"."""
+    s = started(3)
+    q = s.to_move
+    assert all(s._back_target(d, 1, False) is None for d in (2 * q, 2 * q + 1))  # both in the stop area
+    other = next(e for e in range(6) if e // 2 != q)
+    s.die_pos[2 * q] = s.die_pos[other] = 10
+    s.die_height[2 * q], s.die_height[other] = 0, 1
+    assert s._back_target(2 * q, 1, False) is None
+    s.die_height[other] = 0
+    s.die_pos[other] = 11
+    assert s._back_target(2 * q, 1, False) == max(x for x in range(10) if not s.blocked[x] and not s._occupied(x))
+
+
+def test_doubling_and_raising_take_a_weaker_warrior_when_the_supply_is_out():
+    """(In)finite components: "If you are allowed to take a warrior or increase her combat strength,
+    but there are no warriors of that strength left in the supply, you may take a weaker warrior"
+    (card 12 doubling, card 10 raising)."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    others = [p for p in s.p if p is not pl]
+    for p in others:
+        p.war = [0] * 12
+    others[0].war[warrior_class(6, False)] = 12
+    set_warriors(pl, (3, False))
+    play_card(s, 12, 0)
+    s.apply(A("WARRIOR", warrior_class(3, False)))
+    assert pl.war[warrior_class(5, False)] == 1  # 6 is out: a 5
+    s = started(3)
+    pl = s.p[s.to_move]
+    for p in s.p:
+        if p is not pl:
+            p.war = [0] * 12
+    s.p[(s.to_move + 1) % 3].war[warrior_class(6, False)] = 12
+    set_warriors(pl, (5, False))
+    play_card(s, 10)
+    assert pl.war[warrior_class(5, False)] == 1  # no 6 left, and 5 is what she has
+
+
+def test_chaos_swaps_only_same_size_boards_on_mixed_sides():
+    """Variants, Chaos: "swap the short action boards with each other and the long action boards with
+    each other. Use a mixture of sides"; More action variety: every board on its B side."""
+    swapped = set()
+    mixed = False
+    for seed in range(30):
+        s = meeple.make("karvi", players=3, seed=seed, chaos=True)
+        o = s.board_order
+        assert {o[0], o[4]} == {"short_1", "short_2"} and {o[1], o[3]} == {"long_1", "long_2"} and o[2] == "village"
+        swapped |= {("short", o[0] == "short_2"), ("long", o[1] == "long_2")}
+        mixed |= len(set(s.board_sides.values())) == 2
+        assert s.spots == C.track_spots(s.board_sides, o)
+    assert len(swapped) == 4 and mixed
+    assert set(meeple.make("karvi", players=3, seed=1, variety=True).board_sides.values()) == {"B"}
+    assert set(meeple.make("karvi", players=3, seed=1).board_sides.values()) == {"A"}
