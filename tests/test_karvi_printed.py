@@ -1045,3 +1045,64 @@ def test_chaos_swaps_only_same_size_boards_on_mixed_sides():
     assert len(swapped) == 4 and mixed
     assert set(meeple.make("karvi", players=3, seed=1, variety=True).board_sides.values()) == {"B"}
     assert set(meeple.make("karvi", players=3, seed=1).board_sides.values()) == {"A"}
+
+
+def test_sail_cost_cap_still_needs_one_beer_and_zero_cost_spots_stay_free():
+    """Upgrade tiles, sail: "dice actions cost you a maximum of 1 beer. If the spot costs 0, you pay
+    nothing, as usual" — an empty die still reaches only the 0-cost spots."""
+    s = started(3)
+    q = s.to_move
+    s.p[q].slots["sail"] = [_ut({"cap_cost": 1})]
+    s.die_beer[s.cur_die] = 0
+    moves = {a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"]}
+    assert moves and all(s.spots[m]["cost"] == 0 for m in moves if m < s.T)
+    s.die_beer[s.cur_die] = 1
+    zero = next(m for m in moves if m < s.T)
+    s.apply(A("MOVE_DIE", zero))
+    assert s.die_beer[s.cur_die] == 1
+
+
+def test_cards_19_and_30_only_before_the_die_moves_and_not_together():
+    """Cards 19 and 30 change your die move (ruling 14): playable only before it, one at a time."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.hand = [18, 29]  # cards 19 and 30
+    pl.res = [5, 5, 5]
+    other = next(e for e in range(6) if e // 2 != s.to_move)
+    s.die_pos[other] = 10
+    assert A("PLAY_CARD", 18) in s.legal_actions() and A("PLAY_CARD", 29) in s.legal_actions()
+    s.apply(A("PLAY_CARD", 18))
+    assert A("PLAY_CARD", 29) not in s.legal_actions()  # the free move is pending
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.hand = [18, 29]
+    pl.res = [5, 5, 5]
+    s.die_pos[other] = 10
+    s.apply(A("PLAY_CARD", 29))
+    assert A("PLAY_CARD", 18) not in s.legal_actions()  # the stack move is pending
+    s = started(3)
+    pl = s.p[s.to_move]
+    s.die_beer[s.cur_die] = 5
+    s.apply(A("MOVE_DIE", spot_with(s, "beer")))
+    while s.tasks:
+        s.apply(END)
+    pl.hand = [18, 29]
+    pl.res = [5, 5, 5]
+    assert A("PLAY_CARD", 18) not in s.legal_actions() and A("PLAY_CARD", 29) not in s.legal_actions()
+
+
+def test_card_20_needs_enough_free_spots_behind():
+    """Card 20: "Move one of your dice back 1 spot ... You do not count blocked spots"; cards 28/29
+    move back exactly 2: with one free spot behind, only card 20's move exists."""
+    s = started(3)
+    q = s.to_move
+    d = 2 * q
+    frees = [x for x in range(s.T) if not s.blocked[x]]
+    s.die_pos[d] = frees[1]  # exactly one free spot behind
+    assert s._back_target(d, 1, False) == frees[0] and s._back_target(d, 2, False) is None
+    s.die_pos[d] = frees[0]  # none behind
+    assert s._back_target(d, 1, False) is None
+    s.die_beer[d] = 0
+    s.die_pos[d] = frees[1]
+    cost = s.spots[frees[0]]["cost"]
+    assert (s._back_target(d, 1, True) is None) == (cost > 0)  # card 20 pays the spot's beer
