@@ -1106,3 +1106,22 @@ def test_card_20_needs_enough_free_spots_behind():
     s.die_pos[d] = frees[1]
     cost = s.spots[frees[0]]["cost"]
     assert (s._back_target(d, 1, True) is None) == (cost > 0)  # card 20 pays the spot's beer
+
+
+def test_only_the_scouting_player_learns_the_stack():
+    """Scouting: "Take all the tiles from this location and secretly view their front sides" — the
+    stack becomes known to that player alone (seat 2 here), and stays known after the tile is taken;
+    the special rune stones likewise to the builder."""
+    s = next(st for st in (started(3, seed=k) for k in range(30)) if st.to_move == 2)
+    pl = s.p[2]
+    pl.prov = 6
+    jarl = node(s, "Jarlshof")
+    s.apply(A("SHIP_TO", jarl))
+    s.apply(A("SCOUT"))
+    s.apply(A("TAKE_TILE", s.stacks[jarl][0]))
+    assert s.view(2)["stacks"]["Jarlshof"]["tiles"] == s.stacks[jarl]
+    assert all("tiles" not in s.view(o)["stacks"]["Jarlshof"] for o in (0, 1, None))
+    vik = node(s, "Vík í Mýrdal")
+    s._build(2, vik)
+    assert s.view(2)["special_stacks"]["Vík í Mýrdal"]["tiles"] == s.special_stacks[vik]
+    assert all("tiles" not in s.view(o)["special_stacks"]["Vík í Mýrdal"] for o in (0, 1))
