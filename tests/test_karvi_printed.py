@@ -1125,3 +1125,23 @@ def test_only_the_scouting_player_learns_the_stack():
     s._build(2, vik)
     assert s.view(2)["special_stacks"]["Vík í Mýrdal"]["tiles"] == s.special_stacks[vik]
     assert all("tiles" not in s.view(o)["special_stacks"]["Vík í Mýrdal"] for o in (0, 1))
+
+
+def test_a_clone_shares_nothing_mutable_with_its_original():
+    """Engine contract (search clones states): playing on a clone, or emptying its stacks, leaves the
+    original as it was."""
+    import random
+
+    s = meeple.make("karvi", players=3, seed=4)
+    rng = random.Random(4)
+    for _ in range(120):
+        s.apply(rng.choice(s.legal_actions()))
+    before = (s.view(None), s.view(0), s.legal_actions())
+    c = s.clone()
+    for st in (*c.stacks.values(), *c.special_stacks.values(), *c.sites.values(), *c.decks):
+        st.clear()
+    c.stack_known.clear()
+    c.special_known.clear()
+    while not c.is_over():
+        c.apply(rng.choice(c.legal_actions()))
+    assert (s.view(None), s.view(0), s.legal_actions()) == before
