@@ -1145,3 +1145,19 @@ def test_a_clone_shares_nothing_mutable_with_its_original():
     while not c.is_over():
         c.apply(rng.choice(c.legal_actions()))
     assert (s.view(None), s.view(0), s.legal_actions()) == before
+
+
+def test_doubling_with_every_stronger_warrior_gone_keeps_her_value():
+    """Card 12 with no 4, 5 or 6 left and the last 3 on her: she stays a 3 ((In)finite components:
+    "a weaker warrior" never means weaker than she is)."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    for p in s.p:
+        p.war = [0] * 12
+    other = s.p[(s.to_move + 1) % 3]
+    for v, n in ((6, 12), (5, 12), (4, 12), (3, 11)):
+        other.war[warrior_class(v, False)] = n
+    set_warriors(pl, (3, False))
+    play_card(s, 12, 0)
+    s.apply(A("WARRIOR", warrior_class(3, False)))
+    assert pl.war[warrior_class(3, False)] == 1 and pl.warriors() == 1
