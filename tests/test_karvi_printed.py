@@ -1161,3 +1161,65 @@ def test_doubling_with_every_stronger_warrior_gone_keeps_her_value():
     play_card(s, 12, 0)
     s.apply(A("WARRIOR", warrior_class(3, False)))
     assert pl.war[warrior_class(3, False)] == 1 and pl.warriors() == 1
+
+
+def test_upgrade_stacks_have_the_level_1_cards_on_top():
+    """Setup: "Shuffle each of the stacks separately and then place 3 facedown stacks of 2s next to
+    the game board. Place the stacks of 1s on top of their respective stack of 2s"."""
+    s = meeple.make("karvi", players=3, seed=7)
+    for t, deck in zip(C.CARD_TYPES, s.decks, strict=True):
+        levels = [C.UPGRADE_CARDS[c]["level"] for c in deck]
+        assert levels == sorted(levels) and levels[0] == 1 and levels[-1] == 2
+        assert all(C.UPGRADE_CARDS[c]["type"] == t for c in deck)
+
+
+def test_sail_abilities_need_their_provisions_or_beer():
+    """Upgrade tiles, sail: "pay 2 provisions to move any number of spots" / "pay 1 provision to move
+    up to 2" / "reduce one of your dice by 2 beers": not offered without them."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.slots["sail"] = [_ut({"ability": "sail_any"})]
+    pl.prov = 1
+    assert A("ABILITY", 0) not in s.legal_actions()
+    pl.prov = 2
+    assert A("ABILITY", 0) in s.legal_actions()
+    pl.slots["sail"] = [_ut({"ability": "sail_two"})]
+    pl.prov = 0
+    assert A("ABILITY", 1) not in s.legal_actions()
+    pl.slots["sail"] = [_ut({"ability": "die_minus_two"})]
+    s.die_beer[2 * q] = s.die_beer[2 * q + 1] = 1
+    assert A("ABILITY", 2) not in s.legal_actions()
+    s.die_beer[2 * q + 1] = 2
+    assert A("ABILITY", 2) in s.legal_actions()
+
+
+def test_card_30_needs_a_die_ahead_and_card_25_only_free_spots():
+    """Card 30: "place it on another die in a clockwise direction" — not playable with no die ahead;
+    card 25: "Use any free action spot" — occupied spots are not offered."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.hand = [29]
+    pl.res = [5, 5, 5]
+    assert all(p >= s.T for p in s.die_pos) and A("PLAY_CARD", 29) not in s.legal_actions()
+    other = next(e for e in range(6) if e // 2 != s.to_move)
+    s.die_pos[other] = 10
+    assert A("PLAY_CARD", 29) in s.legal_actions()
+    play_card(s, 25)
+    assert A("SPOT", 10) not in s.legal_actions() and A("SPOT", 9) in s.legal_actions()
+
+
+def test_a_full_building_site_takes_no_more_buildings():
+    """Build trading posts or towers: "place it on the next available space at that location" — with
+    every space taken there is nowhere to build; "You can only build 1 of your buildings at each
+    location"."""
+    s = started(3)
+    q = s.to_move
+    tors = node(s, "Tórshavn")
+    spaces = len(s.side["spots"][tors]["site"]["points"])
+    s.sites[tors] = [(q + 1) % 3] * spaces
+    assert "build" not in s._location_options(q, tors)
+    s.sites[tors] = [(q + 1) % 3] * (spaces - 1)
+    assert "build" in s._location_options(q, tors)
+    s.sites[tors] = [q]
+    assert "build" not in s._location_options(q, tors)
