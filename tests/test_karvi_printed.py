@@ -1223,3 +1223,31 @@ def test_a_full_building_site_takes_no_more_buildings():
     assert "build" in s._location_options(q, tors)
     s.sites[tors] = [q]
     assert "build" not in s._location_options(q, tors)
+
+
+def test_playing_a_card_pays_its_cost_and_moves_it_from_hand_to_played():
+    """Play an upgrade card: pay the cost, the card leaves your hand and lies played beside your
+    tableau (Requirements: "Only played cards next to your tableau count")."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.hand = [31, 35]  # cards 32 and 36
+    pl.res = [2, 2, 0]
+    s.apply(A("PLAY_CARD", 31))
+    assert pl.hand == [35] and pl.played == [31] and pl.res == [1, 1, 0]
+    assert pl.count("played_cards") == 1
+
+
+def test_card_30_lapses_when_no_die_is_ahead_any_more():
+    """Card 30 (ruling 13): if the die it would stand on has gone, the die moves normally and pays."""
+    s = started(3)
+    q = s.to_move
+    d = s.cur_die
+    other = next(e for e in range(6) if e // 2 != q)
+    s.die_pos[other] = 10
+    play_card(s, 30)
+    s.die_pos[other] = next(x for x in range(s.T, s.T + 6) if x not in s.die_pos)  # it has left
+    s.die_beer[d] = 5
+    spot = next(i for i, sp in enumerate(s.spots) if sp["cost"] >= 1 and not s.blocked[i]
+                and not s._occupied(i) and not s.locked_only[i])
+    s.apply(A("MOVE_DIE", spot))
+    assert s.die_pos[d] == spot and s.die_height[d] == 0 and s.die_beer[d] == 5 - s.spots[spot]["cost"]
