@@ -1251,3 +1251,66 @@ def test_card_30_lapses_when_no_die_is_ahead_any_more():
                 and not s._occupied(i) and not s.locked_only[i])
     s.apply(A("MOVE_DIE", spot))
     assert s.die_pos[d] == spot and s.die_height[d] == 0 and s.die_beer[d] == 5 - s.spots[spot]["cost"]
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_less_luck_passes_each_pile_to_the_left(players):
+    """Less luck: "pick tiles ... from the pile and passes the rest of the pile to the player on their
+    left" — each pile goes seat by seat: 0, 1, 2 (, 3)."""
+    s = meeple.make("karvi", players=players, seed=2, less_luck=True)
+    order = []
+    while any(t[0] == "pick" for t in s.tasks):
+        h = s.pile_holder["runes"]
+        if not order or order[-1] != h:
+            order.append(h)
+        s.apply(s.legal_actions()[-1])
+    assert order == list(range(players))
+
+
+def test_a_die_may_move_to_the_very_next_spot():
+    """Moving dice: "You may move your die forward any number of spots, but at least one spot"."""
+    s = started(3)
+    d = s.cur_die
+    ok = [x for x in range(s.T) if not s.blocked[x] and not s._occupied(x) and not s.locked_only[x]]
+    f = next(x for x in ok if x + 1 in ok)
+    s.die_pos[d] = f
+    s.die_beer[d] = 5
+    moves = [a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"]]
+    assert f + 1 in moves and f not in moves and min(moves) == f + 1
+
+
+def test_card_30_not_playable_with_only_your_own_die_on_the_track():
+    """Card 30 needs "another die in a clockwise direction" ahead of the moving one."""
+    s = started(3)
+    q = s.to_move
+    d = s.cur_die
+    s.die_pos[d] = 12
+    pl = s.p[q]
+    pl.hand = [29]
+    pl.res = [5, 5, 5]
+    assert all(p >= s.T for e, p in enumerate(s.die_pos) if e != d)
+    assert A("PLAY_CARD", 29) not in s.legal_actions()
+
+
+def test_card_25_may_use_a_stop_area_spot():
+    """Card 25: "Use any free action spot, which can be one in the stop-area"."""
+    s = started(3)
+    others = [e for e in range(6) if e != s.cur_die][:2]
+    s.die_pos[others[0]], s.die_pos[others[1]] = 10, 12  # two stop-area spots come free
+    play_card(s, 25)
+    stops = [s.T + k for k in range(C.STOP_POSITIONS) if not s._occupied(s.T + k)]
+    assert stops and all(A("SPOT", x) in s.legal_actions() for x in stops)
+
+
+def test_a_ship_moves_no_further_than_its_provisions():
+    """Move your ship: "you must pay 1 provision for each step" — 1 provision, 1 step."""
+    s = started(3)
+    q = s.to_move
+    s.p[q].prov = 1
+    ships = {a - BASE["SHIP_TO"] for a in s.legal_actions() if BASE["SHIP_TO"] <= a < BASE["DISPLACE_TO"]}
+    assert node(s, "Jarlshof") in ships and node(s, "Tórshavn") not in ships
+    assert ships == set(s.adj[0])
+    play_card(s, 31, 1)  # card 31: move up to 2 spots, no provisions
+    ships = {a - BASE["SHIP_TO"] for a in s.legal_actions() if BASE["SHIP_TO"] <= a < BASE["DISPLACE_TO"]}
+    two = set(s.adj[0]) | {y for x in s.adj[0] for y in s.adj[x] if not s.obstructed[y]}
+    assert ships == two - {0}
