@@ -1314,3 +1314,15 @@ def test_a_ship_moves_no_further_than_its_provisions():
     ships = {a - BASE["SHIP_TO"] for a in s.legal_actions() if BASE["SHIP_TO"] <= a < BASE["DISPLACE_TO"]}
     two = set(s.adj[0]) | {y for x in s.adj[0] for y in s.adj[x] if not s.obstructed[y]}
     assert ships == two - {0}
+
+
+def test_card_30_may_stand_on_the_die_right_ahead():
+    """Card 30: "place it on another die in a clockwise direction" — the very next spot too."""
+    s = started(3)
+    q = s.to_move
+    d = s.cur_die
+    other = next(e for e in range(6) if e // 2 != q)
+    s.die_pos[d], s.die_pos[other] = 10, 11
+    play_card(s, 30)
+    moves = [a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"]]
+    assert moves == [11]
