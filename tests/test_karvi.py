@@ -174,7 +174,7 @@ def A(name: str, x: int = 0) -> int:
 def started(players: int = 3, seed: int = 0, **options) -> KarviState:
     """A game past the free first rune stones (each player takes their first one)."""
     s = meeple.make("karvi", players=players, seed=seed, **options)
-    while s.tasks and s.tasks[-1][0] == "free_rune":
+    while s.tasks and s.tasks[-1][0] in ("free_rune", "keep"):  # draw two: start cards' keeps
         s.apply(s.legal_actions()[0])
     return s
 
@@ -511,6 +511,7 @@ def test_upgrade_tile_two_towers_pay_and_five_points_then_income_trade_card():
     s.moved = False
     s.die_beer[s.cur_die] = 5
     s.apply(A("MOVE_DIE", spot_with(s, "income")))
+    s.apply(A("PART", 0))  # the bonus before the action (Upgrade tiles: "before or after")
     assert s.tasks[-1][0] == "trade_card"
 
 
@@ -527,11 +528,13 @@ def test_trade_tile_three_silver_four_points_trade_card_and_trading_post():
     pl.res = [0, 3, 0]
     _do_spot(s, "trade")
     s.apply(A("ACTIVATE", tile))
-    assert pl.res == [0, 0, 0] and pl.points == 4 and pl.trade_track == [5, tile]
-    assert pl.post_supply == 2 and pl.post_tab == 1
+    assert pl.res == [0, 0, 0] and pl.points == 4
     card = s.display[0]
-    s.apply(A("TRADE_CARD", card))
+    s.apply(A("TRADE_CARD", card))  # Trade: the bonus, "Then place the tile" (ruling)
     assert pl.trade_cards == [card] and card not in s.display
+    while s.tasks:  # the trade card's own bonus, if it asks
+        s.apply(s.legal_actions()[-1])
+    assert pl.trade_track == [5, tile] and pl.post_supply == 2 and pl.post_tab == 1
 
 
 def test_raid_example_strength_13_three_damage_valhalla_and_bonus():
@@ -587,6 +590,8 @@ def test_francia_trade_and_raid():
     pl.res = [2, 2, 0]
     _do_spot(s, "trade")
     s.apply(A("FRANCIA"))
+    for fam in ("RES_FUR", "RES_SILVER", "RES_FUR"):  # "4 fur and/or silver", the player's mix
+        s.apply(A(fam))
     assert pl.res == [0, 0, 0] and pl.points == 8
     s2 = started(3)
     pl2 = s2.p[s2.to_move]
@@ -825,6 +830,8 @@ def test_map_unlocked_by_the_fourth_tile():
     assert node(s, "Western map") not in s._distances(q, node(s, "Dublin"), 3)
     _do_spot(s, "trade")
     s.apply(A("ACTIVATE", 12))
+    while s.tasks:  # the tile's bonus first, then it goes on the track (Trade)
+        s.apply(s.legal_actions()[-1])
     assert pl.map and node(s, "Western map") in s._distances(q, node(s, "Dublin"), 3)
 
 

@@ -23,6 +23,16 @@ _INFO = dict(
         Option("chaos", False, (False, True), "Chaos variant: swap same-size action boards, random sides"),
         Option("draw_two", False, (False, True), "Whenever you get an upgrade card, draw 2 and keep 1"),
         Option("less_luck", False, (False, True), "Less luck: draft the upgrade tiles and rune stones"),
+        # Readings players could reasonably disagree on (docs/games/karvi.md, rulings); the
+        # defaults are the closest reading of the rulebook's words.
+        Option("zero_move_any", False, (False, True),
+               "Any ship may 'move 0 spots' to use its location again (rulebook: a displaced ship)"),
+        Option("locked_spots_open", False, (False, True),
+               "A die may take a locked action spot before the improvement (it then does nothing)"),
+        Option("trade_track_first", False, (False, True),
+               "A trade tile goes on the track before its bonus (as the example tells it)"),
+        Option("card_move_equal_pays", False, (False, True),
+               "Ship-card moves pay to displace an equally strong ship (card text: only a stronger one)"),
     ),
     num_actions=NUM_ACTIONS,
     state_factory=KarviState,

@@ -78,6 +78,18 @@ def warrior_class(value: int, injured: bool) -> int:
     return (value - 1) * 2 + int(injured)
 
 
+_LOCKED = [["action", "locked"]]
+
+
+def _spaces(lane: list[dict[str, Any]], building: str) -> int:
+    return sum(1 << i for i, sp in enumerate(lane) if sp.get("building") == building)
+
+
+# Individual setup 4: the tableau's towers sit on raid spaces 2 and 4, the posts on trade spaces 2 and 4.
+_TOWER_SPACES = _spaces(C.RAID_TRACK, "tower")
+_POST_SPACES = _spaces(C.TRADE_TRACK, "post")
+
+
 def _back(req: dict[str, int]) -> str:
     return ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in sorted(req.items())) or "no requirement"
 
@@ -97,7 +109,8 @@ class Player:
     __slots__ = (
         "res", "prov", "war", "points", "hand", "played", "trade_cards", "trade_track", "raid_track",
         "beside", "kinds", "hidden_ut", "hidden_runes", "slots", "rune_spots", "tower_supply",
-        "post_supply", "tower_tab", "post_tab", "built", "ship", "map", "start", "exception",
+        "post_supply", "tower_tab", "post_tab", "tower_left", "post_left", "built", "ship", "map",
+        "start", "exception", "displaced",
     )
 
     def __init__(self) -> None:
@@ -120,11 +133,16 @@ class Player:
         self.post_supply = 1
         self.tower_tab = 2
         self.post_tab = 2
+        # Which track spaces still hold their building (bit i = space i + 1): a building leaves
+        # its space for good, so a later tile on that space releases nothing (Trade; Raid).
+        self.tower_left = _TOWER_SPACES
+        self.post_left = _POST_SPACES
         self.built: list[tuple[int, str]] = []  # (node, "tower"/"post")
         self.ship = 0
         self.map = False
         self.start = 0  # start card value
         self.exception = False  # in the obstructed area by a special ability without the map
+        self.displaced = False  # displaced onto its spot by someone else since it last moved
 
     def copy(self) -> Player:
         new = Player.__new__(Player)
@@ -225,6 +243,8 @@ class KarviState(State):
         self.spots = C.track_spots(sides, order)
         self.T = len(self.spots)
         self.blocked = [bool(n == 2 and s.get("three_plus")) for s in self.spots]
+        self.locked_only = [all(p == _LOCKED for p in s["parts"]) for s in self.spots]
+        self.blocked_shut = [b or lo for b, lo in zip(self.blocked, self.locked_only, strict=True)]
         tiles = [i for i, t in enumerate(C.STOP_TILES) if n in t["players"]]
         rng.shuffle(tiles)
         faces = ["B" if options["variety"] else "A"] * len(tiles)
@@ -317,6 +337,7 @@ class KarviState(State):
             self.start_pool = []
             for q in range(n):
                 self._take_start(q, cards[q])
+            self.tasks.sort(key=lambda t: -t[1])  # draw two: seat 0's start draws come first
             self._place_dice()
         if options["less_luck"]:
             self._deal_piles()
@@ -353,10 +374,13 @@ class KarviState(State):
             pl.res[RES.index(k)] += v
         for v in side["warriors"]:
             pl.war[warrior_class(v, False)] += 1
-        for t in side["upgrade_cards"]:
-            deck = self.decks[C.CARD_TYPES.index(t)]
-            if deck:
-                pl.hand.append(deck.pop(0))
+        if self.options["draw_two"]:  # "whenever you get an upgrade card" (ruling: start cards too)
+            self.tasks += [("start_draw", q, C.CARD_TYPES.index(t)) for t in reversed(side["upgrade_cards"])]
+        else:
+            for t in side["upgrade_cards"]:
+                deck = self.decks[C.CARD_TYPES.index(t)]
+                if deck:
+                    pl.hand.append(deck.pop(0))
         pl.prov = min(C.MAX_PROVISIONS, side["provisions"])
         self.emit({"start_card": sc["value"], "player": q})
 
@@ -421,7 +445,8 @@ class KarviState(State):
         start = 0 if pos >= self.T else pos + 1
         cap = any(e.get("cap_cost") for e in self.p[q].effects())
         taken = set(self.die_pos)
-        spots, blocked, free = self.spots, self.blocked, self.free_move
+        spots, free = self.spots, self.free_move
+        blocked = self.blocked if self._locked_open(q) else self.blocked_shut
         for s in range(start, self.T):
             if not blocked[s] and s not in taken:
                 cost = spots[s]["cost"]
@@ -430,6 +455,12 @@ class KarviState(State):
         if pos < self.T:
             out += [self.T + k for k in range(C.STOP_POSITIONS) if not self._occupied(self.T + k)]
         return out
+
+    def _locked_open(self, q: int) -> bool:
+        """Locked action: "Once you've unlocked this improvement with your second trade or raid tile,
+        you may use a locked action" (ruling: not before, unless the option opens them)."""
+        pl = self.p[q]
+        return len(pl.trade_track) >= 2 or len(pl.raid_track) >= 2 or self.options.get("locked_spots_open", False)
 
     def stop_spots(self) -> list[dict[str, Any]]:
         """The stop-area actions in force: the top tile, or the village's once all are gone."""
@@ -479,8 +510,8 @@ class KarviState(State):
                 if o != q and self.p[o].ship and self.p[o].strength() >= mine:
                     extra[self.p[o].ship] += 1
             for node, k in dist.items():
-                if node == pl.ship:
-                    if self._location_options(q, node):
+                if node == pl.ship:  # "move" 0 spots: a ship displaced there (ruling; option: any)
+                    if (pl.displaced or self.options.get("zero_move_any", False)) and self._location_options(q, node):
                         out.append(BASE["SHIP_TO"] + node)
                 elif extra[node] + k <= pl.prov:
                     out.append(BASE["SHIP_TO"] + node)
@@ -528,6 +559,8 @@ class KarviState(State):
             return [BASE["PICK"] + off + x for x in self.piles[t[2]]]
         if kind == "res":
             return [BASE["RES_FUR"], BASE["RES_SILVER"], END]
+        if kind == "pay_res":
+            return [BASE["RES_FUR"], BASE["RES_SILVER"]]
         if kind == "beer":
             dice = [BASE["DIE"] + d for d in self._own_dice(q) if self.die_beer[d] < 5]
             return [*dice, END]
@@ -567,26 +600,19 @@ class KarviState(State):
             return [BASE["RUNE_SPOT"] + k for k in (free or range(len(C.RUNE_SPOTS)))] + [END]
         if kind == "special_choose":
             return [BASE["SPECIAL"] + s for s in self.special_stacks[t[1]]]
-        if kind == "trade_action":
-            out = [END]
-            for tile in pl.beside:
-                if tile < C.NUM_TR and pl.can_pay(C.TR_TILES[tile]["cost"]):
-                    out.append(BASE["ACTIVATE"] + tile)
-            if len(pl.trade_track) >= 6 and pl.res[0] + pl.res[1] >= C.TRADE_TRACK[5]["francia"]["pay_res"]:
-                out.append(BASE["FRANCIA"])
-            return out + self._gold(pl)
+        if kind == "trade_action":  # t[1]: bonus after an activation; t[2]: bonus taken, must trade
+            acts = self._activations(pl, "trade")
+            return ([] if len(t) > 2 and t[2] and acts else [END]) + acts + self._gold(pl)
         if kind == "raid_action":
-            out = [END]
-            strength = pl.strength()
-            for tile in pl.beside:
-                if tile >= C.NUM_TR and C.TR_TILES[tile]["strength"] <= strength:
-                    out.append(BASE["ACTIVATE"] + tile)
-            if len(pl.raid_track) >= 6 and strength >= C.RAID_TRACK[5]["francia"]["strength"]:
-                out.append(BASE["FRANCIA"])
-            return out
+            acts = self._activations(pl, "raid")
+            return ([] if len(t) > 2 and t[2] and acts else [END]) + acts
+        if kind == "hook_order":
+            return [BASE["PART"], BASE["PART"] + 1]
         if kind == "parts":
             _, parts, join, done = t
-            return [END] + [BASE["PART"] + k for k in range(len(parts)) if not done >> k & 1]
+            opened = self._locked_open(q)
+            return [END] + [BASE["PART"] + k for k in range(len(parts))
+                            if not done >> k & 1 and (opened or parts[k] != _LOCKED)]
         if kind == "boxes":
             return [BASE["BOX"] + k for k in range(len(t[1]))]
         if kind == "locked":
@@ -595,11 +621,12 @@ class KarviState(State):
             return [BASE["PART"], BASE["PART"] + 1]
         if kind == "move":
             _, steps, mode = t
+            mode = "card" if mode == "normal" else mode
             out = [END]
             for node in self._distances(q, pl.ship, steps):
                 if node == pl.ship:
                     continue
-                if mode == "normal" and self._arrival_cost(q, node, mode) > pl.prov:
+                if mode == "card" and self._arrival_cost(q, node, mode) > pl.prov:
                     continue
                 out.append(BASE["SHIP_TO"] + node)
             return out
@@ -637,10 +664,11 @@ class KarviState(State):
         if kind == "any_spot":
             pay = t[1]
             best = max(self.die_beer[d] for d in self._own_dice(q))
+            opened = self._locked_open(q)
             return [
                 BASE["SPOT"] + s
                 for s in range(self.T + C.STOP_POSITIONS)
-                if not self._occupied(s) and not (s < self.T and self.blocked[s])
+                if not self._occupied(s) and not (s < self.T and (self.blocked[s] or self.locked_only[s] and not opened))
                 and (not pay or self._cost(q, s) <= best)
             ] + [END]
         if kind == "pay_die":
@@ -650,6 +678,24 @@ class KarviState(State):
         if kind == "prov_pts":
             return [BASE["PART"], END] if pl.prov > 0 and t[2] > 0 else [END]
         raise AssertionError(f"unknown task {t!r}")
+
+    def _activations(self, pl: Player, name: str) -> list[int]:
+        """The tiles (and Francia) a trade- or raid-action can activate now."""
+        out = []
+        if name == "trade":
+            for tile in pl.beside:
+                if tile < C.NUM_TR and pl.can_pay(C.TR_TILES[tile]["cost"]):
+                    out.append(BASE["ACTIVATE"] + tile)
+            if len(pl.trade_track) >= 6 and pl.res[0] + pl.res[1] >= C.TRADE_TRACK[5]["francia"]["pay_res"]:
+                out.append(BASE["FRANCIA"])
+        else:
+            strength = pl.strength()
+            for tile in pl.beside:
+                if tile >= C.NUM_TR and C.TR_TILES[tile]["strength"] <= strength:
+                    out.append(BASE["ACTIVATE"] + tile)
+            if len(pl.raid_track) >= 6 and strength >= C.RAID_TRACK[5]["francia"]["strength"]:
+                out.append(BASE["FRANCIA"])
+        return out
 
     def _raisable(self, pl: Player) -> list[int]:
         """Increase combat strength: a warrior below 6 whose next value is still in the supply."""
@@ -698,10 +744,14 @@ class KarviState(State):
         return [o for o in range(self.players) if o != but and self.p[o].ship == node]
 
     def _arrival_cost(self, q: int, node: int, mode: str) -> int:
-        """Occupied spot: displacing costs 1 provision per ship at least as strong (mode normal)."""
-        if node == 0 or mode != "normal":
+        """Occupied spot: displacing costs 1 provision per ship at least as strong (mode normal).
+        A ship card's move (mode card) pays "if you displace someone else when you have less combat
+        strength than them" only (ruling; the option makes an equal ship cost too)."""
+        if node == 0 or mode not in ("normal", "card"):
             return 0
         mine = self.p[q].strength()
+        if mode == "card" and not self.options.get("card_move_equal_pays", False):
+            mine += 1
         return sum(1 for o in self._ships_at(node, q) if self.p[o].strength() >= mine)
 
     def _displace_targets(self, victim: int, node: int) -> list[int]:
@@ -786,6 +836,7 @@ class KarviState(State):
         elif fam == "SHIP_TO":
             self.ship_moved = True
             if x == pl.ship:
+                pl.displaced = False
                 self.tasks.append(("location", x))  # move 0 spots to use the location
             else:
                 pl.prov -= self._distances(q, pl.ship, pl.prov)[x]
@@ -865,9 +916,10 @@ class KarviState(State):
         if pl.exception and not self.obstructed[node]:
             pl.exception = False
         pl.ship = node
+        pl.displaced = False
         self.emit({"player": q, "ship": self.nodes[node]})
         self.tasks.append(("location", node))
-        if node != 0 and mode in ("normal", "force"):
+        if node != 0 and mode in ("normal", "card", "force"):
             for o in reversed(self._ships_at(node, q)):
                 self.tasks.append(("displace", o, node))
 
@@ -963,9 +1015,9 @@ class KarviState(State):
                 self._push_boxes(C.TRADE_CARDS[x]["boxes"])
         elif kind == "upcard":
             if fam != "END":
-                self._draw(q, x)
-                if t[1] > 1:
+                if t[1] > 1:  # the next card waits until this one's draw-two-keep-one is settled
                     self.tasks.append(("upcard", t[1] - 1))
+                self._draw(q, x)
         elif kind == "keep":
             a, b = pl.hand[-2:]
             back = b if x == a else a
@@ -1010,15 +1062,27 @@ class KarviState(State):
                 tile = C.TR_TILES[x]
                 pl.pay(tile["cost"])
                 pl.beside.remove(x)
-                self._track_place(q, "trade", x)
-                self._push_steps(tile["bonus"])
+                if len(t) > 1:
+                    self._push_steps(list(t[1]))  # the upgrade tiles' bonus, after the action
+                # Trade: "This gives you the bonus ... Then place the tile ... on the trade track"
+                # (ruling; the option follows the example's telling: tile, post, then the bonus).
+                if self.options.get("trade_track_first", False):
+                    self._push_steps(tile["bonus"])
+                    self._track_place(q, "trade", x)
+                else:
+                    self._push_steps([*tile["bonus"], ["_track", "trade", x]])
             elif fam == "FRANCIA":
-                need = C.TRADE_TRACK[5]["francia"]["pay_res"]
-                for _ in range(need):  # ruling: pay from the larger pile first
-                    pl.res[0 if pl.res[0] >= pl.res[1] else 1] -= 1
+                if len(t) > 1:
+                    self._push_steps(list(t[1]))  # the upgrade tiles' bonus, after the action
                 pl.points += C.TRADE_TRACK[5]["francia"]["points"]
                 self.emit({"player": q, "francia": "trade"})
+                self._pay_res(pl, C.TRADE_TRACK[5]["francia"]["pay_res"])
+        elif kind == "pay_res":
+            pl.res[0 if fam == "RES_FUR" else 1] -= 1
+            self._pay_res(pl, t[1] - 1)
         elif kind == "raid_action":
+            if len(t) > 1 and fam != "END":
+                self._push_steps(list(t[1]))  # the upgrade tiles' bonus, after the action
             if fam == "ACTIVATE":
                 tile = C.TR_TILES[x]
                 pl.beside.remove(x)
@@ -1036,14 +1100,16 @@ class KarviState(State):
             self._push_steps(t[1][x])
         elif kind == "locked":
             self._push_steps(t[1][x])
+        elif kind == "hook_order":
+            self._hook_order(q, t[1], t[2], x == 0)
         elif kind == "choice2":
             self._do_action(q, "trade" if x == 0 else "raid")
         elif kind in ("move", "paid_move", "map_jump", "join"):
             if fam == "SHIP_TO":
                 if kind in ("map_jump", "join") and self.obstructed[x] and not self._has_map(q):
                     pl.exception = True
-                if kind == "move":
-                    mode = t[2]
+                if kind == "move":  # ship cards: pay only with less strength (ruling)
+                    mode = "card" if t[2] == "normal" else t[2]
                 elif kind == "join":
                     mode = "force" if t[1] else "beside"
                 else:  # ruling: a map jump shares a taken map spot; a sail move displaces as usual
@@ -1051,6 +1117,7 @@ class KarviState(State):
                 self._sail(q, x, mode)
         elif kind == "displace":
             self.p[t[1]].ship = x
+            self.p[t[1]].displaced = True
             self.emit({"player": t[1], "displaced_to": self.nodes[x]})
         elif kind == "location":
             node = t[1]
@@ -1108,6 +1175,14 @@ class KarviState(State):
         else:
             raise AssertionError(f"unhandled {t!r}")
 
+    def _pay_res(self, pl: Player, n: int) -> None:
+        """Pay n "fur and/or silver" in "a combination of your choice" (Trade in Francia; Basic
+        system): one unit at a time while both piles have some, the rest from the only pile left."""
+        if n > 0 and pl.res[0] and pl.res[1]:
+            self.tasks.append(("pay_res", n))
+        elif n > 0:
+            pl.res[0 if pl.res[0] else 1] -= n
+
     def _gain_warrior(self, pl: Player, v: int) -> None:
         """Take a warrior; (In)finite components: a weaker one if none of that value is left."""
         while v > 0 and self._supply(v) <= 0:
@@ -1150,16 +1225,29 @@ class KarviState(State):
         pl = self.p[q]
         lane = pl.trade_track if track == "trade" else pl.raid_track
         lane.append(tile)
-        space = (C.TRADE_TRACK if track == "trade" else C.RAID_TRACK)[len(lane) - 1]
-        if space.get("building") == "post" and pl.post_tab:
-            pl.post_tab -= 1
-            pl.post_supply += 1
-        if space.get("building") == "tower" and pl.tower_tab:
-            pl.tower_tab -= 1
-            pl.tower_supply += 1
+        i = len(lane) - 1
+        space = (C.TRADE_TRACK if track == "trade" else C.RAID_TRACK)[i]
+        # "If you place the trade tile on a space with a trading post (spaces 2 and 4)": only a
+        # building still on that very space is released (card 6/36 may have taken it already).
+        if space.get("building") == "post" and pl.post_left >> i & 1:
+            self._release(pl, "post", i)
+        if space.get("building") == "tower" and pl.tower_left >> i & 1:
+            self._release(pl, "tower", i)
         if space.get("map"):
             pl.map = True
         self.emit({"player": q, "track": track, "tile": tile})
+
+    @staticmethod
+    def _release(pl: Player, building: str, i: int) -> None:
+        """A building leaves track space ``i`` of the tableau for the supply."""
+        if building == "tower":
+            pl.tower_left &= ~(1 << i)
+            pl.tower_tab -= 1
+            pl.tower_supply += 1
+        else:
+            pl.post_left &= ~(1 << i)
+            pl.post_tab -= 1
+            pl.post_supply += 1
 
     def _raid(self, q: int, damage: int, bonus: list[Any], tile: int | None) -> None:
         """Raid: suffer the damage, then take the bonus (head tiles: -1 damage, +4 points, double)."""
@@ -1187,10 +1275,44 @@ class KarviState(State):
         self.emit({"player": q, "raid": tile, "damage": damage})
 
     def _do_action(self, q: int, name: str) -> None:
-        """A dice action by name (Dice actions), with the upgrade tiles' bonuses before it."""
+        """A dice action by name (Dice actions) with the upgrade tiles' bonuses for it, which "you may
+        take before or after performing that action" (Upgrade tiles). Rulings: the player chooses
+        the order unless it cannot matter (points only); a trade or raid bonus needs a tile (or
+        Francia) activated, so taking it first commits the player to trade or raid."""
         pl = self.p[q]
-        eff = pl.effects()
-        hooks = [s for e in eff if e.get("on") == name for s in e["do"]]
+        hooks = [s for e in pl.effects() if e.get("on") == name for s in e["do"]]
+        if not hooks:
+            self._push_action(q, name)
+            return
+        points_only = all(st[0] == "points" for st in hooks)
+        if name in ("trade", "raid"):
+            if points_only or not self._activations(pl, name):
+                self.tasks.append((name + "_action", hooks))  # the bonus after an activation
+            else:
+                self.tasks.append(("hook_order", name, hooks))
+        elif points_only:
+            self._push_action(q, name)
+            self._push_steps(hooks)
+        else:
+            self.tasks.append(("hook_order", name, hooks))
+
+    def _hook_order(self, q: int, name: str, hooks: list[Any], first: bool) -> None:
+        """Upgrade tiles: the bonus before (``first``) or after the action."""
+        if name in ("trade", "raid"):
+            if first:
+                self.tasks.append((name + "_action", [], True))
+                self._push_steps(hooks)
+            else:
+                self.tasks.append((name + "_action", hooks))
+        elif first:
+            self._push_action(q, name)
+            self._push_steps(hooks)
+        else:
+            self._push_steps(hooks)
+            self._push_action(q, name)
+
+    def _push_action(self, q: int, name: str) -> None:
+        pl = self.p[q]
         if name == "beer":
             n = C.START_BEER
             for sp in C.TRADE_TRACK[: len(pl.trade_track)]:
@@ -1216,7 +1338,6 @@ class KarviState(State):
                 self._push_steps(opts[0])
             elif opts:
                 self.tasks.append(("locked", opts))
-        self._push_steps(hooks)
 
     # ----- running steps ------------------------------------------------------------------------
     def _run(self) -> None:
@@ -1232,6 +1353,13 @@ class KarviState(State):
                 if t[0] == "pass_piles":
                     self.tasks.pop()
                     self._pass_piles()
+                    continue
+                if t[0] == "start_draw":  # draw two, keep one for a start card's upgrade card
+                    self.tasks.pop()
+                    self.to_move = t[1]
+                    deck = self.decks[t[2]]
+                    if deck:
+                        self._draw(t[1], t[2])
                     continue
                 if t[0] in ("draft", "free_rune", "pick"):
                     self.to_move = t[1]
@@ -1279,13 +1407,10 @@ class KarviState(State):
         elif op == "pts_per":
             _, what, per, cap = step
             pl.points += min(cap, per * pl.count(what))
-        elif op == "unlock":
-            if step[1] == "tower" and pl.tower_tab:
-                pl.tower_tab -= 1
-                pl.tower_supply += 1
-            elif step[1] == "post" and pl.post_tab:
-                pl.post_tab -= 1
-                pl.post_supply += 1
+        elif op == "unlock":  # cards 6 and 36: the building furthest to the left
+            left = pl.tower_left if step[1] == "tower" else pl.post_left
+            if left:
+                self._release(pl, step[1], (left & -left).bit_length() - 1)
         elif op == "boost_each":
             injured = step[1] == "injured"  # cards 10/11: each by up to 2, unsplit; ruling: the most
             todo = [v for v in range(6, 0, -1) for _ in range(pl.war[warrior_class(v, injured)])]
@@ -1436,7 +1561,7 @@ class KarviState(State):
                 "towers": {"supply": pl.tower_supply, "tableau": pl.tower_tab},
                 "posts": {"supply": pl.post_supply, "tableau": pl.post_tab},
                 "built": [[self.nodes[n], b] for n, b in pl.built], "start_card": pl.start,
-                "exception": pl.exception,
+                "exception": pl.exception, "displaced": pl.displaced,
             }
             if q == player:
                 info["hand"] = sorted(pl.hand)
