@@ -840,3 +840,112 @@ def test_determinize_depends_only_on_what_the_player_knows():
     assert a.view(me) == b.view(me) and any(a.view(p) != b.view(p) for p in range(5) if p != me)
     x, y = a.determinize(me, random.Random(9)), b.determinize(me, random.Random(9))
     assert all(x.view(p) == y.view(p) for p in [None, *range(5)])
+
+
+# ----- issue #22: rules exactly as printed ------------------------------------------------------
+def _play(actions: list[int], players: int, seed: int, **options) -> R.ScarvusState:
+    s = new(players, seed=seed, **options)
+    for a in actions:
+        s.apply(a)
+    return s
+
+
+def test_fight_in_the_skies_a_fallen_players_cards_leave_what_others_saw():
+    """Fight In The Skies: 'place your remaining cards in the box; you are out of the game'.
+    A card someone saw (Sharp Eyes) is gone with it: nobody's view still lists it (it used to
+    stay in `seen` with value -1), and determinize keeps the view."""
+    s = _play([14, 57, 15, 0, 64, 15, 0, 71, 40, 15, 0, 79, 16], 3, 3, lives=1, fancy_flying=True)
+    assert s.alive == [True, False, True]
+    for p in (0, 2):
+        assert all(e["owner"] != 1 for e in s.view(p)["seen"]), s.view(p)["seen"]
+        assert all(e["value"] >= 0 for e in s.view(p)["seen"])
+        det = s.determinize(p, random.Random(5))
+        assert det.view(p) == s.view(p)
+
+
+def test_fight_in_the_skies_seen_after_counsel_and_sharp_eyes_lists_only_cards_still_held():
+    """Fight In The Skies with Daedalus' Counsel and Sharp Eyes (7 players): a seen entry lasts
+    only while the card is where it was seen; the Daedalus card seen stays."""
+    moves = [12, 203, 16, 5, 177, 16, 6, 179, 15, 0, 206, 16, 4, 195, 15, 12, 202, 15, 1, 221, 41,
+             15, 0, 235, 15, 11, 239, 15, 0, 257, 16, 1, 167, 16, 35]
+    s = _play(moves, 7, 130052, lives=2, fancy_flying=True)
+    for p in range(7):
+        v = s.view(p)
+        for e in v["seen"]:
+            assert e["value"] >= 0, (p, e)
+            if e["owner"] != "daedalus":
+                assert v["alive"][e["owner"]] and e["colour"] in v["in_play"]
+        assert s.determinize(p, random.Random(p)).view(p) == v
+    assert s.view(5)["seen"] == [{"owner": "daedalus", "colour": "green", "value": s.daedalus[GREEN]}]
+    assert s.view(0)["seen"] == []
+
+
+def test_removal_forgets_seen_cards_of_the_challenged_colour():
+    """Removal: 'place all of the cards of that color back in the box': what a player saw of
+    that colour (Sharp Eyes, Daedalus' Counsel) is no longer a card anywhere in play."""
+    s = new(4, fancy_flying=True, talons=True)
+    give_flight(s, 1, "sharp_eyes")
+    give_flight(s, 0, "counsel")
+    do(s, {"flight": "counsel", "colour": "orange"}, PASS, bid(9, "orange"),
+       {"flight": "sharp_eyes", "player": 3}, CHALLENGE)
+    assert all(p == 0 for p in s.peeks)
+
+
+def test_daedalus_challenge_no_log_or_screen_shows_a_covered_discard():
+    """The Daedalus Challenge: 'Only the value of the top card in the discard pile should be
+    visible. This will test players' memories!' No seat's log, the spectator's log, any view or
+    the text renderer keeps a covered discard's value: the log records card movements without
+    values (the view shows cards while they are in a hand or on top)."""
+    s = _play([8, 63, 15, 1, 70, 15, 0, 77, 15, 1, 84, 15, 1], 3, 5, daedalus=True, fancy_flying=True)
+    assert len(s.discards[RED]) == 3  # two covered
+    card_events = {"deal", "drew", "reveal", "saw", "scouted", "discard"}
+    for p in [None, 0, 1, 2]:
+        for e in s.log(p):
+            if e["type"] in card_events and e.get("owner") != "daedalus":
+                assert "value" not in e and "hand" not in e, (p, e)
+        v = s.view(p)
+        assert v["discards"]["red"] == {"top": s.discards[RED][-1], "count": 3}
+        assert "(+2 under)" in render_text(v)
+
+
+def test_daedalus_challenge_log_keeps_no_value_of_any_kind_of_card_movement():
+    """The Daedalus Challenge, every way a card reaches a discard pile (swap, Scouting Flight kept
+    or dropped, Sun Flare, Sharp Eyes seen then swapped away): no log carries the value."""
+    s = new(4, daedalus=True, fancy_flying=True, talons=True)
+    for effect in ("scout", "sun_flare", "updraft"):
+        give_flight(s, 0, effect)
+    give_flight(s, 1, "sharp_eyes")
+    do(s, {"flight": "sun_flare", "colour": "green"}, {"flight": "updraft"},
+       {"flight": "scout", "colour": "green"}, {"scouted": "discard"}, {"swap": "blue"},
+       bid(5, "blue"), {"flight": "sharp_eyes", "player": 0}, ACCEPT, ACCEPT, ACCEPT)
+    do(s, {"reveal": "red"}, bid(6, "blue"), ACCEPT, ACCEPT, ACCEPT, {"swap": "red"})
+    types = set()
+    for p in [None, 0, 1, 2, 3]:
+        for e in s.log(p):
+            types.add(e["type"])
+            if e["type"] in {"deal", "drew", "reveal", "saw", "scouted", "discard"}:
+                assert "value" not in e and "hand" not in e, (p, e)
+    assert {"deal", "drew", "reveal", "saw", "scouted", "discard"} <= types
+
+
+def test_standard_game_log_keeps_values():
+    """Card Step (standard game): discards stay visible, so the log keeps every value."""
+    s = _play([8, 63, 15, 1, 70, 15, 0, 77, 15, 1, 84, 15, 1], 3, 5, fancy_flying=True)
+    discards = [e for e in s.log(None) if e["type"] == "discard"]
+    assert [e["value"] for e in discards] == s.discards[RED]
+    assert any("hand" in e for e in s.log(0) if e["type"] == "deal")
+
+
+def test_how_to_win_a_finished_game_has_no_responders():
+    """How to Win: the game ends immediately; nobody is left to respond to the last bid."""
+    s = new(3, lives=1)
+    set_colour(s, RED, [1, 1, 1])
+    do(s, PASS, bid(2, "red"), CHALLENGE, PASS, bid(40, "blue"), CHALLENGE)
+    assert s.is_over()
+    for p in [None, 0, 1, 2]:
+        assert s.view(p)["responders"] == [] and s.view(p)["accepted_by"] == []
+    s = new(3, feathers=4)
+    s.burnt = [3, 0, 0]
+    set_colour(s, RED, [0, 0, 0])
+    do(s, PASS, bid(9, "red"), CHALLENGE)
+    assert s.is_over() and s.view(None)["responders"] == []
