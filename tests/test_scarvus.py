@@ -619,6 +619,22 @@ def _invariants(s: R.ScarvusState) -> None:
     assert sum(s.singed) + sum(s.burnt) <= R.TOKENS
     if s.to_move is not None:
         assert s.alive[s.to_move]
+    for k in s.peeks:  # a seen card is still where it was seen (issue #22)
+        for i in range(8 * 7):
+            if k >> i & 1:
+                owner, c = divmod(i, 7)
+                assert (s.daedalus[c] if owner == 7 else s.hand[owner * 7 + c]) >= 0, (owner, c)
+
+
+CARD_EVENTS = {"deal", "drew", "reveal", "saw", "scouted", "discard"}
+
+
+def _no_values_in_daedalus_logs(s: R.ScarvusState) -> None:
+    """The Daedalus Challenge: no log keeps a card's value (the Daedalus Hand's excepted)."""
+    for p in [None, *range(s.players)]:
+        for e in s.log(p):
+            if e["type"] in CARD_EVENTS and e.get("owner") != "daedalus":
+                assert "value" not in e and "hand" not in e, (p, e)
 
 
 COMBOS = [
@@ -645,6 +661,8 @@ def test_random_games_every_option_combination(options):
         check_finished(s)
         check_replay(s)
         assert render_text(s.view(0))
+        if options["daedalus"]:
+            _no_values_in_daedalus_logs(s)
 
 
 # ----- the probabilistic bot's maths -----------------------------------------------------------
@@ -823,6 +841,7 @@ def test_long_random_games_reach_every_kind_of_decision():
                 s.apply(a)
                 _invariants(s)
             check_replay(s)
+            _no_values_in_daedalus_logs(s)
     expected = {f"flight:{e}" for e in R.EFFECTS} | {f"phase:{p}" for p in R.PHASE_NAMES}
     expected |= {"swap:", "reveal:", "bid:", "respond:", "scouted:", "discard_flight:", "card_step:"}
     assert expected <= kinds, expected - kinds
