@@ -612,8 +612,9 @@ def _invariants(s: R.ScarvusState) -> None:
                 assert sorted(cards) == sorted(R.DECK), "a colour's 15 cards are all somewhere"
             else:  # Fight In The Skies: the fallen put their cards in the box
                 assert not Counter(cards) - Counter(R.DECK) and len(cards) >= 15 - n
-        else:
+        else:  # Removal: every card of that colour is back in the box
             assert all(s.hand[p * 7 + c] == -1 for p in range(n))
+            assert not s.decks[c] and not s.discards[c] and s.daedalus[c] == -1
     flight = sum(map(sum, s.flight_hand)) + len(s.flight_deck) + len(s.flight_discard)
     assert flight == (21 if s.flight_on else 0) or s.fight  # the fallen box their Flight cards
     assert sum(s.singed) + sum(s.burnt) <= R.TOKENS
@@ -968,3 +969,137 @@ def test_how_to_win_a_finished_game_has_no_responders():
     set_colour(s, RED, [0, 0, 0])
     do(s, PASS, bid(9, "red"), CHALLENGE)
     assert s.is_over() and s.view(None)["responders"] == []
+
+
+def test_flight_cards_are_named_as_printed_in_labels():
+    """Flight Cards: each action that plays one is labelled with the card's printed name."""
+    s = new(4, fancy_flying=True)
+    assert s.describe(R.UPDRAFT) == "play Updraft"
+    assert s.describe(R.COUNSEL + VIOLET) == "play Daedalus' Counsel on violet"
+    assert s.describe(R.EYES + 2) == "play Sharp Eyes on player 2"
+    assert s.describe(R.DISCARD_FLIGHT + R.WAX_T) == "discard Wax Repair (hand limit)"
+
+
+# ----- rules the mutation review (tools/mutate.py) found untested --------------------------------
+def test_bid_step_only_bids_up_to_the_cap_are_legal():
+    """Bid Step: in the Bid Step only a bid is an answer, and bids stop at the cap (the fixed
+    action range ends there)."""
+    s = new(4)
+    do(s, PASS)
+    assert s.view(None)["phase"] == "bid"
+    for a in (R.PASS, R.ACCEPT, R.SWAP + RED, R.BID - 1, R.NUM_ACTIONS, -1):
+        assert not s.is_legal(a), a
+        with pytest.raises(IllegalAction):
+            s.apply(a)
+    assert s.is_legal(R.NUM_ACTIONS - 1) and R.bid_of(R.NUM_ACTIONS - 1) == (R.CAP, VIOLET)
+
+
+def test_fancy_flying_reveal_any_unrevealed_card_in_play_and_the_log_shows_it():
+    """Fancy Flying: 'reveal one of your cards' - any colour in play not yet revealed; everyone
+    sees its value (standard discards, so the log keeps it)."""
+    s = new(3, fancy_flying=True)
+    reveals = [a - R.REVEAL for a in s.legal_actions() if R.REVEAL <= a < R.ACCEPT]
+    assert reveals == list(range(7))
+    value = s.hand[INDIGO]
+    do(s, {"reveal": "indigo"})
+    assert {"type": "reveal", "player": 0, "colour": "indigo", "value": value} in s.log(None)
+    do(s, bid(1, "red"), CHALLENGE)  # red leaves play; P1 opens the next round
+    do(s, PASS, bid(1, "blue"), ACCEPT, PASS, bid(2, "blue"), ACCEPT)
+    assert s.to_move == 0
+    reveals = [a - R.REVEAL for a in s.legal_actions() if R.REVEAL <= a < R.ACCEPT]
+    assert reveals == [ORANGE, YELLOW, GREEN, BLUE, VIOLET]  # not red (removed), not indigo
+
+
+def test_flight_counsel_a_second_counsel_looks_at_another_daedalus_card():
+    """Flight card Daedalus' Counsel: with a second Counsel, the Daedalus card already seen is
+    not offered again, every other colour in play is."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 0, "counsel")
+    give_flight(s, 0, "counsel")
+    do(s, {"flight": "counsel", "colour": "orange"})
+    counsel = [a - R.COUNSEL for a in s.legal_actions() if R.COUNSEL <= a < R.EYES]
+    assert counsel == [RED, YELLOW, GREEN, BLUE, INDIGO, VIOLET]
+
+
+def test_flight_sharp_eyes_a_second_sharp_eyes_sees_another_players_card():
+    """Flight card Sharp Eyes: a card already seen is no target; the other unseen cards of the
+    bid colour are."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 1, "sharp_eyes")
+    give_flight(s, 1, "sharp_eyes")
+    do(s, PASS, bid(9, "orange"))
+    assert [a - R.EYES for a in s.legal_actions() if R.EYES <= a < R.KEEP] == [0, 2, 3]
+    do(s, {"flight": "sharp_eyes", "player": 3})
+    assert [a - R.EYES for a in s.legal_actions() if R.EYES <= a < R.KEEP] == [0, 2]
+
+
+def test_flight_updraft_after_a_swap_no_reveal():
+    """Flight card Updraft with Fancy Flying: the reveal is 'instead of swapping', so after the
+    first of two swaps the Card Step offers swaps and pass, never a reveal."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 0, "updraft")
+    do(s, {"flight": "updraft"})
+    assert R.REVEAL + RED in s.legal_actions()
+    do(s, {"swap": "red"})
+    assert s.view(None)["phase"] == "card"
+    assert not any(R.REVEAL <= a < R.ACCEPT for a in s.legal_actions())
+    assert R.SWAP + BLUE in s.legal_actions()
+
+
+def test_fight_in_the_skies_the_fallen_box_their_flight_cards_and_the_log_says_so():
+    """Fight In The Skies: 'place your remaining cards in the box; you are out of the game' -
+    Flight cards included (they do not go to the Flight discard pile); the log tells everyone,
+    and the game's end with its scores."""
+    s = new(3, lives=1, fancy_flying=True)
+    give_flight(s, 1, "updraft")
+    give_flight(s, 1, "tailwind")
+    set_colour(s, RED, [1, 1, 1])
+    do(s, PASS, bid(2, "red"), CHALLENGE)  # safe: P1 (the challenger) is out
+    assert s.flight_hand[1] == [0] * R.NE and s.flight_discard == []
+    assert s.view(None)["flight"]["hand_sizes"][1] == 0
+    assert {"type": "out", "player": 1} in s.log(None)
+    do(s, PASS, bid(40, "blue"), CHALLENGE)
+    assert s.log(None)[-1] == {"type": "game_end", "scores": s.scores()}
+
+
+def test_flight_hand_limit_in_seat_order_from_the_next_starter():
+    """Flight Cards hand limit, ruling 13: players over the limit discard in seat order from the
+    player who starts the next Match."""
+    s = new(3, fancy_flying=True)
+    for p, effect in ((0, "updraft"), (0, "tailwind"), (2, "scout"), (2, "sun_flare")):
+        give_flight(s, p, effect)
+    for r in range(7):
+        do(s, PASS, bid(1, R.COLOURS[6 - r]))
+        set_colour(s, 6 - r, [0, 0, 0])
+        do(s, CHALLENGE)
+    assert s.next_starter == 1 and s.view(None)["phase"] == "hand_limit"
+    assert s.to_move == 2
+    do(s, {"discard_flight": "scout"})
+    assert s.to_move == 0
+
+
+def test_log_tells_who_accepted_and_what_was_seen_and_revealed():
+    """Challenge Step and Flight cards, standard discards: the log records each acceptance, the
+    value a Sharp Eyes showed (to its player only) and a swapped revealed card's replacement."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 1, "sharp_eyes")
+    do(s, {"reveal": "green"}, bid(9, "orange"), {"flight": "sharp_eyes", "player": 3})
+    seen = {"type": "saw", "owner": 3, "colour": "orange", "value": s.hand[3 * 7 + ORANGE]}
+    assert seen in s.log(1) and seen not in s.log(None) and seen not in s.log(3)
+    do(s, ACCEPT)
+    assert {"type": "accept", "player": 1} in s.log(None)
+    do(s, PASS, bid(10, "orange"), ACCEPT, PASS, bid(11, "orange"), ACCEPT, PASS, bid(12, "orange"), ACCEPT)
+    assert s.to_move == 0
+    do(s, {"swap": "green"})
+    assert s.log(None)[-1] == {"type": "reveal", "player": 0, "colour": "green", "value": s.hand[GREEN]}
+
+
+def test_clone_shares_nothing_with_the_original():
+    """Engine contract: a clone (and so a search copy) shares no mutable state: playing a
+    Flight card, or discarding one at the hand limit, on the clone leaves the original as it was."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 0, "sun_flare")
+    before = s.view(0)
+    c = s.clone()
+    c.apply(R.FLARE + RED)
+    assert s.view(0) == before and s.flight_discard == [] and c.flight_discard == [R.FLARE_T]
