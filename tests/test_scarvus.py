@@ -1096,7 +1096,7 @@ def test_log_tells_who_accepted_and_what_was_seen_and_revealed():
 
 def test_clone_shares_nothing_with_the_original():
     """Engine contract: a clone (and so a search copy) shares no mutable state: playing a
-    Flight card, or discarding one at the hand limit, on the clone leaves the original as it was."""
+    Flight card on the clone leaves the original as it was."""
     s = new(4, fancy_flying=True)
     give_flight(s, 0, "sun_flare")
     before = s.view(0)
