@@ -1103,3 +1103,12 @@ def test_clone_shares_nothing_with_the_original():
     c = s.clone()
     c.apply(R.FLARE + RED)
     assert s.view(0) == before and s.flight_discard == [] and c.flight_discard == [R.FLARE_T]
+
+
+def test_fancy_flying_any_players_reveal_is_logged_with_its_value():
+    """Fancy Flying: a reveal by any player shows everyone that card (standard discards)."""
+    s = new(3, fancy_flying=True)
+    do(s, PASS, bid(1, "red"), ACCEPT)
+    assert s.to_move == 1
+    do(s, {"reveal": "indigo"})
+    assert {"type": "reveal", "player": 1, "colour": "indigo", "value": s.hand[7 + INDIGO]} in s.log(None)

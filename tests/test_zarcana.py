@@ -1233,3 +1233,48 @@ def test_mirror_is_not_named_in_the_rulebook():
                      "Create Pyramid in Wasteland", "Teleport", "Attack Twice", "Destroy Occupied Territory"}
     text = open(os.path.join(os.path.dirname(__file__), "..", "docs", "games", "zarcana.md")).read()
     assert text.count("(named in the rulebook)") == 8 and "**Mirror** (named" not in text
+
+
+def test_action_range_is_the_documented_fixed_layout():
+    """Playing (the turn options) as a fixed action range: the layout docs/games/zarcana.md
+    documents, so recorded games and trained agents keep their meaning."""
+    assert (rules.A_CELL, rules.A_CARD, rules.A_PIECE, rules.A_ORIENT) == (0, 1024, 1110, 1170)
+    assert (rules.A_SIZE, rules.A_ABIL, rules.A_DRAW) == (1175, 1178, 1182)
+    assert (rules.DISCARD, rules.PASS, rules.DECLARE, rules.REORIENT, rules.GROW, rules.DONE) == tuple(range(1185, 1191))
+    assert rules.NUM_ACTIONS == 1191
+
+
+def test_playing_declare_only_once_also_when_seat_0_declares():
+    """Playing, option 8: once the final round is declared nobody declares again (seat 0 too)."""
+    s = fresh(players=2)
+    s.reshuffles = 1
+    do(s, {"do": "declare"})
+    assert s.to_move == 1 and {"do": "declare"} not in legal_json(s)
+
+
+def test_special_bloom_needs_a_larger_pyramid_in_the_stash():
+    """Bloom (9): 'as far as your stash allows': with no larger pyramid in the stash for any of
+    your pyramids here, Bloom cannot be used."""
+    s = fresh()
+    lay(s, {(0, 0): "grow_all", (5, 5): "move-1"})
+    a = pyr(s, 0, "S", 0, 0)
+    for _ in range(5):
+        pyr(s, 0, "M", 5, 5)
+    assert P(a) not in legal_json(s)
+
+
+def test_special_discover_land_needs_a_card_to_draw():
+    """Discover Land (10), Basics: with the deck and the discards both empty there is no card to
+    draw, so it cannot be played (ruling R7)."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1"})
+    hand(s, 0, "discover")
+    assert CARD("discover") not in legal_json(s)
+
+
+def test_special_mirror_logs_the_copied_card():
+    """Mirror (18): everyone is told which card's ability was copied."""
+    s = fresh()
+    lay(s, {(0, 0): "copy", (1, 0): "grow_twice"})
+    board_use(s, pyr(s, 0, "S", 0, 0, "E"))
+    assert {"type": "copy", "card": "grow_twice"} in s.log(None)
