@@ -220,9 +220,8 @@ class ScarvusState(State):
         self.emit({"type": "match", "match": self.match})
 
     def _start_turn(self, p: int) -> None:
-        """A player's turn begins with the Card Step (an optional swap)."""
-        while not self.alive[p]:
-            p = (p + 1) % self.players
+        """A player's turn begins with the Card Step (an optional swap). ``p`` is always flying:
+        the next starter is chosen among the living (`_finish_challenge`)."""
         self.phase = CARD
         self.to_move = p
         self.swaps_left = 1
@@ -266,7 +265,7 @@ class ScarvusState(State):
     def _legal_card_step(self, p: int) -> list[int]:
         acts = [PASS]
         in_play = self.in_play
-        drawable = [c for c in range(NC) if in_play >> c & 1 and self.decks[c]]
+        drawable = [c for c in range(NC) if self.decks[c]]  # Removal empties a removed colour's deck
         if self.swaps_left:
             acts += [SWAP + c for c in drawable]
         if self.fancy and not self.swapped and self.flight_deck:
@@ -295,10 +294,9 @@ class ScarvusState(State):
         return acts
 
     def can_raise(self, p: int) -> bool:
-        """Whether ``p``, accepting the current bid, could bid after it (else they must challenge)."""
-        if self.bid is None:
-            return True
-        cur, cur_c = self.bid
+        """Whether ``p``, accepting the current bid, could bid after it (else they must challenge).
+        Only asked in the Challenge Step, so there is a bid."""
+        cur, cur_c = self.bid  # type: ignore[misc]
         if cur < CAP:
             return True
         return bool(self.flight_hand[p][TAILWIND_T]) and bool(self.in_play & ~(1 << cur_c))
@@ -617,14 +615,6 @@ class ScarvusState(State):
         return out
 
     # ----- information ---------------------------------------------------------------------
-    def known(self, player: int, owner: int, c: int) -> bool:
-        """Whether ``player`` may see ``owner``'s card of colour ``c`` (owner 7: Daedalus Hand)."""
-        if owner == player:
-            return True
-        if owner < self.players and self.revealed[owner] >> c & 1:
-            return True
-        return bool(self.peeks[player] >> (owner * NC + c) & 1)
-
     def _discard_view(self, c: int) -> Any:
         pile = self.discards[c]
         if self.daedalus_mode:
