@@ -1278,3 +1278,20 @@ def test_special_mirror_logs_the_copied_card():
     lay(s, {(0, 0): "copy", (1, 0): "grow_twice"})
     board_use(s, pyr(s, 0, "S", 0, 0, "E"))
     assert {"type": "copy", "card": "grow_twice"} in s.log(None)
+
+
+def test_window_leaves_a_board_two_spaces_from_the_edge_alone():
+    """Window ruling: re-centring happens only when something comes *within* two spaces of an
+    edge; a board exactly two spaces from every edge stays where it is."""
+    s = fresh()
+    s.stacks = {W * 2 + 2: [CARD_ID["move-1"]], W * (W - 3) + (W - 3): [CARD_ID["move-2"]]}
+    do(s, {"do": "pass"})
+    assert sorted(s.stacks) == [W * 2 + 2, W * (W - 3) + (W - 3)]
+    assert not any(e["type"] == "recenter" for e in s.log(None))
+
+
+def test_playing_each_turn_is_counted():
+    """Playing: one option per turn; the view counts the turns taken (all players together)."""
+    s = fresh()
+    do(s, {"do": "pass"}, {"do": "pass"}, {"do": "pass"})
+    assert s.view(None)["turn"] == 3 and s.to_move == 1
