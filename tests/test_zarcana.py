@@ -1255,12 +1255,14 @@ def test_playing_declare_only_once_also_when_seat_0_declares():
 def test_special_bloom_needs_a_larger_pyramid_in_the_stash():
     """Bloom (9): 'as far as your stash allows': with no larger pyramid in the stash for any of
     your pyramids here, Bloom cannot be used."""
-    s = fresh()
-    lay(s, {(0, 0): "grow_all", (5, 5): "move-1"})
-    a = pyr(s, 0, "S", 0, 0)
-    for _ in range(5):
-        pyr(s, 0, "M", 5, 5)
-    assert P(a) not in legal_json(s)
+    for size, bigger in (("S", "M"), ("M", "L")):
+        s = fresh()
+        lay(s, {(0, 0): "grow_all", (5, 5): "move-1"})
+        a = pyr(s, 0, size, 0, 0)
+        assert P(a) in legal_json(s)
+        for _ in range(5):
+            pyr(s, 0, bigger, 5, 5)
+        assert P(a) not in legal_json(s), size
 
 
 def test_special_discover_land_needs_a_card_to_draw():
@@ -1295,3 +1297,18 @@ def test_playing_each_turn_is_counted():
     s = fresh()
     do(s, {"do": "pass"}, {"do": "pass"}, {"do": "pass"})
     assert s.view(None)["turn"] == 3 and s.to_move == 1
+
+
+def test_window_recentres_only_within_two_spaces_of_each_edge():
+    """Window ruling, each edge: a board two spaces from the low edges, or from the high edges,
+    is not moved; one space closer, it is."""
+    for lo in (2, 21):
+        s = fresh()
+        s.stacks = {W * lo + lo: [CARD_ID["move-1"]], W * (lo + 8) + lo + 8: [CARD_ID["move-2"]]}
+        do(s, {"do": "pass"})
+        assert sorted(s.stacks) == [W * lo + lo, W * (lo + 8) + lo + 8], lo
+    for x, y in ((1, 5), (5, 1), (22, 5), (5, 22)):
+        s = fresh()
+        s.stacks = {W * y + x: [CARD_ID["move-1"]], W * (y + 8) + x + 8: [CARD_ID["move-2"]]}
+        do(s, {"do": "pass"})
+        assert any(e["type"] == "recenter" for e in s.log(None)), (x, y)
