@@ -612,13 +612,30 @@ def _invariants(s: R.ScarvusState) -> None:
                 assert sorted(cards) == sorted(R.DECK), "a colour's 15 cards are all somewhere"
             else:  # Fight In The Skies: the fallen put their cards in the box
                 assert not Counter(cards) - Counter(R.DECK) and len(cards) >= 15 - n
-        else:
+        else:  # Removal: every card of that colour is back in the box
             assert all(s.hand[p * 7 + c] == -1 for p in range(n))
+            assert not s.decks[c] and not s.discards[c] and s.daedalus[c] == -1
     flight = sum(map(sum, s.flight_hand)) + len(s.flight_deck) + len(s.flight_discard)
     assert flight == (21 if s.flight_on else 0) or s.fight  # the fallen box their Flight cards
     assert sum(s.singed) + sum(s.burnt) <= R.TOKENS
     if s.to_move is not None:
         assert s.alive[s.to_move]
+    for k in s.peeks:  # a seen card is still where it was seen (issue #22)
+        for i in range(8 * 7):
+            if k >> i & 1:
+                owner, c = divmod(i, 7)
+                assert (s.daedalus[c] if owner == 7 else s.hand[owner * 7 + c]) >= 0, (owner, c)
+
+
+CARD_EVENTS = {"deal", "drew", "reveal", "saw", "scouted", "discard"}
+
+
+def _no_values_in_daedalus_logs(s: R.ScarvusState) -> None:
+    """The Daedalus Challenge: no log keeps a card's value (the Daedalus Hand's excepted)."""
+    for p in [None, *range(s.players)]:
+        for e in s.log(p):
+            if e["type"] in CARD_EVENTS and e.get("owner") != "daedalus":
+                assert "value" not in e and "hand" not in e, (p, e)
 
 
 COMBOS = [
@@ -645,6 +662,8 @@ def test_random_games_every_option_combination(options):
         check_finished(s)
         check_replay(s)
         assert render_text(s.view(0))
+        if options["daedalus"]:
+            _no_values_in_daedalus_logs(s)
 
 
 # ----- the probabilistic bot's maths -----------------------------------------------------------
@@ -823,6 +842,7 @@ def test_long_random_games_reach_every_kind_of_decision():
                 s.apply(a)
                 _invariants(s)
             check_replay(s)
+            _no_values_in_daedalus_logs(s)
     expected = {f"flight:{e}" for e in R.EFFECTS} | {f"phase:{p}" for p in R.PHASE_NAMES}
     expected |= {"swap:", "reveal:", "bid:", "respond:", "scouted:", "discard_flight:", "card_step:"}
     assert expected <= kinds, expected - kinds
@@ -840,3 +860,255 @@ def test_determinize_depends_only_on_what_the_player_knows():
     assert a.view(me) == b.view(me) and any(a.view(p) != b.view(p) for p in range(5) if p != me)
     x, y = a.determinize(me, random.Random(9)), b.determinize(me, random.Random(9))
     assert all(x.view(p) == y.view(p) for p in [None, *range(5)])
+
+
+# ----- issue #22: rules exactly as printed ------------------------------------------------------
+def _play(actions: list[int], players: int, seed: int, **options) -> R.ScarvusState:
+    s = new(players, seed=seed, **options)
+    for a in actions:
+        s.apply(a)
+    return s
+
+
+def test_fight_in_the_skies_a_fallen_players_cards_leave_what_others_saw():
+    """Fight In The Skies: 'place your remaining cards in the box; you are out of the game'.
+    A card someone saw (Sharp Eyes) is gone with it: nobody's view still lists it (it used to
+    stay in `seen` with value -1), and determinize keeps the view."""
+    s = _play([14, 57, 15, 0, 64, 15, 0, 71, 40, 15, 0, 79, 16], 3, 3, lives=1, fancy_flying=True)
+    assert s.alive == [True, False, True]
+    for p in (0, 2):
+        assert all(e["owner"] != 1 for e in s.view(p)["seen"]), s.view(p)["seen"]
+        assert all(e["value"] >= 0 for e in s.view(p)["seen"])
+        det = s.determinize(p, random.Random(5))
+        assert det.view(p) == s.view(p)
+
+
+def test_fight_in_the_skies_seen_after_counsel_and_sharp_eyes_lists_only_cards_still_held():
+    """Fight In The Skies with Daedalus' Counsel and Sharp Eyes (7 players): a seen entry lasts
+    only while the card is where it was seen; the Daedalus card seen stays."""
+    moves = [12, 203, 16, 5, 177, 16, 6, 179, 15, 0, 206, 16, 4, 195, 15, 12, 202, 15, 1, 221, 41,
+             15, 0, 235, 15, 11, 239, 15, 0, 257, 16, 1, 167, 16, 35]
+    s = _play(moves, 7, 130052, lives=2, fancy_flying=True)
+    for p in range(7):
+        v = s.view(p)
+        for e in v["seen"]:
+            assert e["value"] >= 0, (p, e)
+            if e["owner"] != "daedalus":
+                assert v["alive"][e["owner"]] and e["colour"] in v["in_play"]
+        assert s.determinize(p, random.Random(p)).view(p) == v
+    assert s.view(5)["seen"] == [{"owner": "daedalus", "colour": "green", "value": s.daedalus[GREEN]}]
+    assert s.view(0)["seen"] == []
+
+
+def test_removal_forgets_seen_cards_of_the_challenged_colour():
+    """Removal: 'place all of the cards of that color back in the box': what a player saw of
+    that colour (Sharp Eyes, Daedalus' Counsel) is no longer a card anywhere in play."""
+    s = new(4, fancy_flying=True, talons=True)
+    give_flight(s, 1, "sharp_eyes")
+    give_flight(s, 0, "counsel")
+    do(s, {"flight": "counsel", "colour": "orange"}, PASS, bid(9, "orange"),
+       {"flight": "sharp_eyes", "player": 3}, CHALLENGE)
+    assert all(p == 0 for p in s.peeks)
+
+
+def test_daedalus_challenge_no_log_or_screen_shows_a_covered_discard():
+    """The Daedalus Challenge: 'Only the value of the top card in the discard pile should be
+    visible. This will test players' memories!' No seat's log, the spectator's log, any view or
+    the text renderer keeps a covered discard's value: the log records card movements without
+    values (the view shows cards while they are in a hand or on top)."""
+    s = _play([8, 63, 15, 1, 70, 15, 0, 77, 15, 1, 84, 15, 1], 3, 5, daedalus=True, fancy_flying=True)
+    assert len(s.discards[RED]) == 3  # two covered
+    card_events = {"deal", "drew", "reveal", "saw", "scouted", "discard"}
+    for p in [None, 0, 1, 2]:
+        for e in s.log(p):
+            if e["type"] in card_events and e.get("owner") != "daedalus":
+                assert "value" not in e and "hand" not in e, (p, e)
+        v = s.view(p)
+        assert v["discards"]["red"] == {"top": s.discards[RED][-1], "count": 3}
+        assert "(+2 under)" in render_text(v)
+
+
+def test_daedalus_challenge_log_keeps_no_value_of_any_kind_of_card_movement():
+    """The Daedalus Challenge, every way a card reaches a discard pile (swap, Scouting Flight kept
+    or dropped, Sun Flare, Sharp Eyes seen then swapped away): no log carries the value."""
+    s = new(4, daedalus=True, fancy_flying=True, talons=True)
+    for effect in ("scout", "sun_flare", "updraft"):
+        give_flight(s, 0, effect)
+    give_flight(s, 1, "sharp_eyes")
+    do(s, {"flight": "sun_flare", "colour": "green"}, {"flight": "updraft"},
+       {"flight": "scout", "colour": "green"}, {"scouted": "discard"}, {"swap": "blue"},
+       bid(5, "blue"), {"flight": "sharp_eyes", "player": 0}, ACCEPT, ACCEPT, ACCEPT)
+    do(s, {"reveal": "red"}, bid(6, "blue"), ACCEPT, ACCEPT, ACCEPT, {"swap": "red"})
+    types = set()
+    for p in [None, 0, 1, 2, 3]:
+        for e in s.log(p):
+            types.add(e["type"])
+            if e["type"] in {"deal", "drew", "reveal", "saw", "scouted", "discard"}:
+                assert "value" not in e and "hand" not in e, (p, e)
+    assert {"deal", "drew", "reveal", "saw", "scouted", "discard"} <= types
+
+
+def test_standard_game_log_keeps_values():
+    """Card Step (standard game): discards stay visible, so the log keeps every value."""
+    s = _play([8, 63, 15, 1, 70, 15, 0, 77, 15, 1, 84, 15, 1], 3, 5, fancy_flying=True)
+    discards = [e for e in s.log(None) if e["type"] == "discard"]
+    assert [e["value"] for e in discards] == s.discards[RED]
+    assert any("hand" in e for e in s.log(0) if e["type"] == "deal")
+
+
+def test_how_to_win_a_finished_game_has_no_responders():
+    """How to Win: the game ends immediately; nobody is left to respond to the last bid."""
+    s = new(3, lives=1)
+    set_colour(s, RED, [1, 1, 1])
+    do(s, PASS, bid(2, "red"), CHALLENGE, PASS, bid(40, "blue"), CHALLENGE)
+    assert s.is_over()
+    for p in [None, 0, 1, 2]:
+        assert s.view(p)["responders"] == [] and s.view(p)["accepted_by"] == []
+    s = new(3, feathers=4)
+    s.burnt = [3, 0, 0]
+    set_colour(s, RED, [0, 0, 0])
+    do(s, PASS, bid(9, "red"), CHALLENGE)
+    assert s.is_over() and s.view(None)["responders"] == []
+
+
+def test_flight_cards_are_named_as_printed_in_labels():
+    """Flight Cards: each action that plays one is labelled with the card's printed name."""
+    s = new(4, fancy_flying=True)
+    assert s.describe(R.UPDRAFT) == "play Updraft"
+    assert s.describe(R.COUNSEL + VIOLET) == "play Daedalus' Counsel on violet"
+    assert s.describe(R.EYES + 2) == "play Sharp Eyes on player 2"
+    assert s.describe(R.DISCARD_FLIGHT + R.WAX_T) == "discard Wax Repair (hand limit)"
+
+
+# ----- rules the mutation review (tools/mutate.py) found untested --------------------------------
+def test_bid_step_only_bids_up_to_the_cap_are_legal():
+    """Bid Step: in the Bid Step only a bid is an answer, and bids stop at the cap (the fixed
+    action range ends there)."""
+    s = new(4)
+    do(s, PASS)
+    assert s.view(None)["phase"] == "bid"
+    for a in (R.PASS, R.ACCEPT, R.SWAP + RED, R.BID - 1, R.NUM_ACTIONS, -1):
+        assert not s.is_legal(a), a
+        with pytest.raises(IllegalAction):
+            s.apply(a)
+    assert s.is_legal(R.NUM_ACTIONS - 1) and R.bid_of(R.NUM_ACTIONS - 1) == (R.CAP, VIOLET)
+
+
+def test_fancy_flying_reveal_any_unrevealed_card_in_play_and_the_log_shows_it():
+    """Fancy Flying: 'reveal one of your cards' - any colour in play not yet revealed; everyone
+    sees its value (standard discards, so the log keeps it)."""
+    s = new(3, fancy_flying=True)
+    reveals = [a - R.REVEAL for a in s.legal_actions() if R.REVEAL <= a < R.ACCEPT]
+    assert reveals == list(range(7))
+    value = s.hand[INDIGO]
+    do(s, {"reveal": "indigo"})
+    assert {"type": "reveal", "player": 0, "colour": "indigo", "value": value} in s.log(None)
+    do(s, bid(1, "red"), CHALLENGE)  # red leaves play; P1 opens the next round
+    do(s, PASS, bid(1, "blue"), ACCEPT, PASS, bid(2, "blue"), ACCEPT)
+    assert s.to_move == 0
+    reveals = [a - R.REVEAL for a in s.legal_actions() if R.REVEAL <= a < R.ACCEPT]
+    assert reveals == [ORANGE, YELLOW, GREEN, BLUE, VIOLET]  # not red (removed), not indigo
+
+
+def test_flight_counsel_a_second_counsel_looks_at_another_daedalus_card():
+    """Flight card Daedalus' Counsel: with a second Counsel, the Daedalus card already seen is
+    not offered again, every other colour in play is."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 0, "counsel")
+    give_flight(s, 0, "counsel")
+    do(s, {"flight": "counsel", "colour": "orange"})
+    counsel = [a - R.COUNSEL for a in s.legal_actions() if R.COUNSEL <= a < R.EYES]
+    assert counsel == [RED, YELLOW, GREEN, BLUE, INDIGO, VIOLET]
+
+
+def test_flight_sharp_eyes_a_second_sharp_eyes_sees_another_players_card():
+    """Flight card Sharp Eyes: a card already seen is no target; the other unseen cards of the
+    bid colour are."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 1, "sharp_eyes")
+    give_flight(s, 1, "sharp_eyes")
+    do(s, PASS, bid(9, "orange"))
+    assert [a - R.EYES for a in s.legal_actions() if R.EYES <= a < R.KEEP] == [0, 2, 3]
+    do(s, {"flight": "sharp_eyes", "player": 3})
+    assert [a - R.EYES for a in s.legal_actions() if R.EYES <= a < R.KEEP] == [0, 2]
+
+
+def test_flight_updraft_after_a_swap_no_reveal():
+    """Flight card Updraft with Fancy Flying: the reveal is 'instead of swapping', so after the
+    first of two swaps the Card Step offers swaps and pass, never a reveal."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 0, "updraft")
+    do(s, {"flight": "updraft"})
+    assert R.REVEAL + RED in s.legal_actions()
+    do(s, {"swap": "red"})
+    assert s.view(None)["phase"] == "card"
+    assert not any(R.REVEAL <= a < R.ACCEPT for a in s.legal_actions())
+    assert R.SWAP + BLUE in s.legal_actions()
+
+
+def test_fight_in_the_skies_the_fallen_box_their_flight_cards_and_the_log_says_so():
+    """Fight In The Skies: 'place your remaining cards in the box; you are out of the game' -
+    Flight cards included (they do not go to the Flight discard pile); the log tells everyone,
+    and the game's end with its scores."""
+    s = new(3, lives=1, fancy_flying=True)
+    give_flight(s, 1, "updraft")
+    give_flight(s, 1, "tailwind")
+    set_colour(s, RED, [1, 1, 1])
+    do(s, PASS, bid(2, "red"), CHALLENGE)  # safe: P1 (the challenger) is out
+    assert s.flight_hand[1] == [0] * R.NE and s.flight_discard == []
+    assert s.view(None)["flight"]["hand_sizes"][1] == 0
+    assert {"type": "out", "player": 1} in s.log(None)
+    do(s, PASS, bid(40, "blue"), CHALLENGE)
+    assert s.log(None)[-1] == {"type": "game_end", "scores": s.scores()}
+
+
+def test_flight_hand_limit_in_seat_order_from_the_next_starter():
+    """Flight Cards hand limit, ruling 13: players over the limit discard in seat order from the
+    player who starts the next Match."""
+    s = new(3, fancy_flying=True)
+    for p, effect in ((0, "updraft"), (0, "tailwind"), (2, "scout"), (2, "sun_flare")):
+        give_flight(s, p, effect)
+    for r in range(7):
+        do(s, PASS, bid(1, R.COLOURS[6 - r]))
+        set_colour(s, 6 - r, [0, 0, 0])
+        do(s, CHALLENGE)
+    assert s.next_starter == 1 and s.view(None)["phase"] == "hand_limit"
+    assert s.to_move == 2
+    do(s, {"discard_flight": "scout"})
+    assert s.to_move == 0
+
+
+def test_log_tells_who_accepted_and_what_was_seen_and_revealed():
+    """Challenge Step and Flight cards, standard discards: the log records each acceptance, the
+    value a Sharp Eyes showed (to its player only) and a swapped revealed card's replacement."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 1, "sharp_eyes")
+    do(s, {"reveal": "green"}, bid(9, "orange"), {"flight": "sharp_eyes", "player": 3})
+    seen = {"type": "saw", "owner": 3, "colour": "orange", "value": s.hand[3 * 7 + ORANGE]}
+    assert seen in s.log(1) and seen not in s.log(None) and seen not in s.log(3)
+    do(s, ACCEPT)
+    assert {"type": "accept", "player": 1} in s.log(None)
+    do(s, PASS, bid(10, "orange"), ACCEPT, PASS, bid(11, "orange"), ACCEPT, PASS, bid(12, "orange"), ACCEPT)
+    assert s.to_move == 0
+    do(s, {"swap": "green"})
+    assert s.log(None)[-1] == {"type": "reveal", "player": 0, "colour": "green", "value": s.hand[GREEN]}
+
+
+def test_clone_shares_nothing_with_the_original():
+    """Engine contract: a clone (and so a search copy) shares no mutable state: playing a
+    Flight card on the clone leaves the original as it was."""
+    s = new(4, fancy_flying=True)
+    give_flight(s, 0, "sun_flare")
+    before = s.view(0)
+    c = s.clone()
+    c.apply(R.FLARE + RED)
+    assert s.view(0) == before and s.flight_discard == [] and c.flight_discard == [R.FLARE_T]
+
+
+def test_fancy_flying_any_players_reveal_is_logged_with_its_value():
+    """Fancy Flying: a reveal by any player shows everyone that card (standard discards)."""
+    s = new(3, fancy_flying=True)
+    do(s, PASS, bid(1, "red"), ACCEPT)
+    assert s.to_move == 1
+    do(s, {"reveal": "indigo"})
+    assert {"type": "reveal", "player": 1, "colour": "indigo", "value": s.hand[7 + INDIGO]} in s.log(None)

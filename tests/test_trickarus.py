@@ -126,6 +126,19 @@ def test_must_follow_the_lead_colour_if_able():
         s.apply(LIGHTNING)  # The Lightning Card: only when unable to follow (or leading)
 
 
+def test_must_follow_a_led_sun_1_the_first_card_of_the_deck():
+    """Gameplay flow: the Sun 1 (card id 0) sets the lead colour like any card (no 'no lead' mix-up)."""
+    assert C("sun1") == 0
+    s = arrange(3, {0: ["sun1", "rain5"], 1: ["sun9", "cloud7", "lightning"], 2: ["rain2", "sun3"]})
+    play(s, "sun1")
+    assert s.legal_actions() == [C("sun9")]
+    assert s.is_legal(C("sun9")) and not s.is_legal(C("cloud7")) and not s.is_legal(LIGHTNING)
+    with pytest.raises(IllegalAction):
+        s.apply(C("cloud7"))
+    play(s, "sun9")
+    assert s.legal_actions() == [C("sun3")]
+
+
 def test_void_player_may_play_anything_including_lightning():
     """Gameplay flow + The Lightning Card: unable to follow, any card may be played."""
     s = arrange(3, {0: ["cloud3"], 1: ["sun9", "rain1", "lightning"], 2: ["rain2"]})
@@ -340,16 +353,55 @@ def test_cooperative_team_scores_a_million_per_landed_player():
     s = arrange(3, {0: ["cloud9", "rain1"], 1: ["cloud1", "rain2"], 2: ["cloud2", "rain3"]},
                 pos=[1, 0, 0], mode="cooperative")
     s.sun_reached = True
+    s.flown = 0b111  # all three have been up and two are back down already
     play(s, "cloud9", "cloud1", "cloud2")
     assert s.pos == [0, 0, 0] and s.is_over()
     assert s.scores() == [3_000_000.0] * 3 and s.ranking() == [1, 1, 1] and s.returns() == [1.0] * 3
 
 
+def coop_last_trick(**options) -> TrickarusState:
+    """Co-op, 3 players, the last trick of the last round; P0 at space 1 wins a Lightning trick
+    and comes down to the ground, where P1 and P2 already are."""
+    s = arrange(3, {0: ["cloud9"], 1: ["lightning"], 2: ["cloud2"]}, pos=[1, 0, 0],
+                mode="cooperative", **options)
+    s.round = s.round_limit
+    return s
+
+
 def test_cooperative_without_reaching_the_sun_scores_nothing():
-    """Cooperative Mode (ruling R5): nobody has landed 'back down' unless the sun was reached."""
-    s = meeple.make("trickarus", players=3, seed=0, mode="cooperative", track=30)
-    play_random(s, random.Random(0))
-    assert not s.sun_reached and s.scores() == [0.0] * 3 and s.returns() == [-1.0] * 3
+    """Cooperative Mode (ruling R5): nobody has landed 'back down' unless the sun was reached,
+    even with the whole team on the ground when the last round ends."""
+    s = coop_last_trick()
+    s.flown = 0b111
+    play(s, "cloud9", "lightning", "cloud2")
+    assert s.pos == [0, 0, 0] and not s.sun_reached and s.is_over()
+    assert s.scores() == [0.0] * 3 and s.returns() == [-1.0] * 3
+
+
+def test_cooperative_a_player_who_never_left_the_ground_has_not_landed():
+    """Cooperative Mode (ruling R5): 1 million "for every player who lands safely back down on
+    the ground"; a player who never left the ground has not landed back down (default
+    ``coop_landed=came_back``). Option ``coop_landed=on_ground`` counts everyone on the ground."""
+    for option, landed in (("came_back", 2), ("on_ground", 3)):
+        s = coop_last_trick(coop_landed=option)
+        s.sun_reached = True
+        s.flown = 0b011  # P2 never left the ground
+        play(s, "cloud9", "lightning", "cloud2")
+        assert s.pos == [0, 0, 0] and s.is_over()
+        assert s.scores() == [landed * 1_000_000.0] * 3
+        assert s.returns() == [2.0 * landed / 3 - 1.0] * 3
+
+
+def test_cooperative_winning_a_trick_upwards_leaves_the_ground():
+    """Cooperative Mode (ruling R5): a trick won flying up takes its winner off the ground (so they
+    can later land back down); a Lightning trick, moving down, does not."""
+    s = arrange(3, {0: ["cloud9", "rain1"], 1: ["lightning", "rain2"], 2: ["cloud2", "rain3"]},
+                mode="cooperative")
+    play(s, "cloud9", "lightning", "cloud2")
+    assert s.pos == [0, 0, 0] and s.flown == 0  # Lightning: P0 stays on the ground
+    play(s, "rain1", "rain2", "rain3")
+    assert s.pos == [0, 0, 1] and s.flown == 0b100
+    assert meeple.make("trickarus", players=3, mode="cooperative").options["coop_landed"] == "came_back"
 
 
 # ----- Options, chance and information -----------------------------------------------------

@@ -16,7 +16,7 @@ import pytest
 
 import meeple
 from contract import play_random
-from meeple.core import IllegalAction
+from meeple.core import BadOption, IllegalAction
 from meeple.games.zarcana import rules
 from meeple.games.zarcana.bot import HeuristicBot
 from meeple.games.zarcana.render import render_text
@@ -1128,3 +1128,187 @@ def test_heuristic_bot_attacks_the_exposed_leader():
     pyr(s, 2, "S", 1, 3)  # trailing, on 2
     _bot_turn(s, HeuristicBot(2))
     assert s.on_board(1) == [] and s.on_board(2) != []
+
+
+# ----- issue #22: disputed readings, decided (docs/games/zarcana.md, rulings R4, R15, R21, R22) ----
+def test_playing_attack_twice_from_hand_is_discarded_after_the_second_attack():
+    """Playing (turn option 2): 'You play the card and pick a pyramid to use it. The card is then
+    discarded.' Attack Twice (19) is discarded after its whole ability, the optional second attack
+    included (ruling R4): while the second attack is chosen it is still being played, and it ends
+    on top of the discards, above both destroyed cards, so Recycle takes it back."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1", (1, 0): ["build-9", "build-10"]})
+    a = pyr(s, 0, "L", 0, 0, "E")
+    hand(s, 0, "attack_twice")
+    hand(s, 1, "recycle")
+    do(s, CARD("attack_twice"), P(a))  # no pyramid there: the top card is destroyed
+    assert s.to_move == 0 and {"do": "done"} in legal_json(s)
+    v = s.view(1)
+    assert v["playing"] == "attack_twice" and v["discard"] == ["build-10"]
+    do(s, {"ability": "attack"})  # again: the next card is destroyed
+    assert [rules.CODE[c] for c in s.discard] == ["build-10", "build-9", "attack_twice"]
+    assert s.view(0)["playing"] is None and s.to_move == 1
+    do(s, CARD("recycle"))
+    assert [rules.CODE[c] for c in s.hands[1]] == ["attack_twice"]
+
+
+def test_playing_move_twice_from_hand_is_discarded_after_the_second_move():
+    """Playing (turn option 2), Move Twice (14): the card is discarded after the whole ability,
+    also when the second move is declined (ruling R4)."""
+    for second in ({"orient": "S"}, {"do": "done"}):
+        s = fresh()
+        lay(s, {(0, 0): "move-1", (1, 0): "move-2", (1, 1): "move-3"})
+        a = pyr(s, 0, "S", 0, 0, "E")
+        hand(s, 0, "move_twice")
+        do(s, CARD("move_twice"), P(a))
+        assert s.view(None)["playing"] == "move_twice" and s.discard == []
+        do(s, second)
+        assert [rules.CODE[c] for c in s.discard] == ["move_twice"] and s.playing == -1
+
+
+def test_scoring_optional_tiebreak_looks_only_at_the_highest_card():
+    """Scoring and Winning, optional rule: 'of the tied players, whoever solely occupies the
+    highest ranked card ... wins'. Only the highest card decides (ruling R15): tied players whose
+    highest solely occupied cards rank the same stay tied. Option `tiebreak_depth="all"` goes on
+    to the next highest card, and so on."""
+    def board(**options):
+        s = fresh(players=3, tiebreak=True, **options)
+        lay(s, {(0, 0): "move-wild-a", (1, 0): "move-5", (3, 0): "attack-wild-a", (4, 0): "move-4",
+                (5, 0): "move-1", (7, 0): "build-10", (8, 0): "build-6"})
+        for x in (0, 1):
+            pyr(s, 0, "S", x, 0)
+        for x in (3, 4, 5):
+            pyr(s, 1, "S", x, 0)
+        for x in (7, 8):
+            pyr(s, 2, "S", x, 0)
+        assert s.scores() == [16.0, 16.0, 16.0]
+        return s
+    assert board().ranking() == [1, 1, 3]  # 11 = 11 > 10: P0 and P1 share the win
+    assert board(tiebreak_depth="highest").ranking() == [1, 1, 3]
+    assert board(tiebreak_depth="all").ranking() == [1, 2, 3]  # 5 > 4 decides
+    assert fresh(tiebreak=False).ranking() == [1, 1]
+
+
+def test_scoring_tiebreak_depth_needs_the_optional_rule():
+    """Scoring and Winning: the depth of the optional tie-break means nothing without it."""
+    with pytest.raises(BadOption):
+        meeple.make("zarcana", players=2, tiebreak_depth="all")
+    meeple.make("zarcana", players=2, tiebreak=True, tiebreak_depth="all")
+
+
+def test_harvest_never_takes_the_card_its_user_occupies():
+    """Highlights: 'A pyramid cannot use an Attack card to destroy the territory it occupies.
+    Only Destroy Occupied Territory can do this.' Harvest (3) by a standing pyramid (whose target
+    space is its own) cannot take the card it stands on, from the board or from the hand (ruling
+    R21); option `harvest_own=True` allows it."""
+    for own in (False, True):
+        s = fresh(harvest_own=own) if own else fresh()
+        lay(s, {(0, 0): ["move-2", "harvest"], (1, 0): "move-1"})
+        a = pyr(s, 0, "S", 0, 0)
+        assert (P(a) in legal_json(s)) is own
+        s2 = fresh(harvest_own=own) if own else fresh()
+        lay(s2, {(0, 0): ["move-3", "move-2"], (1, 0): "move-1"})
+        pyr(s2, 0, "S", 0, 0)
+        hand(s2, 0, "harvest")
+        assert (CARD("harvest") in legal_json(s2)) is own
+        if own:
+            board_use(s, a)
+            assert [rules.CODE[c] for c in s.hands[0]] == ["harvest"] and top(s, 0, 0) == "move-2"
+    # A lying pyramid still harvests the space it points at, its own pyramids there or not.
+    s3 = fresh()
+    lay(s3, {(0, 0): "harvest", (1, 0): ["move-1", "move-9"]})
+    b = pyr(s3, 0, "S", 0, 0, "E")
+    pyr(s3, 0, "M", 1, 0)
+    board_use(s3, b)
+    assert [rules.CODE[c] for c in s3.hands[0]] == ["move-9"]
+
+
+def test_mirror_is_not_named_in_the_rulebook():
+    """Card Abilities > Legend shows a copying card but names none: Mirror's name is
+    reconstructed; exactly eight Special cards carry a rulebook name."""
+    data = json.loads((rules.resources.files("meeple.games.zarcana") / "cards.json").read_text())
+    specials = {c["name"]: c for c in data["cards"] if c["kind"] == "special"}
+    named = {n for n, c in specials.items() if c["provenance"]["name"]["source"] == "rulebook"}
+    assert named == {"Move Without Limits", "Draw Four Cards", "Transport Territory", "Move Twice",
+                     "Create Pyramid in Wasteland", "Teleport", "Attack Twice", "Destroy Occupied Territory"}
+    text = open(os.path.join(os.path.dirname(__file__), "..", "docs", "games", "zarcana.md")).read()
+    assert text.count("(named in the rulebook)") == 8 and "**Mirror** (named" not in text
+
+
+def test_action_range_is_the_documented_fixed_layout():
+    """Playing (the turn options) as a fixed action range: the layout docs/games/zarcana.md
+    documents, so recorded games and trained agents keep their meaning."""
+    assert (rules.A_CELL, rules.A_CARD, rules.A_PIECE, rules.A_ORIENT) == (0, 1024, 1110, 1170)
+    assert (rules.A_SIZE, rules.A_ABIL, rules.A_DRAW) == (1175, 1178, 1182)
+    assert (rules.DISCARD, rules.PASS, rules.DECLARE, rules.REORIENT, rules.GROW, rules.DONE) == tuple(range(1185, 1191))
+    assert rules.NUM_ACTIONS == 1191
+
+
+def test_playing_declare_only_once_also_when_seat_0_declares():
+    """Playing, option 8: once the final round is declared nobody declares again (seat 0 too)."""
+    s = fresh(players=2)
+    s.reshuffles = 1
+    do(s, {"do": "declare"})
+    assert s.to_move == 1 and {"do": "declare"} not in legal_json(s)
+
+
+def test_special_bloom_needs_a_larger_pyramid_in_the_stash():
+    """Bloom (9): 'as far as your stash allows': with no larger pyramid in the stash for any of
+    your pyramids here, Bloom cannot be used."""
+    for size, bigger in (("S", "M"), ("M", "L")):
+        s = fresh()
+        lay(s, {(0, 0): "grow_all", (5, 5): "move-1"})
+        a = pyr(s, 0, size, 0, 0)
+        assert P(a) in legal_json(s)
+        for _ in range(5):
+            pyr(s, 0, bigger, 5, 5)
+        assert P(a) not in legal_json(s), size
+
+
+def test_special_discover_land_needs_a_card_to_draw():
+    """Discover Land (10), Basics: with the deck and the discards both empty there is no card to
+    draw, so it cannot be played (ruling R7)."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1"})
+    hand(s, 0, "discover")
+    assert CARD("discover") not in legal_json(s)
+
+
+def test_special_mirror_logs_the_copied_card():
+    """Mirror (18): everyone is told which card's ability was copied."""
+    s = fresh()
+    lay(s, {(0, 0): "copy", (1, 0): "grow_twice"})
+    board_use(s, pyr(s, 0, "S", 0, 0, "E"))
+    assert {"type": "copy", "card": "grow_twice"} in s.log(None)
+
+
+def test_window_leaves_a_board_two_spaces_from_the_edge_alone():
+    """Window ruling: re-centring happens only when something comes *within* two spaces of an
+    edge; a board exactly two spaces from every edge stays where it is."""
+    s = fresh()
+    s.stacks = {W * 2 + 2: [CARD_ID["move-1"]], W * (W - 3) + (W - 3): [CARD_ID["move-2"]]}
+    do(s, {"do": "pass"})
+    assert sorted(s.stacks) == [W * 2 + 2, W * (W - 3) + (W - 3)]
+    assert not any(e["type"] == "recenter" for e in s.log(None))
+
+
+def test_playing_each_turn_is_counted():
+    """Playing: one option per turn; the view counts the turns taken (all players together)."""
+    s = fresh()
+    do(s, {"do": "pass"}, {"do": "pass"}, {"do": "pass"})
+    assert s.view(None)["turn"] == 3 and s.to_move == 1
+
+
+def test_window_recentres_only_within_two_spaces_of_each_edge():
+    """Window ruling, each edge: a board two spaces from the low edges, or from the high edges,
+    is not moved; one space closer, it is."""
+    for lo in (2, 21):
+        s = fresh()
+        s.stacks = {W * lo + lo: [CARD_ID["move-1"]], W * (lo + 8) + lo + 8: [CARD_ID["move-2"]]}
+        do(s, {"do": "pass"})
+        assert sorted(s.stacks) == [W * lo + lo, W * (lo + 8) + lo + 8], lo
+    for x, y in ((1, 5), (5, 1), (22, 5), (5, 22)):
+        s = fresh()
+        s.stacks = {W * y + x: [CARD_ID["move-1"]], W * (y + 8) + x + 8: [CARD_ID["move-2"]]}
+        do(s, {"do": "pass"})
+        assert any(e["type"] == "recenter" for e in s.log(None)), (x, y)

@@ -69,6 +69,11 @@ FLIGHT_NAMES: tuple[str, ...] = tuple(
 )
 NE = len(EFFECTS)
 
+# Knowledge bitmasks (see the module docstring): every owner's card of one colour, and every card
+# of one owner. A card that leaves play takes what anyone saw of it along (`_forget_mask`).
+COLOUR_BITS: tuple[int, ...] = tuple(sum(1 << (o * NC + c) for o in range(DAEDALUS + 1)) for c in range(NC))
+OWNER_BITS: tuple[int, ...] = tuple(((1 << NC) - 1) << (o * NC) for o in range(DAEDALUS + 1))
+
 # ----- the action layout -------------------------------------------------------------------------
 PASS = 0
 SWAP = 1
@@ -208,14 +213,15 @@ class ScarvusState(State):
             self.decks.append(deck)
         for p in range(n):
             if self.alive[p]:
-                cards = {COLOURS[c]: self.hand[p * NC + c] for c in range(NC)}
-                self.emit({"type": "deal", "match": self.match, "hand": cards}, to=p)
+                event: dict[str, Any] = {"type": "deal", "match": self.match}
+                if not self.daedalus_mode:  # see `_card_event`
+                    event["hand"] = {COLOURS[c]: self.hand[p * NC + c] for c in range(NC)}
+                self.emit(event, to=p)
         self.emit({"type": "match", "match": self.match})
 
     def _start_turn(self, p: int) -> None:
-        """A player's turn begins with the Card Step (an optional swap)."""
-        while not self.alive[p]:
-            p = (p + 1) % self.players
+        """A player's turn begins with the Card Step (an optional swap). ``p`` is always flying:
+        the next starter is chosen among the living (`_finish_challenge`)."""
         self.phase = CARD
         self.to_move = p
         self.swaps_left = 1
@@ -259,7 +265,7 @@ class ScarvusState(State):
     def _legal_card_step(self, p: int) -> list[int]:
         acts = [PASS]
         in_play = self.in_play
-        drawable = [c for c in range(NC) if in_play >> c & 1 and self.decks[c]]
+        drawable = [c for c in range(NC) if self.decks[c]]  # Removal empties a removed colour's deck
         if self.swaps_left:
             acts += [SWAP + c for c in drawable]
         if self.fancy and not self.swapped and self.flight_deck:
@@ -288,10 +294,9 @@ class ScarvusState(State):
         return acts
 
     def can_raise(self, p: int) -> bool:
-        """Whether ``p``, accepting the current bid, could bid after it (else they must challenge)."""
-        if self.bid is None:
-            return True
-        cur, cur_c = self.bid
+        """Whether ``p``, accepting the current bid, could bid after it (else they must challenge).
+        Only asked in the Challenge Step, so there is a bid."""
+        cur, cur_c = self.bid  # type: ignore[misc]
         if cur < CAP:
             return True
         return bool(self.flight_hand[p][TAILWIND_T]) and bool(self.in_play & ~(1 << cur_c))
@@ -357,7 +362,7 @@ class ScarvusState(State):
             c = a - REVEAL
             # Fancy Flying: reveal a card instead of swapping, then draw a Flight card.
             self.revealed[p] |= 1 << c
-            self.emit({"type": "reveal", "player": p, "colour": COLOURS[c], "value": self.hand[p * NC + c]})
+            self._card_event({"type": "reveal", "player": p, "colour": COLOURS[c]}, self.hand[p * NC + c])
             self._draw_flight(p, "fancy flying")
             self._to_bid(p)
         elif a == UPDRAFT:
@@ -370,7 +375,7 @@ class ScarvusState(State):
             self.pending = self.decks[c].pop()
             self.pending_colour = c
             self.phase = SCOUTING
-            self.emit({"type": "scouted", "colour": COLOURS[c], "value": self.pending}, to=p)
+            self._card_event({"type": "scouted", "colour": COLOURS[c]}, self.pending, to=p)
         elif a < COUNSEL:
             c = a - FLARE
             self._spend(p, FLARE_T, colour=c)
@@ -388,23 +393,37 @@ class ScarvusState(State):
         self._discard(c, self.hand[i], p)
         self.hand[i] = self.decks[c].pop()
         self._forget(p, c)
-        self.emit({"type": "drew", "colour": COLOURS[c], "value": self.hand[i]}, to=p)
+        self._card_event({"type": "drew", "colour": COLOURS[c]}, self.hand[i], to=p)
         if self.revealed[p] >> c & 1:
-            self.emit({"type": "reveal", "player": p, "colour": COLOURS[c], "value": self.hand[i]})
+            self._card_event({"type": "reveal", "player": p, "colour": COLOURS[c]}, self.hand[i])
 
     def _discard(self, c: int, value: int, player: int | None) -> None:
         self.discards[c].append(value)
-        event: dict[str, Any] = {"type": "discard", "player": player, "colour": COLOURS[c]}
-        # The Daedalus Challenge: only the top discard stays visible, so the log, which outlives
-        # the moment, keeps no discarded value (the view shows the current top).
+        self._card_event({"type": "discard", "player": player, "colour": COLOURS[c]}, value)
+
+    def _card_event(self, event: dict[str, Any], value: int, to: int | None = None) -> None:
+        """Log a card's movement with its value, except in the Daedalus Challenge.
+
+        The Daedalus Challenge: "Only the value of the top card in the discard pile should be
+        visible. This will test players' memories!" Any card in a hand, scouted or discarded can
+        end up covered in a discard pile, and the log outlives the moment (the browser keeps it
+        on screen), so in that variant the log records where cards went, never their values.
+        The view shows each value while it may be seen: a hand, a revealed card, a card seen
+        with Sharp Eyes, the scouted card, the top discard. (The Daedalus Hand is never
+        discarded, so a card seen there with Daedalus' Counsel keeps its value in the log.)"""
         if not self.daedalus_mode:
             event["value"] = value
-        self.emit(event)
+        self.emit(event, to)
 
     def _forget(self, owner: int, c: int) -> None:
         """A card that changed hands is no longer known to whoever had seen it."""
-        bit = ~(1 << (owner * NC + c))
-        self.peeks = [k & bit for k in self.peeks]
+        self._forget_mask(1 << (owner * NC + c))
+
+    def _forget_mask(self, bits: int) -> None:
+        """Cards that left their place (swapped away, boxed at Removal, boxed with a fallen
+        player) are no longer known to whoever had seen them there."""
+        keep = ~bits
+        self.peeks = [k & keep for k in self.peeks]
 
     def _used_swap(self, p: int) -> None:
         self.swapped += 1
@@ -423,7 +442,7 @@ class ScarvusState(State):
             self.hand[i] = card
             self._forget(p, c)
             if self.revealed[p] >> c & 1:
-                self.emit({"type": "reveal", "player": p, "colour": COLOURS[c], "value": card})
+                self._card_event({"type": "reveal", "player": p, "colour": COLOURS[c]}, card)
         else:
             self._discard(c, card, p)
         self._used_swap(p)
@@ -477,7 +496,7 @@ class ScarvusState(State):
         c = self.bid[1]  # type: ignore[index]
         self._spend(p, EYES_T, target=q)
         self.peeks[p] |= 1 << (q * NC + c)
-        self.emit({"type": "saw", "owner": q, "colour": COLOURS[c], "value": self.hand[q * NC + c]}, to=p)
+        self._card_event({"type": "saw", "owner": q, "colour": COLOURS[c]}, self.hand[q * NC + c], to=p)
 
     def colour_total(self, c: int) -> int:
         """The total of every card of colour ``c`` in players' hands (the Daedalus Hand excluded)."""
@@ -504,6 +523,7 @@ class ScarvusState(State):
         self.decks[c] = []
         self.discards[c] = []
         self.daedalus[c] = -1
+        self._forget_mask(COLOUR_BITS[c])
         self.in_play &= ~(1 << c)
         self.bid = None
         self.res = (p, loser, c, abs(total - n), talon)
@@ -548,6 +568,7 @@ class ScarvusState(State):
         self.out_order.append(p)
         for c in range(NC):
             self.hand[p * NC + c] = -1
+        self._forget_mask(OWNER_BITS[p])
         self.revealed[p] = 0
         self.flight_hand[p] = [0] * NE
         self.emit({"type": "out", "player": p})
@@ -594,14 +615,6 @@ class ScarvusState(State):
         return out
 
     # ----- information ---------------------------------------------------------------------
-    def known(self, player: int, owner: int, c: int) -> bool:
-        """Whether ``player`` may see ``owner``'s card of colour ``c`` (owner 7: Daedalus Hand)."""
-        if owner == player:
-            return True
-        if owner < self.players and self.revealed[owner] >> c & 1:
-            return True
-        return bool(self.peeks[player] >> (owner * NC + c) & 1)
-
     def _discard_view(self, c: int) -> Any:
         pile = self.discards[c]
         if self.daedalus_mode:
@@ -611,6 +624,7 @@ class ScarvusState(State):
     def view(self, player: int | None) -> dict[str, Any]:
         n = self.players
         colours = [c for c in range(NC) if self.in_play >> c & 1]
+        responding = self.phase == RESPOND and self.to_move is not None  # How to Win: ends at once
         v: dict[str, Any] = {
             "game": "scarvus",
             "player": player,
@@ -631,8 +645,8 @@ class ScarvusState(State):
             "bid": None
             if self.bid is None
             else {"number": self.bid[0], "colour": COLOURS[self.bid[1]], "bidder": self.bidder},
-            "responders": list(self.responders) if self.phase == RESPOND else [],
-            "accepted_by": self.responders[: self.resp_idx] if self.phase == RESPOND else [],
+            "responders": list(self.responders) if responding else [],
+            "accepted_by": self.responders[: self.resp_idx] if responding else [],
             "bid_cap": CAP,
             "feathers": [{"singed": s, "burnt": b} for s, b in zip(self.singed, self.burnt, strict=True)],
             "lives": list(self.lives) if self.fight else None,

@@ -19,6 +19,9 @@ GAME = GameInfo(
                "competitive (2-5 players) or co-operative (3-5: land everyone within the round limit)"),
         Option("lightning_variant", False, (False, True),
                "Lightning Card Variant: Lightning beats non-trump cards (its winner still moves down)"),
+        Option("coop_landed", "came_back", ("came_back", "on_ground"),
+               "co-op scoring (ruling R5): a player counts as landed once back on the ground "
+               "after leaving it, or whenever on the ground (even if they never left it)"),
         Option("track", None, (None, *range(2, 31)),
                "score-track spaces below the sun; null = calibrated default per player count"),
     ),

@@ -22,14 +22,12 @@ from meeple.core.cards import deal_avoiding
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
 
 SUITS: list[str] = _DATA["suits"]["order"]
-SUIT_NAMES: dict[str, str] = _DATA["suits"]["names"]
 TRUMP = (SUITS.index(_DATA["suits"]["trump"]["day"]), SUITS.index(_DATA["suits"]["trump"]["night"]))
 CARDS: list[dict[str, Any]] = _DATA["cards"]
 NUM_CARDS = len(CARDS)
 CODE = [c["code"] for c in CARDS]
 CARD_ID = {code: i for i, code in enumerate(CODE)}
 LIGHTNING = next(i for i, c in enumerate(CARDS) if c["day"] is None)
-LIGHTNING_BIT = 1 << LIGHTNING
 # SUIT[side][card], VALUE[side][card]; the Lightning card has suit -1 and no value.
 SUIT = tuple(
     tuple(-1 if c[side] is None else SUITS.index(c[side][0]) for c in CARDS)
@@ -122,6 +120,9 @@ class TrickarusState(State):
         self.round_limit = COOP_ROUNDS[players] if self.coop else (1 if players == 2 else 0)
         self.removed = REMOVED[players]
         self.pos = [0] * players  # 0 is the ground (room for everyone); 1..track_length one each
+        # Co-op (ruling R5): seats that have left the ground; only they can land "back down".
+        self.flown = 0
+        self.landed_on_ground = options["coop_landed"] == "on_ground"
         self.sun_reached = False
         self.round = 0
         self.leader = 0
@@ -241,6 +242,7 @@ class TrickarusState(State):
             self._move_down(winner)
             into_sun = False
         else:
+            self.flown |= 1 << winner  # an upward move always leaves the ground (ruling R5)
             into_sun = self._move_up(winner)
         events = self._events
         if events is not None:
@@ -308,8 +310,15 @@ class TrickarusState(State):
 
     # ----- results -------------------------------------------------------------------------
     def landed(self) -> int:
-        """Co-op: players safely on the ground after the descent began (ruling R5)."""
-        return sum(1 for q in self.pos if q == 0) if self.sun_reached else 0
+        """Co-op: players who "land safely back down on the ground" (ruling R5): on the ground,
+        the sun reached, and (default ``coop_landed="came_back"``) having left the ground at some
+        point; ``coop_landed="on_ground"`` also counts players who never left it."""
+        if not self.sun_reached:
+            return 0
+        if self.landed_on_ground:
+            return sum(1 for q in self.pos if q == 0)
+        flown = self.flown
+        return sum(1 for p, q in enumerate(self.pos) if q == 0 and flown >> p & 1)
 
     def scores(self) -> list[float]:
         if self.coop:  # Cooperative Mode: 1 million points per player landed, for the team

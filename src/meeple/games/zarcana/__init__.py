@@ -1,11 +1,19 @@
 """Zarcana: the game's registration. Rules in `rules.py`, components in `cards.json`."""
 
-from meeple.core import GameInfo, Option
+from typing import Any
+
+from meeple.core import BadOption, GameInfo, Option
 
 from .bot import HeuristicBot
 from .render import render_text
 from .rules import NUM_ACTIONS, ZarcanaState
 from .search import candidate_actions, greedy_action, reply_eval
+
+
+def _check(players: int, options: dict[str, Any]) -> None:
+    if options["tiebreak_depth"] != "highest" and not options["tiebreak"]:
+        raise BadOption("zarcana: tiebreak_depth has no meaning without the optional tie-break (tiebreak=true)")
+
 
 GAME = GameInfo(
     id="zarcana",
@@ -19,12 +27,19 @@ GAME = GameInfo(
     options=(
         Option("tiebreak", False, (False, True),
                "optional rule: of tied players, whoever solely occupies the highest-ranked card wins"),
+        Option("tiebreak_depth", "highest", ("highest", "all"),
+               "with the tie-break: only the highest solely occupied card decides (equal ones stay "
+               "tied), or 'all': then the next highest, and so on (ruling R15)"),
         Option("unreducible", "destroyed", ("destroyed", "unharmed"),
                "a pyramid an Attack would reduce when its owner has no smaller one in the stash"),
+        Option("harvest_own", False, (False, True),
+               "Harvest by a standing pyramid may take the card it stands on (ruling R21: by "
+               "default only Destroy Occupied Territory removes its user's own card)"),
     ),
     num_actions=NUM_ACTIONS,
     state_factory=ZarcanaState,
     rules_doc="docs/games/zarcana.md",
+    check=_check,
     bots={"heuristic": HeuristicBot},
     text_renderer=render_text,
 )

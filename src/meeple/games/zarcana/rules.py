@@ -126,6 +126,8 @@ class ZarcanaState(State):
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
         self.tiebreak: bool = options["tiebreak"]
+        self.tiebreak_all: bool = options["tiebreak_depth"] == "all"
+        self.harvest_own: bool = options["harvest_own"]
         self.spare_unreducible: bool = options["unreducible"] == "unharmed"
         self.pos = [-1] * (MAX_PLAYERS * PIECES)
         self.orient = [0] * (MAX_PLAYERS * PIECES)
@@ -514,6 +516,8 @@ class ZarcanaState(State):
 
     def _g_harvest(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
         t = self.target(q)
+        if t == self.pos[q] and not self.harvest_own:
+            return  # ruling R21 (Highlights): only Destroy Occupied Territory removes its user's card
         if t in self.stacks and not self.others_at(t, me) and self._hand_room(me, card) >= 1:
             yield ()
 
@@ -815,8 +819,6 @@ class ZarcanaState(State):
             if not NO_PYRAMID[c]:
                 q, seq = seq[0] - A_PIECE, seq[1:]
             self._run(c, q, me, seq, True)
-            self.discard.append(c)  # the played card is discarded after it resolves
-            self.playing = -1
         elif ctx[0] == "board":
             self._run(ctx[1], ctx[2], me, seq, False)
         elif ctx[0] == "step":
@@ -830,6 +832,11 @@ class ZarcanaState(State):
         if nxt is not None and self.pos[nxt[0][1]] >= 0:
             self._start_chain(*nxt)
         else:
+            if self.playing >= 0:
+                # Playing: "The card is then discarded", after its whole ability, the optional
+                # second step of Attack Twice or Move Twice included (ruling R4).
+                self.discard.append(self.playing)
+                self.playing = -1
             self._end_turn()
 
     def _end_turn(self) -> None:
@@ -884,11 +891,17 @@ class ZarcanaState(State):
         return [float(sum(VALUE[c] for c in cards)) for cards in self.sole_cards()]
 
     def ranking(self) -> list[int]:
-        """Ties share the win; with the optional rule, the highest solely occupied card decides."""
+        """Ties share the win. The optional rule: "of the tied players, whoever solely occupies the
+        highest ranked card ... wins": the highest solely occupied card decides, and equal
+        highest cards stay tied (ruling R15); option ``tiebreak_depth="all"`` then compares the
+        next highest, and so on. A player who solely occupies no card has none (-1)."""
         if not self.tiebreak:
             return super().ranking()
-        sole = self.sole_cards()
-        keys = [(sum(VALUE[c] for c in cs), sorted((VALUE[c] for c in cs), reverse=True)) for cs in sole]
+        sole = [sorted((VALUE[c] for c in cs), reverse=True) for cs in self.sole_cards()]
+        if self.tiebreak_all:
+            keys = [(sum(vs), vs) for vs in sole]
+        else:
+            keys = [(sum(vs), [vs[0] if vs else -1]) for vs in sole]
         return [1 + sum(1 for other in keys if other > mine) for mine in keys]
 
     # ----- information ---------------------------------------------------------------------
