@@ -463,21 +463,27 @@ def ranking_trick(**options) -> SavageBowlState:
 
 
 def test_ruling_offcolour_by_number_ties_first_played():
-    """Ruling (second strongest): off-colour cards rank by number below the led colour; equal: first played."""
-    s = ranking_trick()
+    """Ruling R1 option offcolour=by_number: off-colour cards rank by number below the led colour;
+    equal: first played."""
+    s = ranking_trick(offcolour="by_number")
     assert s.yellow == 0 and s.won == [0, 0, 1, 0]  # red 5, then blue 9 (before purple 9)
 
 
 def test_ruling_offcolour_by_number_ties_last_played():
-    """Ruling option ties=last_played: of the two 9s, the later one ranks higher."""
-    s = ranking_trick(ties="last_played")
+    """Ruling R1 option offcolour=by_number with ties=last_played: of the two 9s, the later ranks higher."""
+    s = ranking_trick(offcolour="by_number", ties="last_played")
     assert s.yellow == 0 and s.won == [0, 0, 0, 1]
 
 
-def test_ruling_offcolour_equal():
-    """Ruling option offcolour=equal: off-colour cards are all alike, play order decides."""
+def test_ruling_offcolour_equal_is_the_default():
+    """Ruling R1 (The first half, step 2a: "The larger the number, the stronger the card is for the
+    cards of the same color. However, a Trump Card always wins over the other 4 colors"): numbers
+    compare only within a colour, so off-colour cards are all alike and play order decides."""
+    assert make(4).options["offcolour"] == "equal"
+    s = ranking_trick()
+    assert s.yellow == 0 and s.won == [0, 1, 0, 0]  # red 5 led; green 3 played first of the rest
     assert ranking_trick(offcolour="equal").won == [0, 1, 0, 0]
-    assert ranking_trick(offcolour="equal", ties="last_played").won == [0, 0, 0, 1]
+    assert ranking_trick(ties="last_played").won == [0, 0, 0, 1]
 
 
 def test_ruling_tie_from_a_chameleon_copy():

@@ -273,8 +273,8 @@ class SavageBowlState(State):
         """Indices into the current trick, strongest first.
 
         Trumps by number beat the led colour by number, which beats every other colour. Other
-        colours rank by number (option ``offcolour="by_number"``) or all alike ("equal"); equal
-        strength goes to the card played first (option ``ties``). Colours are the effective ones,
+        colours rank all alike (default ``offcolour="equal"``, ruling R1) or by number (option
+        "by_number"); equal strength goes to the card played first (option ``ties``). Colours are the effective ones,
         so a Chameleon-played card counts in the colour it copied.
         """
         table = KEY[self.off_by_number][self.tcol[0]]
