@@ -137,6 +137,12 @@ def test_must_follow_a_led_sun_1_the_first_card_of_the_deck():
         s.apply(C("cloud7"))
     play(s, "sun9")
     assert s.legal_actions() == [C("sun3")]
+    # A player void in Sun does not change the lead colour: the next must still follow Sun.
+    s = arrange(3, {0: ["sun1", "rain5"], 1: ["cloud7", "rain6"], 2: ["cloud1", "sun3"]})
+    play(s, "sun1", "cloud7")
+    assert s.view(2)["lead_suit"] == "sun" and s.legal_actions() == [C("sun3")]
+    play(s, "sun3")
+    assert s.last_winner == 2  # Sun 3 (trump and lead colour) beats Sun 1 and the off-colour Cloud 7
 
 
 def test_void_player_may_play_anything_including_lightning():
@@ -155,6 +161,31 @@ def test_follow_is_judged_on_the_active_side_for_zero_cards():
     s = arrange(3, {0: ["cloud3"], 1: ["sun0-cloud0", "rain1"], 2: ["rain2"]}, side=1)
     play(s, "cloud3")
     assert s.legal_actions() == [C("sun0-cloud0")]  # by night it is a Cloud card
+
+
+def test_is_legal_agrees_with_legal_actions_and_refuses_other_ids():
+    """Gameplay flow (must follow; leader plays any card): `is_legal` and `apply` accept exactly
+    the cards `legal_actions` lists, at every decision of whole games, and refuse ids outside
+    0..39 (and everything once the game is over)."""
+    for players in (2, 3, 5):
+        s = meeple.make("trickarus", players=players, seed=20 + players)
+        rng = random.Random(players)
+        leading_with_choice = following = 0
+        while not s.is_over():
+            legal = s.legal_actions()
+            assert [a for a in range(-2, 42) if s.is_legal(a)] == legal
+            if s.trick:
+                following += 1
+            elif len(legal) > 1:
+                leading_with_choice += 1
+            for bad in (-1, 40):
+                with pytest.raises(IllegalAction):
+                    s.apply(bad)
+            s.apply(rng.choice(legal))
+        assert leading_with_choice and following
+        assert s.legal_actions() == [] and not any(s.is_legal(a) for a in range(40))
+        with pytest.raises(IllegalAction):
+            s.apply(0)
 
 
 # ----- The Strongest Color -----------------------------------------------------------------
@@ -413,6 +444,10 @@ def test_track_length_option_and_its_calibrated_defaults():
     assert meeple.make("trickarus", players=4, track=15).view(None)["track_length"] == 15
     with pytest.raises(meeple.BadOption):
         meeple.make("trickarus", players=4, track=1)
+    # One space per player at least ("Only one player can fit on each space"): 4 spaces do for 4.
+    assert meeple.make("trickarus", players=4, track=4).track_length == 4
+    with pytest.raises(meeple.BadOption, match="at least 4"):
+        meeple.make("trickarus", players=4, track=3)
 
 
 def test_determinize_resamples_hands_and_future_deals_but_keeps_own_hand():
@@ -436,6 +471,26 @@ def test_log_shows_own_deal_only():
     deals = [e for e in s.log(1) if e["type"] == "deal"]
     assert len(deals) == 1 and set(deals[0]["hand"]) == {c["code"] for c in s.view(1)["hand"]}
     assert not any(e["type"] == "deal" for e in s.log(None))
+
+
+def test_log_tells_the_table_each_play_on_its_active_side_flips_tricks_and_rounds():
+    """log(None): the round and its leader, each play with the card's active side, flips, the trick
+    and the move on the track, the round end and the game end."""
+    s = arrange(3, {0: ["cloud9"], 1: ["cloud5"], 2: ["cloud2"]}, pos=[10, 4, 6], track=10)
+    s.sun_reached = True
+    play(s, "cloud9", "cloud5", "cloud2")
+    log = s.log(None)
+    assert {"type": "round", "round": 1, "leader": 0} in log
+    plays = [e for e in log if e["type"] == "play"]
+    assert plays == [
+        {"type": "play", "player": 0, "card": "cloud9", "as": "Cloud 9"},
+        {"type": "play", "player": 1, "card": "cloud5", "as": "Cloud 5"},
+        {"type": "play", "player": 2, "card": "cloud2", "as": "Cloud 8"},  # after the flip: night
+    ]
+    assert {"type": "flip", "side": "night"} in log
+    trick = next(e for e in log if e["type"] == "trick")
+    assert trick["winner"] == 2 and trick["from"] == 6 and trick["to"] == 7 and not trick["sun"]
+    assert [e["type"] for e in log[-2:]] == ["round_end", "game_end"]
 
 
 # ----- The heuristic bot (its decisions on constructed positions: tests/test_trickarus_bot.py) --
