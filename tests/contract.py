@@ -99,24 +99,26 @@ def check_actions_json(state: State) -> None:
 ILLEGAL_SWEEP = 256
 
 
-def illegal_ids(num_actions: int, legal: set[int], seed: int) -> list[int]:
-    """The action ids to try as illegal: every id outside ``legal`` (or a stratified sample of
-    `ILLEGAL_SWEEP` of them, chosen by ``seed``), plus ids outside the range."""
-    if num_actions <= ILLEGAL_SWEEP:
+def illegal_ids(num_actions: int, legal: set[int], seed: int, sweep: int = ILLEGAL_SWEEP) -> list[int]:
+    """The action ids to try as illegal: every id outside ``legal`` (or, past ``sweep`` ids, a
+    stratified sample of ``sweep`` of them chosen by ``seed``), plus ids outside the range."""
+    if num_actions <= sweep:
         ids = range(num_actions)
     else:
         rng = random.Random(seed)
-        edges = [num_actions * i // ILLEGAL_SWEEP for i in range(ILLEGAL_SWEEP + 1)]
+        edges = [num_actions * i // sweep for i in range(sweep + 1)]
         ids = [rng.randrange(lo, hi) for lo, hi in zip(edges, edges[1:]) if hi > lo]
     out = [a for a in ids if a not in legal]
-    if num_actions > ILLEGAL_SWEEP:  # the ends of the range, always
+    if num_actions > sweep:  # the ends of the range, always
         out += [a for a in (0, num_actions - 1) if a not in legal and a not in out]
     return [-1, num_actions, num_actions + 1, 2**40, *out]
 
 
-def check_illegal_untouched(state: State, num_actions: int, seed: int = 0) -> int:
+def check_illegal_untouched(
+    state: State, num_actions: int, seed: int = 0, sweep: int = ILLEGAL_SWEEP
+) -> int:
     """Every action id outside ``legal_actions()`` (a seeded sample covering the whole range when
-    there are more than `ILLEGAL_SWEEP`), ids outside the range and non-ints are refused with an
+    there are more than ``sweep``), ids outside the range and non-ints are refused with an
     `IllegalAction` naming the action, by `apply` and `action_from_json`, and `is_legal` says no;
     the state is untouched afterwards. Returns how many ids were tried."""
     if state.is_over():
@@ -128,7 +130,7 @@ def check_illegal_untouched(state: State, num_actions: int, seed: int = 0) -> in
     before = snapshot()
     legal = set(state.legal_actions())
     assert legal, f"{state!r}: no legal action but the game is not over"
-    ids = illegal_ids(num_actions, legal, seed)
+    ids = illegal_ids(num_actions, legal, seed, sweep)
     for a in ids:
         assert not state.is_legal(a), f"{state!r}: is_legal({a}) but {a} is not in legal_actions()"
         try:

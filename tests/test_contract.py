@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import meeple
 from contract import (
+    ILLEGAL_SWEEP,
     check_actions_json,
     check_determinized_plays_out,
     check_finished,
@@ -53,7 +54,10 @@ def test_contract_along_a_game(cfg):
     while not state.is_over():
         if step % 7 == 0:
             check_actions_json(state)
-            check_illegal_untouched(state, info.num_actions, seed=step)
+            # Every id outside the legal ones (256 spread over the range for big action spaces)
+            # at every third check; 48 spread over the range in between (time).
+            check_illegal_untouched(state, info.num_actions, seed=step,
+                                    sweep=ILLEGAL_SWEEP if step % 21 == 0 else 48)
             differed |= check_no_leak(state, rng, tries=2)
             if step % 21 == 0:
                 check_determinized_plays_out(state, rng)
