@@ -412,6 +412,27 @@ def test_chameleon_copies_last_card_across_a_skipped_player_and_frees_from_follo
     assert t["chameleon_unused"] == [True, True, False, True]
 
 
+def test_chameleon_frees_every_card_of_the_hand_whatever_its_id():
+    """Timing to play the Chameleon Card: "you can play the Chameleon Card with any card from your
+    hand": with a Chameleon, every card held (all 60 ids, in every block of ten) is a legal
+    Chameleon play, beside the plain cards that follow the led colour; the leader may play any
+    card; the Yellow Card holder may discard any card."""
+    every = ALL_CARDS & ~mask("red5")
+    s = give(make(4), {0: "red5", 1: " ".join(CODE[c] for c in mask_to_list(every))})
+    assert s.legal_actions() == [CARD_ID["red5"]]
+    play(s, "red5")
+    held = [c for c in range(NUM_CARDS) if every >> c & 1]
+    reds = [c for c in held if CODE[c].startswith("red")]
+    assert s.legal_actions() == reds + [CHAM_BASE + c for c in held]
+    assert [a for a in range(DISCARD_BASE + NUM_CARDS) if s.is_legal(a)] == s.legal_actions()
+    s = give(make(4), {0: " ".join(CODE[c] for c in held)})
+    assert s.legal_actions() == held  # the leader: any card, never the Chameleon
+    s = first_trick(make(4))
+    assert s.phase == 1 and s.to_move == 1  # P1 strongest: the Yellow Card, then a discard
+    s.hands[1] = every
+    assert s.legal_actions() == [DISCARD_BASE + c for c in held]
+
+
 def test_chameleon_copies_colour_not_number_of_the_last_card():
     """What Is Chameleon Card: the colour of the last card played (not the led one) is copied, never
     the number."""
