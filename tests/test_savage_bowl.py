@@ -122,6 +122,20 @@ def test_player_counts_are_4_and_5():
             meeple.make("savage_bowl", players=bad)
 
 
+def test_one_chameleon_per_player_needs_enough_chameleon_cards(monkeypatch):
+    """Components (5 Chameleon Cards) and Setup 8: one Chameleon Card is dealt to each player, so
+    a table larger than the Chameleon cards in the data is refused unless they are left out."""
+    from meeple.games.savage_bowl import rules
+
+    monkeypatch.setattr(rules, "CHAMELEONS", 4)
+    with pytest.raises(meeple.BadPlayerCount, match="only 4 Chameleon"):
+        rules.check(5, {"chameleons": True})
+    rules.check(4, {"chameleons": True})
+    rules.check(5, {"chameleons": False})
+    with pytest.raises(meeple.BadPlayerCount):
+        make(3)
+
+
 def test_chameleons_off_for_a_first_game():
     """Components note: a first game returns the Chameleon cards to the box (option chameleons=False)."""
     s = give(make(4, chameleons=False), {0: "red5", 1: "red7 blue3"})

@@ -491,6 +491,7 @@ def test_log_tells_the_table_each_play_on_its_active_side_flips_tricks_and_round
     trick = next(e for e in log if e["type"] == "trick")
     assert trick["winner"] == 2 and trick["from"] == 6 and trick["to"] == 7 and not trick["sun"]
     assert [e["type"] for e in log[-2:]] == ["round_end", "game_end"]
+    assert s.view(None)["last_trick"] == {"winner": 2, "cards": ["cloud9", "cloud5", "cloud2"]}
 
 
 # ----- The heuristic bot (its decisions on constructed positions: tests/test_trickarus_bot.py) --

@@ -112,8 +112,7 @@ def card_json(card: int) -> dict[str, Any]:
 
 
 def check(players: int, options: dict[str, Any]) -> None:
-    if players not in SETUP:
-        raise BadPlayerCount(f"savage_bowl takes {', '.join(map(str, SETUP))} players")
+    # (The player count itself is checked by GameInfo against player_counts = SETUP's keys.)
     if options["chameleons"] and players > CHAMELEONS:
         raise BadPlayerCount(f"only {CHAMELEONS} Chameleon cards exist")
 
@@ -138,8 +137,7 @@ class SavageBowlState(State):
         self.last_champ: list[int] = []  # Runaway Champ holders of the last finished round
         self.round = 0
         self.first_leader = 0  # ruling: seat 0 starts the game (seats are arbitrary)
-        self.to_move = 0
-        self._deal()
+        self._deal()  # sets to_move: the first leader
 
     # ----- setup ---------------------------------------------------------------------------
     def _deal(self) -> None:
