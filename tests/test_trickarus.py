@@ -258,6 +258,8 @@ def test_flying_into_the_sun_falls_just_below_the_bottom_most_player():
     s = arrange(3, {0: ["sun9", "rain1"], 1: ["cloud1", "rain2"], 2: ["cloud2", "rain3"]}, pos=[10, 4, 6], track=10)
     play(s, "sun9", "cloud1", "cloud2")
     assert s.pos == [3, 4, 6] and s.sun_reached
+    trick = next(e for e in s.log(None) if e["type"] == "trick")
+    assert trick["sun"] is True and trick["from"] == 10 and trick["to"] == 3
 
 
 def test_leaping_into_the_sun_over_occupied_top_spaces():
@@ -279,6 +281,14 @@ def test_lightning_winner_moves_down_to_next_open_space_below():
     s = arrange(3, {0: ["cloud9", "rain1"], 1: ["lightning", "rain2"], 2: ["cloud2", "rain3"]}, pos=[5, 4, 3])
     play(s, "cloud9", "lightning", "cloud2")
     assert s.last_winner == 0 and s.pos == [2, 4, 3]  # leaps down over 4 and 3
+    # Only occupied spaces are leapt: the first open one below is taken (3, not 1 or the ground).
+    s = arrange(3, {0: ["cloud9", "rain1"], 1: ["lightning", "rain2"], 2: ["cloud2", "rain3"]}, pos=[5, 4, 2])
+    play(s, "cloud9", "lightning", "cloud2")
+    assert s.pos == [3, 4, 2]
+    # Every space below occupied: down to the ground, which holds everyone (never a shared space).
+    s = arrange(3, {0: ["cloud9", "rain1"], 1: ["lightning", "rain2"], 2: ["cloud2", "rain3"]}, pos=[3, 2, 1])
+    play(s, "cloud9", "lightning", "cloud2")
+    assert s.pos == [0, 2, 1]
 
 
 def test_lightning_on_the_ground_stays_on_the_ground():

@@ -160,13 +160,11 @@ class SavageBowlState(State):
         self.out = 0  # eliminated seats
         self.champ: list[int] = []  # seats in the order they reached the target
         self.yellow = -1  # Yellow Card holder; -1: the card is on the sheet
-        self.sitting = -1  # the seat sitting out the current trick
         self.trick_no = 0
         self.phase = PLAY
         self.next_leader = self.first_leader
-        self.order: list[int] = []
-        self.trick: list[int] = []
-        self.tcol: list[int] = []  # effective colours, | CHAM_FLAG for a Chameleon play
+        # _start_trick (below) sets sitting (the seat sitting out the trick), order, trick and
+        # tcol (effective colours, | CHAM_FLAG for a Chameleon play).
         for p in range(n):
             self.emit({"type": "deal", "round": self.round, "hand": [CODE[c] for c in mask_to_list(self.hands[p])],
                        "chameleon": self.use_chameleons}, to=p)
@@ -187,10 +185,9 @@ class SavageBowlState(State):
             return
         self.sitting = sitting = self.yellow  # trick 6 still has the trick-5 holder out
         skip = self.out | (1 << sitting if sitting >= 0 else 0)
+        # At least two take part: a sitting-out seat exists only in tricks 2-6, when at most one
+        # player can be eliminated yet (ruling R4: 4 - 1 - 1 = 2).
         order = [p for p in _ROTATION[n][self.next_leader] if not skip >> p & 1]
-        if len(order) < 2:  # unreachable by counting (see docs); never play a one-card trick
-            self._end_round()
-            return
         self.order = order
         self.trick = []
         self.tcol = []
