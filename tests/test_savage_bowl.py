@@ -156,6 +156,27 @@ def test_must_follow_the_led_colour():
     assert s.legal_actions() == sorted(CARD_ID[c] for c in ("blue4", "trump1"))  # void: anything
 
 
+def test_is_legal_agrees_with_legal_actions_and_refuses_other_ids():
+    """The Flow of a Round (must follow; the Chameleon; the Yellow Card holder's discard):
+    `is_legal` and `apply` accept exactly the actions `legal_actions` lists, at every decision of
+    whole games, refuse ids outside 0..179 and non-ints, and everything once the game is over."""
+    for players, chameleons in ((4, True), (5, True), (4, False)):
+        s = make(players, seed=30 + players, chameleons=chameleons)
+        rng = random.Random(players)
+        kinds = set()
+        while not s.is_over():
+            legal = s.legal_actions()
+            assert [a for a in range(-2, 3 * NUM_CARDS + 2) if s.is_legal(a)] == legal
+            assert not s.is_legal(1.0) and not s.is_legal(True)  # type: ignore[arg-type]
+            kinds |= {a // NUM_CARDS for a in legal}
+            for bad in (-1, 3 * NUM_CARDS):
+                with pytest.raises(meeple.IllegalAction):
+                    s.apply(bad)
+            s.apply(rng.choice(legal))
+        assert kinds == ({0, 1, 2} if chameleons else {0, 2})
+        assert s.legal_actions() == [] and not any(s.is_legal(a) for a in range(3 * NUM_CARDS))
+
+
 def test_trump_beats_colours_and_trumps_compare_by_number():
     """The Flow of a Round, step 2a: a Trump Card beats the four colours; among trumps, the number."""
     s = give(make(4, chameleons=False), {0: "red11", 1: "trump1", 2: "trump3", 3: "red2"})

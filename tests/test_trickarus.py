@@ -395,6 +395,7 @@ def test_cooperative_team_scores_a_million_per_landed_player():
                 pos=[1, 0, 0], mode="cooperative")
     s.sun_reached = True
     s.flown = 0b111  # all three have been up and two are back down already
+    assert s.returns() == [0.0] * 3  # nothing is decided before the end
     play(s, "cloud9", "cloud1", "cloud2")
     assert s.pos == [0, 0, 0] and s.is_over()
     assert s.scores() == [3_000_000.0] * 3 and s.ranking() == [1, 1, 1] and s.returns() == [1.0] * 3
