@@ -235,6 +235,12 @@ def enumerate_mutants(source: str, functions: str | None, exclude: str) -> list[
         for v, desc in enumerate(_variants(node, docstrings)):
             line = getattr(node, "lineno", 0)
             out.append(Mutant(len(out), n, v, line, scope, desc, rule))
+    # The same change twice on one line (e.g. two ``1``s) gets "(2nd)"... so that ids are unique.
+    seen: dict[str, int] = {}
+    for m in out:
+        k = seen[m.id] = seen.get(m.id, 0) + 1
+        if k > 1:
+            m.description += f" ({k}{'nd' if k == 2 else 'rd' if k == 3 else 'th'})"
     return out
 
 
