@@ -476,6 +476,20 @@ def test_determinize_resamples_hands_and_future_deals_but_keeps_own_hand():
     assert real_next.hands != det_next.hands
 
 
+def test_clone_shares_nothing_mutable_with_its_original():
+    """clone (search copies states millions of times): playing on a clone - a card, a shown void,
+    a trick won and a move on the track - leaves the original exactly as it was."""
+    s = arrange(3, {0: ["cloud3", "rain1"], 1: ["sun9", "rain2"], 2: ["cloud2", "rain3"]})
+    play(s, "cloud3")
+    before = (list(s.hands), list(s.trick), list(s.voids), list(s.pos), s.view(None))
+    c = s.clone()
+    play(c, "sun9")  # P1 void in Cloud
+    assert c.voids[1] and c.trick == [C("cloud3"), C("sun9")]
+    play(c, "cloud2")
+    assert c.pos == [0, 1, 0]
+    assert (list(s.hands), list(s.trick), list(s.voids), list(s.pos), s.view(None)) == before
+
+
 def test_log_shows_own_deal_only():
     """log(player): public events plus that player's private ones (their own deal)."""
     s = meeple.make("trickarus", players=3, seed=4)
