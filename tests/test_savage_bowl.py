@@ -496,6 +496,30 @@ def test_chameleon_once_per_round_then_back_next_round():
     assert s.round == 2 and s.view(None)["chameleon_unused"] == [True] * 4
 
 
+def test_log_tells_the_table_plays_chameleon_colours_tricks_and_discards():
+    """The public log: each play with its effective colour and whether a Chameleon was used
+    (What Is Chameleon Card: it copies the last card's colour), the trick's winner and Yellow Card
+    holder (first half), and that a discard was made (never which card, except to its owner)."""
+    s = chameleon_trick()
+    play(s, "blue4", "trump2", "cham:green1", by=[3, 0, 2])
+    log = s.log(None)
+    plays = [e for e in log if e["type"] == "play"]
+    assert plays[:4] == [
+        {"type": "play", "player": 0, "card": "red5", "chameleon": False, "colour": "red"},
+        {"type": "play", "player": 1, "card": "red11", "chameleon": False, "colour": "red"},
+        {"type": "play", "player": 2, "card": "red3", "chameleon": False, "colour": "red"},
+        {"type": "play", "player": 3, "card": "red9", "chameleon": False, "colour": "red"},
+    ]
+    assert plays[-1] == {"type": "play", "player": 2, "card": "green1", "chameleon": True,
+                         "colour": "trump"}
+    tricks = [e for e in log if e["type"] == "trick"]
+    assert tricks == [{"type": "trick", "trick": 1, "winner": 3, "yellow": 1},
+                      {"type": "trick", "trick": 2, "winner": 2, "yellow": 0}]
+    assert {"type": "discard", "player": 1, "trick": 1} in log
+    assert not any(e.get("card") == "blue7" for e in log)
+    assert {"type": "discard_own", "card": "blue7"} in s.log(1)
+
+
 def test_chameleon_action_json_and_describe():
     """What Is Chameleon Card: the compound play is one action: {'play': code, 'chameleon': true}."""
     s = chameleon_trick()
