@@ -266,6 +266,17 @@ def test_elimination_at_once_for_one_trick_too_many():
     assert s.hands[1].bit_count() == 1  # set aside, never played again
 
 
+def test_eliminated_player_loses_the_unused_chameleon_with_the_hand():
+    """The Flow of a Round, step 4: an eliminated player's hand is set aside, the unused
+    Chameleon Card with it; the other players keep theirs."""
+    s = give(make(4), {0: "red5 blue1", 1: "red11 blue2", 2: "red3 blue3", 3: "red2 blue4"})
+    at_trick(s, 7, [0, 1, 2, 3], [0, 3, 2, 2])
+    play(s, "red5", "red11", "red3", "red2")
+    assert s.out == 0b0010
+    assert s.view(None)["chameleon_unused"] == [True, False, True, True]
+    assert {"type": "eliminated", "player": 1} in s.log(None)
+
+
 def test_eliminated_winner_in_first_half_passes_lead_past_the_sitting_player():
     """Ruling (lead): the winner eliminated in trick 4 and the next seat yellow-carded: the lead goes
     to the next player to the left who takes part."""
@@ -316,6 +327,8 @@ def test_runaway_champ_cards_in_order_of_reaching_the_target():
     play(s, "purple3", "purple2", "purple1", "purple9", by=[0, 2, 3, 4])
     assert s.won[4] == 2 and s.champ == [1, 0]  # the third gets none
     assert [c["player"] for c in s.view(None)["runaway_champ"]] == [1, 0]
+    champs = [e for e in s.log(None) if e["type"] == "champ"]
+    assert champs == [{"type": "champ", "player": 1, "value": 2}, {"type": "champ", "player": 0, "value": 1}]
 
 
 def test_4_player_single_champ_card():

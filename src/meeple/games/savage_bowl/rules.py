@@ -333,7 +333,7 @@ class SavageBowlState(State):
         """End-of-Round Scoring: base points by round for exactly the target, plus surviving Champs."""
         gained = [0] * self.players
         for p in range(self.players):
-            if self.out >> p & 1 or self.won[p] != self.target:
+            if self.won[p] != self.target:  # eliminated players have won one too many
                 continue
             gained[p] = BASE_POINTS[self.round - 1]
             if p in self.champ:
