@@ -51,6 +51,7 @@ import random
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -388,8 +389,13 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"[{done[0]}/{len(mutants)}] {m.outcome:8s} "
                           f"{'rule' if m.rule else 'misc'} {m.id}", flush=True)
 
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+        # SIGTERM (e.g. `kill PID`): stop handing out mutants and clean up the copies.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        ex = ThreadPoolExecutor(max_workers=max(1, args.jobs))
+        try:
             list(ex.map(work, mutants))
+        finally:
+            ex.shutdown(wait=True, cancel_futures=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
