@@ -356,7 +356,8 @@ class SavageBowlState(State):
             self.emit({"type": "game_end", "scores": self.scores(), "ranking": self.ranking()})
             return
         # Get Ready for the Next Round: the 2-point Champ holder starts, eliminated or not.
-        self.first_leader = self.champ[0] if self.champ else (self.first_leader + 1) % self.players
+        # (Someone always reaches the target, so the 2-point card is always held: ruling R12.)
+        self.first_leader = self.champ[0]
         self._deal()
 
     def _format_event(self, event: tuple) -> dict[str, Any]:
