@@ -504,7 +504,7 @@ def test_chameleon_once_per_round_then_back_next_round():
     play(s, "blue11")
     assert CHAM_BASE + CARD_ID["blue6"] in s.legal_actions()  # P1 still has its own
     give(s, {0: "red1", 1: "blue6", 2: "green2", 3: "green3"})
-    at_trick(s, 13, [3, 2, 1, 0], [3, 2, 3, 3])
+    at_trick(s, 13, [3, 2, 1, 0], [3, 2, 3, 3], champ=[3])
     play(s, "green3", "green2", "blue6", "red1")
     assert s.round == 2 and s.view(None)["chameleon_unused"] == [True] * 4
 
