@@ -587,6 +587,29 @@ def test_ruling_tie_from_a_chameleon_copy():
         assert s.yellow == strongest and s.won[1 - strongest] == 1
 
 
+def test_clone_shares_nothing_mutable_with_its_original():
+    """clone (search copies states constantly): playing whole rounds on a clone - tricks won,
+    discards, eliminations, Champ cards, points - leaves the original exactly as it was."""
+    s = make(4, seed=8)
+    rng = random.Random(8)
+    for _ in range(6):
+        s.apply(rng.choice(s.legal_actions()))
+    fields = ("points", "results", "last_champ", "hands", "won", "won_cards", "discards", "sheet",
+              "voids", "sheet_voids", "champ", "order", "trick", "tcol")
+
+    def snapshot(st: SavageBowlState):
+        return [json.dumps(getattr(st, f)) for f in fields] + [st.view(None), st.view(0)]
+
+    before = snapshot(s)
+    c = s.clone()
+    changed = set()
+    while c.round < 3 and not c.is_over():
+        c.apply(rng.choice(c.legal_actions()))
+        changed |= {f for f in fields if getattr(c, f) != getattr(s, f)}
+    assert changed == set(fields)  # every list was changed on the clone...
+    assert snapshot(s) == before  # ...and none on the original
+
+
 # ----- Hidden information ----------------------------------------------------------------------
 def test_hidden_discards_won_tricks_and_eliminated_hands():
     """The cards you cannot see: discards, won tricks and eliminated hands, in every other view."""
