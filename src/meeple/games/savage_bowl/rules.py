@@ -439,9 +439,10 @@ class SavageBowlState(State):
     def _copy(self) -> SavageBowlState:
         new = object.__new__(SavageBowlState)
         new.__dict__.update(self.__dict__)
+        # Lists changed in place are copied; last_champ and order are only ever replaced, so the
+        # copy may share them.
         new.points = self.points.copy()
         new.results = self.results.copy()
-        new.last_champ = self.last_champ.copy()
         new.hands = self.hands.copy()
         new.won = self.won.copy()
         new.won_cards = self.won_cards.copy()
@@ -450,7 +451,6 @@ class SavageBowlState(State):
         new.voids = self.voids.copy()
         new.sheet_voids = self.sheet_voids.copy()
         new.champ = self.champ.copy()
-        new.order = self.order.copy()
         new.trick = self.trick.copy()
         new.tcol = self.tcol.copy()
         return new
