@@ -107,7 +107,7 @@ def illegal_ids(num_actions: int, legal: set[int], seed: int, sweep: int = ILLEG
     else:
         rng = random.Random(seed)
         edges = [num_actions * i // sweep for i in range(sweep + 1)]
-        ids = [rng.randrange(lo, hi) for lo, hi in zip(edges, edges[1:]) if hi > lo]
+        ids = [rng.randrange(lo, hi) for lo, hi in zip(edges, edges[1:], strict=False) if hi > lo]
     out = [a for a in ids if a not in legal]
     if num_actions > sweep:  # the ends of the range, always
         out += [a for a in (0, num_actions - 1) if a not in legal and a not in out]

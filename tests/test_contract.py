@@ -162,7 +162,6 @@ def test_illegal_check_catches_a_game_that_accepts_one_illegal_id():
     """The contract check fails a game that silently accepts any single id outside its legal
     actions (here the highest one, which a five-id check never reached)."""
     from contract import check_illegal_untouched
-
     from meeple.games.trickarus.rules import TrickarusState
 
     class Sloppy(TrickarusState):
