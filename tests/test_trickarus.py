@@ -343,6 +343,8 @@ def test_round_ends_game_after_someone_flew_into_the_sun_and_last_winner_leads_n
 def test_two_player_game_is_one_round():
     """Rounds: a 2-player game is always only 1 round."""
     s = meeple.make("trickarus", players=2, seed=1)
+    assert s.view(None)["round_limit"] == 1
+    assert meeple.make("trickarus", players=3, seed=1).view(None)["round_limit"] is None
     play_random(s, random.Random(1))
     assert s.round == 1 and len(s.history) == 26
 
@@ -361,6 +363,7 @@ def test_winner_is_highest_on_the_track():
 def test_cooperative_round_limits(players, limit):
     """Cooperative Mode: 3 players 2 rounds, 4 players 3, 5 players 4."""
     s = meeple.make("trickarus", players=players, seed=2, mode="cooperative", track=30)
+    assert s.view(None)["round_limit"] == limit
     play_random(s, random.Random(2))
     assert s.round == limit
 
