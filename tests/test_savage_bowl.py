@@ -421,6 +421,9 @@ def test_next_round_starts_with_the_2_point_champ_holder():
     s.cham = 0
     finish_round(s, [3, 4, 2, 2], [1], 1, [0, 0, 0, 0])
     assert s.round == 2 and s.to_move == 1 and s.out == 0
+    end = next(e for e in s.log(None) if e["type"] == "round_end")  # End-of-Round Scoring, told
+    assert end["round"] == 1 and end["tricks"] == [3, 4, 2, 3] and end["eliminated"] == [False, True, False, False]
+    assert end["gained"] == [1, 0, 0, 1] and end["points"] == [1, 0, 0, 1] and end["champ"] == [1]
     assert all(h.bit_count() == 13 for h in s.hands)
     assert s.view(None)["chameleon_unused"] == [True] * 4
 

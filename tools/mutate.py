@@ -26,7 +26,8 @@ as every mutant is) must pass first, which also sets the default per-mutant time
 Rule code: mutants in functions matching ``--exclude`` (default: views, logs, labels,
 descriptions, text, rendering, determinize, JSON forms) are *non-rule*; the summary prints the
 killed percentage overall and in rule code only. ``--rule-only`` skips non-rule mutants.
-``--equivalent FILE`` names mutants already judged harmless (one id a line, ``#`` comments), so
+``--equivalent FILE`` names mutants already judged harmless (one id a line; lines starting with
+``#`` and anything after two spaces and ``#`` are comments), so
 the summary also prints the score over behaviour-changing mutants.
 
 Usage (from the worktree root):
@@ -298,8 +299,8 @@ def load_equivalent(path: str | None) -> set[str]:
         return set()
     ids = set()
     for line in Path(path).read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
+        line = line.split("  #", 1)[0].strip()  # ids may hold '#' (cmp#0): comments need "  #"
+        if line and not line.startswith("#"):
             ids.add(line)
     return ids
 
@@ -324,12 +325,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--equivalent", default=None,
                     help="file of mutant ids judged harmless (one a line, # comments)")
     ap.add_argument("--json", default=None, help="write every mutant and its outcome here")
+    ap.add_argument("--rescore", default=None,
+                    help="print the summary of an earlier --json file (e.g. with --equivalent)")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument("--root", default=".", help="worktree root (default: current dir)")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("-v", "--verbose", action="store_true", help="print every mutant's outcome")
     args = ap.parse_args(argv)
 
+    if args.rescore:
+        data = json.loads(Path(args.rescore).read_text())
+        fields = Mutant.__dataclass_fields__
+        ms = [Mutant(**{k: v for k, v in m.items() if k in fields}) for m in data["mutants"]]
+        print(summarize(ms, load_equivalent(args.equivalent))["text"])
+        return 0
     root = Path(args.root).resolve()
     module = Path(args.module)
     rel = module.resolve().relative_to(root) if module.is_absolute() else module
