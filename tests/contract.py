@@ -93,19 +93,61 @@ def check_actions_json(state: State) -> None:
         assert isinstance(state.describe(a), str) and state.describe(a)
 
 
-def check_illegal_untouched(state: State, num_actions: int) -> None:
+# Up to this many action ids are checked one by one; a larger action space is checked through a
+# seeded stratified sample of this size (one id from each equal slice of the range, so every
+# check spans the whole range and successive checks try different ids).
+ILLEGAL_SWEEP = 256
+
+
+def illegal_ids(num_actions: int, legal: set[int], seed: int, sweep: int = ILLEGAL_SWEEP) -> list[int]:
+    """The action ids to try as illegal: every id outside ``legal`` (or, past ``sweep`` ids, a
+    stratified sample of ``sweep`` of them chosen by ``seed``), plus ids outside the range."""
+    if num_actions <= sweep:
+        ids = range(num_actions)
+    else:
+        rng = random.Random(seed)
+        edges = [num_actions * i // sweep for i in range(sweep + 1)]
+        ids = [rng.randrange(lo, hi) for lo, hi in zip(edges, edges[1:], strict=False) if hi > lo]
+    out = [a for a in ids if a not in legal]
+    if num_actions > sweep:  # the ends of the range, always
+        out += [a for a in (0, num_actions - 1) if a not in legal and a not in out]
+    return [-1, num_actions, num_actions + 1, 2**40, *out]
+
+
+def check_illegal_untouched(
+    state: State, num_actions: int, seed: int = 0, sweep: int = ILLEGAL_SWEEP
+) -> int:
+    """Every action id outside ``legal_actions()`` (a seeded sample covering the whole range when
+    there are more than ``sweep``), ids outside the range and non-ints are refused with an
+    `IllegalAction` naming the action, by `apply` and `action_from_json`, and `is_legal` says no;
+    the state is untouched afterwards. Returns how many ids were tried."""
     if state.is_over():
-        return
-    before = (state.view(None), [state.view(p) for p in range(state.players)], list(state.history))
+        return 0
+    def snapshot() -> tuple:
+        return (state.view(None), [state.view(p) for p in range(state.players)],
+                list(state.history), state.to_move, state.legal_actions())
+
+    before = snapshot()
     legal = set(state.legal_actions())
-    bad = [a for a in (-1, num_actions, *range(num_actions)) if a not in legal][:5]
-    for a in [*bad, "x", 1.5, None, True]:
+    assert legal, f"{state!r}: no legal action but the game is not over"
+    ids = illegal_ids(num_actions, legal, seed, sweep)
+    for a in ids:
+        assert not state.is_legal(a), f"{state!r}: is_legal({a}) but {a} is not in legal_actions()"
+        try:
+            state.apply(a)
+        except IllegalAction as exc:
+            assert str(a) in str(exc), f"{state!r}: the error for action {a} does not name it: {exc}"
+        else:
+            raise AssertionError(f"{state!r}: illegal action {a} was applied")
+        with _raises(IllegalAction):
+            state.action_from_json(a)
+    for a in ["x", 1.5, None, True, False, [0], {"no such": "action"}]:
         with _raises(IllegalAction):
             state.apply(a)  # type: ignore[arg-type]
     with _raises(IllegalAction):
         state.action_from_json({"no such": "action"})
-    after = (state.view(None), [state.view(p) for p in range(state.players)], list(state.history))
-    assert before == after, "an illegal action changed the state"
+    assert snapshot() == before, f"{state!r}: an illegal action changed the state"
+    return len(ids)
 
 
 def check_no_leak(state: State, rng: random.Random, tries: int = 4) -> bool:

@@ -7,6 +7,7 @@ what they cannot see is resampled, and the resampling really changes something).
 
 from __future__ import annotations
 
+import bisect
 import random
 
 import pytest
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 import meeple
 from contract import (
+    ILLEGAL_SWEEP,
     check_actions_json,
     check_determinized_plays_out,
     check_finished,
@@ -52,7 +54,10 @@ def test_contract_along_a_game(cfg):
     while not state.is_over():
         if step % 7 == 0:
             check_actions_json(state)
-            check_illegal_untouched(state, info.num_actions)
+            # Every id outside the legal ones (256 spread over the range for big action spaces)
+            # at every third check; 48 spread over the range in between (time).
+            check_illegal_untouched(state, info.num_actions, seed=step,
+                                    sweep=ILLEGAL_SWEEP if step % 21 == 0 else 48)
             differed |= check_no_leak(state, rng, tries=2)
             if step % 21 == 0:
                 check_determinized_plays_out(state, rng)
@@ -132,3 +137,42 @@ def test_any_prefix_of_any_game_replays_and_hides_what_it_should(data):
         det = state.determinize(mover, random.Random(seed))
         assert det.view(mover) == state.view(mover)
         assert det.legal_actions() == state.legal_actions()
+
+
+def test_illegal_ids_cover_every_id_or_a_stratified_sample_of_the_whole_range():
+    """The illegal-action check tries every id outside the legal ones (small action spaces), or
+    one seeded id from each slice of the range (large ones), plus ids outside the range."""
+    from contract import ILLEGAL_SWEEP, illegal_ids
+
+    ids = illegal_ids(40, {3, 7}, seed=1)
+    assert sorted(a for a in ids if 0 <= a < 40) == [a for a in range(40) if a not in (3, 7)]
+    assert {-1, 40, 41} <= set(ids)
+    big = 1191
+    ids = [a for a in illegal_ids(big, {5}, seed=2) if 0 <= a < big]
+    assert 5 not in ids and {0, big - 1} <= set(ids) and len(ids) >= ILLEGAL_SWEEP
+    edges = [big * i // ILLEGAL_SWEEP for i in range(1, ILLEGAL_SWEEP + 1)]
+    slices = {bisect.bisect_right(edges, a) for a in ids}
+    slices.add(bisect.bisect_right(edges, 5))  # the legal id's slice may have drawn it
+    assert slices == set(range(ILLEGAL_SWEEP))  # the whole range, every time
+    assert ids == [a for a in illegal_ids(big, {5}, seed=2) if 0 <= a < big]  # deterministic
+    assert ids != [a for a in illegal_ids(big, {5}, seed=3) if 0 <= a < big]  # seeds differ
+
+
+def test_illegal_check_catches_a_game_that_accepts_one_illegal_id():
+    """The contract check fails a game that silently accepts any single id outside its legal
+    actions (here the highest one, which a five-id check never reached)."""
+    from contract import check_illegal_untouched
+    from meeple.games.trickarus.rules import TrickarusState
+
+    class Sloppy(TrickarusState):
+        def apply(self, action, legal=None):
+            if action == 39 and not self.is_legal(action):
+                return  # accepted silently: neither raised nor applied
+            super().apply(action, legal)
+
+    state = meeple.make("trickarus", players=3, seed=4)
+    assert 39 not in state.legal_actions()
+    check_illegal_untouched(state, 40)
+    state.__class__ = Sloppy
+    with pytest.raises(AssertionError, match="illegal action 39 was applied"):
+        check_illegal_untouched(state, 40)

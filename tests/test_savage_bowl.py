@@ -122,6 +122,20 @@ def test_player_counts_are_4_and_5():
             meeple.make("savage_bowl", players=bad)
 
 
+def test_one_chameleon_per_player_needs_enough_chameleon_cards(monkeypatch):
+    """Components (5 Chameleon Cards) and Setup 8: one Chameleon Card is dealt to each player, so
+    a table larger than the Chameleon cards in the data is refused unless they are left out."""
+    from meeple.games.savage_bowl import rules
+
+    monkeypatch.setattr(rules, "CHAMELEONS", 4)
+    with pytest.raises(meeple.BadPlayerCount, match="only 4 Chameleon"):
+        rules.check(5, {"chameleons": True})
+    rules.check(4, {"chameleons": True})
+    rules.check(5, {"chameleons": False})
+    with pytest.raises(meeple.BadPlayerCount):
+        make(3)
+
+
 def test_chameleons_off_for_a_first_game():
     """Components note: a first game returns the Chameleon cards to the box (option chameleons=False)."""
     s = give(make(4, chameleons=False), {0: "red5", 1: "red7 blue3"})
@@ -140,6 +154,27 @@ def test_must_follow_the_led_colour():
         s.apply(CARD_ID["trump8"])
     play(s, "red9")
     assert s.legal_actions() == sorted(CARD_ID[c] for c in ("blue4", "trump1"))  # void: anything
+
+
+def test_is_legal_agrees_with_legal_actions_and_refuses_other_ids():
+    """The Flow of a Round (must follow; the Chameleon; the Yellow Card holder's discard):
+    `is_legal` and `apply` accept exactly the actions `legal_actions` lists, at every decision of
+    whole games, refuse ids outside 0..179 and non-ints, and everything once the game is over."""
+    for players, chameleons in ((4, True), (5, True), (4, False)):
+        s = make(players, seed=30 + players, chameleons=chameleons)
+        rng = random.Random(players)
+        kinds = set()
+        while not s.is_over():
+            legal = s.legal_actions()
+            assert [a for a in range(-2, 3 * NUM_CARDS + 2) if s.is_legal(a)] == legal
+            assert not s.is_legal(1.0) and not s.is_legal(True)  # type: ignore[arg-type]
+            kinds |= {a // NUM_CARDS for a in legal}
+            for bad in (-1, 3 * NUM_CARDS):
+                with pytest.raises(meeple.IllegalAction):
+                    s.apply(bad)
+            s.apply(rng.choice(legal))
+        assert kinds == ({0, 1, 2} if chameleons else {0, 2})
+        assert s.legal_actions() == [] and not any(s.is_legal(a) for a in range(3 * NUM_CARDS))
 
 
 def test_trump_beats_colours_and_trumps_compare_by_number():
@@ -231,6 +266,17 @@ def test_elimination_at_once_for_one_trick_too_many():
     assert s.hands[1].bit_count() == 1  # set aside, never played again
 
 
+def test_eliminated_player_loses_the_unused_chameleon_with_the_hand():
+    """The Flow of a Round, step 4: an eliminated player's hand is set aside, the unused
+    Chameleon Card with it; the other players keep theirs."""
+    s = give(make(4), {0: "red5 blue1", 1: "red11 blue2", 2: "red3 blue3", 3: "red2 blue4"})
+    at_trick(s, 7, [0, 1, 2, 3], [0, 3, 2, 2])
+    play(s, "red5", "red11", "red3", "red2")
+    assert s.out == 0b0010
+    assert s.view(None)["chameleon_unused"] == [True, False, True, True]
+    assert {"type": "eliminated", "player": 1} in s.log(None)
+
+
 def test_eliminated_winner_in_first_half_passes_lead_past_the_sitting_player():
     """Ruling (lead): the winner eliminated in trick 4 and the next seat yellow-carded: the lead goes
     to the next player to the left who takes part."""
@@ -281,6 +327,8 @@ def test_runaway_champ_cards_in_order_of_reaching_the_target():
     play(s, "purple3", "purple2", "purple1", "purple9", by=[0, 2, 3, 4])
     assert s.won[4] == 2 and s.champ == [1, 0]  # the third gets none
     assert [c["player"] for c in s.view(None)["runaway_champ"]] == [1, 0]
+    champs = [e for e in s.log(None) if e["type"] == "champ"]
+    assert champs == [{"type": "champ", "player": 1, "value": 2}, {"type": "champ", "player": 0, "value": 1}]
 
 
 def test_4_player_single_champ_card():
@@ -373,6 +421,9 @@ def test_next_round_starts_with_the_2_point_champ_holder():
     s.cham = 0
     finish_round(s, [3, 4, 2, 2], [1], 1, [0, 0, 0, 0])
     assert s.round == 2 and s.to_move == 1 and s.out == 0
+    end = next(e for e in s.log(None) if e["type"] == "round_end")  # End-of-Round Scoring, told
+    assert end["round"] == 1 and end["tricks"] == [3, 4, 2, 3] and end["eliminated"] == [False, True, False, False]
+    assert end["gained"] == [1, 0, 0, 1] and end["points"] == [1, 0, 0, 1] and end["champ"] == [1]
     assert all(h.bit_count() == 13 for h in s.hands)
     assert s.view(None)["chameleon_unused"] == [True] * 4
 
@@ -412,6 +463,27 @@ def test_chameleon_copies_last_card_across_a_skipped_player_and_frees_from_follo
     assert t["chameleon_unused"] == [True, True, False, True]
 
 
+def test_chameleon_frees_every_card_of_the_hand_whatever_its_id():
+    """Timing to play the Chameleon Card: "you can play the Chameleon Card with any card from your
+    hand": with a Chameleon, every card held (all 60 ids, in every block of ten) is a legal
+    Chameleon play, beside the plain cards that follow the led colour; the leader may play any
+    card; the Yellow Card holder may discard any card."""
+    every = ALL_CARDS & ~mask("red5")
+    s = give(make(4), {0: "red5", 1: " ".join(CODE[c] for c in mask_to_list(every))})
+    assert s.legal_actions() == [CARD_ID["red5"]]
+    play(s, "red5")
+    held = [c for c in range(NUM_CARDS) if every >> c & 1]
+    reds = [c for c in held if CODE[c].startswith("red")]
+    assert s.legal_actions() == reds + [CHAM_BASE + c for c in held]
+    assert [a for a in range(DISCARD_BASE + NUM_CARDS) if s.is_legal(a)] == s.legal_actions()
+    s = give(make(4), {0: " ".join(CODE[c] for c in held)})
+    assert s.legal_actions() == held  # the leader: any card, never the Chameleon
+    s = first_trick(make(4))
+    assert s.phase == 1 and s.to_move == 1  # P1 strongest: the Yellow Card, then a discard
+    s.hands[1] = every
+    assert s.legal_actions() == [DISCARD_BASE + c for c in held]
+
+
 def test_chameleon_copies_colour_not_number_of_the_last_card():
     """What Is Chameleon Card: the colour of the last card played (not the led one) is copied, never
     the number."""
@@ -435,9 +507,33 @@ def test_chameleon_once_per_round_then_back_next_round():
     play(s, "blue11")
     assert CHAM_BASE + CARD_ID["blue6"] in s.legal_actions()  # P1 still has its own
     give(s, {0: "red1", 1: "blue6", 2: "green2", 3: "green3"})
-    at_trick(s, 13, [3, 2, 1, 0], [3, 2, 3, 3])
+    at_trick(s, 13, [3, 2, 1, 0], [3, 2, 3, 3], champ=[3])
     play(s, "green3", "green2", "blue6", "red1")
     assert s.round == 2 and s.view(None)["chameleon_unused"] == [True] * 4
+
+
+def test_log_tells_the_table_plays_chameleon_colours_tricks_and_discards():
+    """The public log: each play with its effective colour and whether a Chameleon was used
+    (What Is Chameleon Card: it copies the last card's colour), the trick's winner and Yellow Card
+    holder (first half), and that a discard was made (never which card, except to its owner)."""
+    s = chameleon_trick()
+    play(s, "blue4", "trump2", "cham:green1", by=[3, 0, 2])
+    log = s.log(None)
+    plays = [e for e in log if e["type"] == "play"]
+    assert plays[:4] == [
+        {"type": "play", "player": 0, "card": "red5", "chameleon": False, "colour": "red"},
+        {"type": "play", "player": 1, "card": "red11", "chameleon": False, "colour": "red"},
+        {"type": "play", "player": 2, "card": "red3", "chameleon": False, "colour": "red"},
+        {"type": "play", "player": 3, "card": "red9", "chameleon": False, "colour": "red"},
+    ]
+    assert plays[-1] == {"type": "play", "player": 2, "card": "green1", "chameleon": True,
+                         "colour": "trump"}
+    tricks = [e for e in log if e["type"] == "trick"]
+    assert tricks == [{"type": "trick", "trick": 1, "winner": 3, "yellow": 1},
+                      {"type": "trick", "trick": 2, "winner": 2, "yellow": 0}]
+    assert {"type": "discard", "player": 1, "trick": 1} in log
+    assert not any(e.get("card") == "blue7" for e in log)
+    assert {"type": "discard_own", "card": "blue7"} in s.log(1)
 
 
 def test_chameleon_action_json_and_describe():
@@ -463,21 +559,27 @@ def ranking_trick(**options) -> SavageBowlState:
 
 
 def test_ruling_offcolour_by_number_ties_first_played():
-    """Ruling (second strongest): off-colour cards rank by number below the led colour; equal: first played."""
-    s = ranking_trick()
+    """Ruling R1 option offcolour=by_number: off-colour cards rank by number below the led colour;
+    equal: first played."""
+    s = ranking_trick(offcolour="by_number")
     assert s.yellow == 0 and s.won == [0, 0, 1, 0]  # red 5, then blue 9 (before purple 9)
 
 
 def test_ruling_offcolour_by_number_ties_last_played():
-    """Ruling option ties=last_played: of the two 9s, the later one ranks higher."""
-    s = ranking_trick(ties="last_played")
+    """Ruling R1 option offcolour=by_number with ties=last_played: of the two 9s, the later ranks higher."""
+    s = ranking_trick(offcolour="by_number", ties="last_played")
     assert s.yellow == 0 and s.won == [0, 0, 0, 1]
 
 
-def test_ruling_offcolour_equal():
-    """Ruling option offcolour=equal: off-colour cards are all alike, play order decides."""
+def test_ruling_offcolour_equal_is_the_default():
+    """Ruling R1 (The first half, step 2a: "The larger the number, the stronger the card is for the
+    cards of the same color. However, a Trump Card always wins over the other 4 colors"): numbers
+    compare only within a colour, so off-colour cards are all alike and play order decides."""
+    assert make(4).options["offcolour"] == "equal"
+    s = ranking_trick()
+    assert s.yellow == 0 and s.won == [0, 1, 0, 0]  # red 5 led; green 3 played first of the rest
     assert ranking_trick(offcolour="equal").won == [0, 1, 0, 0]
-    assert ranking_trick(offcolour="equal", ties="last_played").won == [0, 0, 0, 1]
+    assert ranking_trick(ties="last_played").won == [0, 0, 0, 1]
 
 
 def test_ruling_tie_from_a_chameleon_copy():
@@ -486,6 +588,29 @@ def test_ruling_tie_from_a_chameleon_copy():
         s = give(make(4, ties=ties), {0: "red7 blue1", 1: "blue7 blue2", 2: "red2", 3: "red1"})
         play(s, "red7", "cham:blue7", "red2", "red1")
         assert s.yellow == strongest and s.won[1 - strongest] == 1
+
+
+def test_clone_shares_nothing_mutable_with_its_original():
+    """clone (search copies states constantly): playing whole rounds on a clone - tricks won,
+    discards, eliminations, Champ cards, points - leaves the original exactly as it was."""
+    s = make(4, seed=8)
+    rng = random.Random(8)
+    for _ in range(6):
+        s.apply(rng.choice(s.legal_actions()))
+    fields = ("points", "results", "last_champ", "hands", "won", "won_cards", "discards", "sheet",
+              "voids", "sheet_voids", "champ", "order", "trick", "tcol")
+
+    def snapshot(st: SavageBowlState):
+        return [json.dumps(getattr(st, f)) for f in fields] + [st.view(None), st.view(0)]
+
+    before = snapshot(s)
+    c = s.clone()
+    changed = set()
+    while c.round < 3 and not c.is_over():
+        c.apply(rng.choice(c.legal_actions()))
+        changed |= {f for f in fields if getattr(c, f) != getattr(s, f)}
+    assert changed == set(fields)  # every list was changed on the clone...
+    assert snapshot(s) == before  # ...and none on the original
 
 
 # ----- Hidden information ----------------------------------------------------------------------

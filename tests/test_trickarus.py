@@ -137,6 +137,12 @@ def test_must_follow_a_led_sun_1_the_first_card_of_the_deck():
         s.apply(C("cloud7"))
     play(s, "sun9")
     assert s.legal_actions() == [C("sun3")]
+    # A player void in Sun does not change the lead colour: the next must still follow Sun.
+    s = arrange(3, {0: ["sun1", "rain5"], 1: ["cloud7", "rain6"], 2: ["cloud1", "sun3"]})
+    play(s, "sun1", "cloud7")
+    assert s.view(2)["lead_suit"] == "sun" and s.legal_actions() == [C("sun3")]
+    play(s, "sun3")
+    assert s.last_winner == 2  # Sun 3 (trump and lead colour) beats Sun 1 and the off-colour Cloud 7
 
 
 def test_void_player_may_play_anything_including_lightning():
@@ -155,6 +161,31 @@ def test_follow_is_judged_on_the_active_side_for_zero_cards():
     s = arrange(3, {0: ["cloud3"], 1: ["sun0-cloud0", "rain1"], 2: ["rain2"]}, side=1)
     play(s, "cloud3")
     assert s.legal_actions() == [C("sun0-cloud0")]  # by night it is a Cloud card
+
+
+def test_is_legal_agrees_with_legal_actions_and_refuses_other_ids():
+    """Gameplay flow (must follow; leader plays any card): `is_legal` and `apply` accept exactly
+    the cards `legal_actions` lists, at every decision of whole games, and refuse ids outside
+    0..39 (and everything once the game is over)."""
+    for players in (2, 3, 5):
+        s = meeple.make("trickarus", players=players, seed=20 + players)
+        rng = random.Random(players)
+        leading_with_choice = following = 0
+        while not s.is_over():
+            legal = s.legal_actions()
+            assert [a for a in range(-2, 42) if s.is_legal(a)] == legal
+            if s.trick:
+                following += 1
+            elif len(legal) > 1:
+                leading_with_choice += 1
+            for bad in (-1, 40):
+                with pytest.raises(IllegalAction):
+                    s.apply(bad)
+            s.apply(rng.choice(legal))
+        assert leading_with_choice and following
+        assert s.legal_actions() == [] and not any(s.is_legal(a) for a in range(40))
+        with pytest.raises(IllegalAction):
+            s.apply(0)
 
 
 # ----- The Strongest Color -----------------------------------------------------------------
@@ -227,6 +258,8 @@ def test_flying_into_the_sun_falls_just_below_the_bottom_most_player():
     s = arrange(3, {0: ["sun9", "rain1"], 1: ["cloud1", "rain2"], 2: ["cloud2", "rain3"]}, pos=[10, 4, 6], track=10)
     play(s, "sun9", "cloud1", "cloud2")
     assert s.pos == [3, 4, 6] and s.sun_reached
+    trick = next(e for e in s.log(None) if e["type"] == "trick")
+    assert trick["sun"] is True and trick["from"] == 10 and trick["to"] == 3
 
 
 def test_leaping_into_the_sun_over_occupied_top_spaces():
@@ -248,6 +281,14 @@ def test_lightning_winner_moves_down_to_next_open_space_below():
     s = arrange(3, {0: ["cloud9", "rain1"], 1: ["lightning", "rain2"], 2: ["cloud2", "rain3"]}, pos=[5, 4, 3])
     play(s, "cloud9", "lightning", "cloud2")
     assert s.last_winner == 0 and s.pos == [2, 4, 3]  # leaps down over 4 and 3
+    # Only occupied spaces are leapt: the first open one below is taken (3, not 1 or the ground).
+    s = arrange(3, {0: ["cloud9", "rain1"], 1: ["lightning", "rain2"], 2: ["cloud2", "rain3"]}, pos=[5, 4, 2])
+    play(s, "cloud9", "lightning", "cloud2")
+    assert s.pos == [3, 4, 2]
+    # Every space below occupied: down to the ground, which holds everyone (never a shared space).
+    s = arrange(3, {0: ["cloud9", "rain1"], 1: ["lightning", "rain2"], 2: ["cloud2", "rain3"]}, pos=[3, 2, 1])
+    play(s, "cloud9", "lightning", "cloud2")
+    assert s.pos == [0, 2, 1]
 
 
 def test_lightning_on_the_ground_stays_on_the_ground():
@@ -302,6 +343,8 @@ def test_round_ends_game_after_someone_flew_into_the_sun_and_last_winner_leads_n
 def test_two_player_game_is_one_round():
     """Rounds: a 2-player game is always only 1 round."""
     s = meeple.make("trickarus", players=2, seed=1)
+    assert s.view(None)["round_limit"] == 1
+    assert meeple.make("trickarus", players=3, seed=1).view(None)["round_limit"] is None
     play_random(s, random.Random(1))
     assert s.round == 1 and len(s.history) == 26
 
@@ -320,6 +363,7 @@ def test_winner_is_highest_on_the_track():
 def test_cooperative_round_limits(players, limit):
     """Cooperative Mode: 3 players 2 rounds, 4 players 3, 5 players 4."""
     s = meeple.make("trickarus", players=players, seed=2, mode="cooperative", track=30)
+    assert s.view(None)["round_limit"] == limit
     play_random(s, random.Random(2))
     assert s.round == limit
 
@@ -354,6 +398,7 @@ def test_cooperative_team_scores_a_million_per_landed_player():
                 pos=[1, 0, 0], mode="cooperative")
     s.sun_reached = True
     s.flown = 0b111  # all three have been up and two are back down already
+    assert s.returns() == [0.0] * 3  # nothing is decided before the end
     play(s, "cloud9", "cloud1", "cloud2")
     assert s.pos == [0, 0, 0] and s.is_over()
     assert s.scores() == [3_000_000.0] * 3 and s.ranking() == [1, 1, 1] and s.returns() == [1.0] * 3
@@ -413,6 +458,10 @@ def test_track_length_option_and_its_calibrated_defaults():
     assert meeple.make("trickarus", players=4, track=15).view(None)["track_length"] == 15
     with pytest.raises(meeple.BadOption):
         meeple.make("trickarus", players=4, track=1)
+    # One space per player at least ("Only one player can fit on each space"): 4 spaces do for 4.
+    assert meeple.make("trickarus", players=4, track=4).track_length == 4
+    with pytest.raises(meeple.BadOption, match="at least 4"):
+        meeple.make("trickarus", players=4, track=3)
 
 
 def test_determinize_resamples_hands_and_future_deals_but_keeps_own_hand():
@@ -430,12 +479,47 @@ def test_determinize_resamples_hands_and_future_deals_but_keeps_own_hand():
     assert real_next.hands != det_next.hands
 
 
+def test_clone_shares_nothing_mutable_with_its_original():
+    """clone (search copies states millions of times): playing on a clone - a card, a shown void,
+    a trick won and a move on the track - leaves the original exactly as it was."""
+    s = arrange(3, {0: ["cloud3", "rain1"], 1: ["sun9", "rain2"], 2: ["cloud2", "rain3"]})
+    play(s, "cloud3")
+    before = (list(s.hands), list(s.trick), list(s.voids), list(s.pos), s.view(None))
+    c = s.clone()
+    play(c, "sun9")  # P1 void in Cloud
+    assert c.voids[1] and c.trick == [C("cloud3"), C("sun9")]
+    play(c, "cloud2")
+    assert c.pos == [0, 1, 0]
+    assert (list(s.hands), list(s.trick), list(s.voids), list(s.pos), s.view(None)) == before
+
+
 def test_log_shows_own_deal_only():
     """log(player): public events plus that player's private ones (their own deal)."""
     s = meeple.make("trickarus", players=3, seed=4)
     deals = [e for e in s.log(1) if e["type"] == "deal"]
     assert len(deals) == 1 and set(deals[0]["hand"]) == {c["code"] for c in s.view(1)["hand"]}
     assert not any(e["type"] == "deal" for e in s.log(None))
+
+
+def test_log_tells_the_table_each_play_on_its_active_side_flips_tricks_and_rounds():
+    """log(None): the round and its leader, each play with the card's active side, flips, the trick
+    and the move on the track, the round end and the game end."""
+    s = arrange(3, {0: ["cloud9"], 1: ["cloud5"], 2: ["cloud2"]}, pos=[10, 4, 6], track=10)
+    s.sun_reached = True
+    play(s, "cloud9", "cloud5", "cloud2")
+    log = s.log(None)
+    assert {"type": "round", "round": 1, "leader": 0} in log
+    plays = [e for e in log if e["type"] == "play"]
+    assert plays == [
+        {"type": "play", "player": 0, "card": "cloud9", "as": "Cloud 9"},
+        {"type": "play", "player": 1, "card": "cloud5", "as": "Cloud 5"},
+        {"type": "play", "player": 2, "card": "cloud2", "as": "Cloud 8"},  # after the flip: night
+    ]
+    assert {"type": "flip", "side": "night"} in log
+    trick = next(e for e in log if e["type"] == "trick")
+    assert trick["winner"] == 2 and trick["from"] == 6 and trick["to"] == 7 and not trick["sun"]
+    assert [e["type"] for e in log[-2:]] == ["round_end", "game_end"]
+    assert s.view(None)["last_trick"] == {"winner": 2, "cards": ["cloud9", "cloud5", "cloud2"]}
 
 
 # ----- The heuristic bot (its decisions on constructed positions: tests/test_trickarus_bot.py) --

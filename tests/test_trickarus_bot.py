@@ -213,8 +213,22 @@ def coop_trick(pos: list[int], sun_reached: bool) -> TrickarusState:
 
 def test_coop_leaves_the_climb_to_the_highest_player_before_the_sun():
     """Cooperative Mode: someone must reach the sun, and everyone else must later come down; a
-    player on the ground ducks a trick that the highest player is winning."""
-    assert choice(coop_trick([6, 0, 0], sun_reached=False)) == C("cloud1")
+    player on the ground who has already flown ducks a trick that the highest player is winning."""
+    s = coop_trick([6, 0, 0], sun_reached=False)
+    s.flown = 0b111
+    assert choice(s) == C("cloud1")
+
+
+def test_coop_a_player_who_never_left_the_ground_takes_a_trick_before_the_sun():
+    """Cooperative Mode, ruling R5: only a player who left the ground can land back down, and
+    after the sun every winner moves down; a player still grounded takes the trick that would
+    otherwise fly the highest player into the sun (a player who has flown leaves it to them)."""
+    s = coop_trick([6, 0, 0], sun_reached=False)
+    s.track_length = 6  # seat 0 winning flies into the sun
+    s.flown = 0b011
+    assert choice(s) == C("cloud9")
+    s.flown = 0b111
+    assert choice(s) == C("cloud1")
 
 
 def test_coop_a_player_in_the_air_takes_tricks_after_the_sun():

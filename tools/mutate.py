@@ -26,7 +26,8 @@ as every mutant is) must pass first, which also sets the default per-mutant time
 Rule code: mutants in functions matching ``--exclude`` (default: views, logs, labels,
 descriptions, text, rendering, determinize, JSON forms) are *non-rule*; the summary prints the
 killed percentage overall and in rule code only. ``--rule-only`` skips non-rule mutants.
-``--equivalent FILE`` names mutants already judged harmless (one id a line, ``#`` comments), so
+``--equivalent FILE`` names mutants already judged harmless (one id a line; lines starting with
+``#`` and anything after two spaces and ``#`` are comments), so
 the summary also prints the score over behaviour-changing mutants.
 
 Usage (from the worktree root):
@@ -44,13 +45,13 @@ from __future__ import annotations
 
 import argparse
 import ast
-import copy
 import json
 import os
 import random
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -235,6 +236,12 @@ def enumerate_mutants(source: str, functions: str | None, exclude: str) -> list[
         for v, desc in enumerate(_variants(node, docstrings)):
             line = getattr(node, "lineno", 0)
             out.append(Mutant(len(out), n, v, line, scope, desc, rule))
+    # The same change twice on one line (e.g. two ``1``s) gets "(2nd)"... so that ids are unique.
+    seen: dict[str, int] = {}
+    for m in out:
+        k = seen[m.id] = seen.get(m.id, 0) + 1
+        if k > 1:
+            m.description += f" ({k}{'nd' if k == 2 else 'rd' if k == 3 else 'th'})"
     return out
 
 
@@ -292,8 +299,8 @@ def load_equivalent(path: str | None) -> set[str]:
         return set()
     ids = set()
     for line in Path(path).read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
+        line = line.split("  #", 1)[0].strip()  # ids may hold '#' (cmp#0): comments need "  #"
+        if line and not line.startswith("#"):
             ids.add(line)
     return ids
 
@@ -318,12 +325,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--equivalent", default=None,
                     help="file of mutant ids judged harmless (one a line, # comments)")
     ap.add_argument("--json", default=None, help="write every mutant and its outcome here")
+    ap.add_argument("--rescore", default=None,
+                    help="print the summary of an earlier --json file (e.g. with --equivalent)")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument("--root", default=".", help="worktree root (default: current dir)")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("-v", "--verbose", action="store_true", help="print every mutant's outcome")
     args = ap.parse_args(argv)
 
+    if args.rescore:
+        data = json.loads(Path(args.rescore).read_text())
+        fields = Mutant.__dataclass_fields__
+        ms = [Mutant(**{k: v for k, v in m.items() if k in fields}) for m in data["mutants"]]
+        print(summarize(ms, load_equivalent(args.equivalent))["text"])
+        return 0
     root = Path(args.root).resolve()
     module = Path(args.module)
     rel = module.resolve().relative_to(root) if module.is_absolute() else module
@@ -382,8 +397,13 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"[{done[0]}/{len(mutants)}] {m.outcome:8s} "
                           f"{'rule' if m.rule else 'misc'} {m.id}", flush=True)
 
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+        # SIGTERM (e.g. `kill PID`): stop handing out mutants and clean up the copies.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        ex = ThreadPoolExecutor(max_workers=max(1, args.jobs))
+        try:
             list(ex.map(work, mutants))
+        finally:
+            ex.shutdown(wait=True, cancel_futures=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

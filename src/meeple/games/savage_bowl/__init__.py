@@ -27,9 +27,10 @@ GAME = GameInfo(
         Option("chameleons", True, (True, False),
                "Chameleon cards: one per player per round, played with a card to copy the colour "
                "of the last card played (the rulebook leaves them out of a first game)"),
-        Option("offcolour", "by_number", ("by_number", "equal"),
+        Option("offcolour", "equal", ("by_number", "equal"),
                "first half: how cards neither trump nor of the led colour rank for 'second "
-               "strongest': by number, or all alike (then by play order)"),
+               "strongest': all alike, then by play order (ruling R1, the rulebook compares "
+               "numbers only within a colour), or by number across colours"),
         Option("ties", "first_played", ("first_played", "last_played"),
                "equal strength (a Chameleon copy, or off-colour cards): the card played first "
                "is stronger, or the card played last"),

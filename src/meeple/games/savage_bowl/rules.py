@@ -112,8 +112,7 @@ def card_json(card: int) -> dict[str, Any]:
 
 
 def check(players: int, options: dict[str, Any]) -> None:
-    if players not in SETUP:
-        raise BadPlayerCount(f"savage_bowl takes {', '.join(map(str, SETUP))} players")
+    # (The player count itself is checked by GameInfo against player_counts = SETUP's keys.)
     if options["chameleons"] and players > CHAMELEONS:
         raise BadPlayerCount(f"only {CHAMELEONS} Chameleon cards exist")
 
@@ -138,8 +137,7 @@ class SavageBowlState(State):
         self.last_champ: list[int] = []  # Runaway Champ holders of the last finished round
         self.round = 0
         self.first_leader = 0  # ruling: seat 0 starts the game (seats are arbitrary)
-        self.to_move = 0
-        self._deal()
+        self._deal()  # sets to_move: the first leader
 
     # ----- setup ---------------------------------------------------------------------------
     def _deal(self) -> None:
@@ -162,13 +160,11 @@ class SavageBowlState(State):
         self.out = 0  # eliminated seats
         self.champ: list[int] = []  # seats in the order they reached the target
         self.yellow = -1  # Yellow Card holder; -1: the card is on the sheet
-        self.sitting = -1  # the seat sitting out the current trick
         self.trick_no = 0
         self.phase = PLAY
         self.next_leader = self.first_leader
-        self.order: list[int] = []
-        self.trick: list[int] = []
-        self.tcol: list[int] = []  # effective colours, | CHAM_FLAG for a Chameleon play
+        # _start_trick (below) sets sitting (the seat sitting out the trick), order, trick and
+        # tcol (effective colours, | CHAM_FLAG for a Chameleon play).
         for p in range(n):
             self.emit({"type": "deal", "round": self.round, "hand": [CODE[c] for c in mask_to_list(self.hands[p])],
                        "chameleon": self.use_chameleons}, to=p)
@@ -189,10 +185,9 @@ class SavageBowlState(State):
             return
         self.sitting = sitting = self.yellow  # trick 6 still has the trick-5 holder out
         skip = self.out | (1 << sitting if sitting >= 0 else 0)
+        # At least two take part: a sitting-out seat exists only in tricks 2-6, when at most one
+        # player can be eliminated yet (ruling R4: 4 - 1 - 1 = 2).
         order = [p for p in _ROTATION[n][self.next_leader] if not skip >> p & 1]
-        if len(order) < 2:  # unreachable by counting (see docs); never play a one-card trick
-            self._end_round()
-            return
         self.order = order
         self.trick = []
         self.tcol = []
@@ -273,8 +268,8 @@ class SavageBowlState(State):
         """Indices into the current trick, strongest first.
 
         Trumps by number beat the led colour by number, which beats every other colour. Other
-        colours rank by number (option ``offcolour="by_number"``) or all alike ("equal"); equal
-        strength goes to the card played first (option ``ties``). Colours are the effective ones,
+        colours rank all alike (default ``offcolour="equal"``, ruling R1) or by number (option
+        "by_number"); equal strength goes to the card played first (option ``ties``). Colours are the effective ones,
         so a Chameleon-played card counts in the colour it copied.
         """
         table = KEY[self.off_by_number][self.tcol[0]]
@@ -338,7 +333,7 @@ class SavageBowlState(State):
         """End-of-Round Scoring: base points by round for exactly the target, plus surviving Champs."""
         gained = [0] * self.players
         for p in range(self.players):
-            if self.out >> p & 1 or self.won[p] != self.target:
+            if self.won[p] != self.target:  # eliminated players have won one too many
                 continue
             gained[p] = BASE_POINTS[self.round - 1]
             if p in self.champ:
@@ -361,7 +356,8 @@ class SavageBowlState(State):
             self.emit({"type": "game_end", "scores": self.scores(), "ranking": self.ranking()})
             return
         # Get Ready for the Next Round: the 2-point Champ holder starts, eliminated or not.
-        self.first_leader = self.champ[0] if self.champ else (self.first_leader + 1) % self.players
+        # (Someone always reaches the target, so the 2-point card is always held: ruling R12.)
+        self.first_leader = self.champ[0]
         self._deal()
 
     def _format_event(self, event: tuple) -> dict[str, Any]:
@@ -443,9 +439,10 @@ class SavageBowlState(State):
     def _copy(self) -> SavageBowlState:
         new = object.__new__(SavageBowlState)
         new.__dict__.update(self.__dict__)
+        # Lists changed in place are copied; last_champ and order are only ever replaced, so the
+        # copy may share them.
         new.points = self.points.copy()
         new.results = self.results.copy()
-        new.last_champ = self.last_champ.copy()
         new.hands = self.hands.copy()
         new.won = self.won.copy()
         new.won_cards = self.won_cards.copy()
@@ -454,7 +451,6 @@ class SavageBowlState(State):
         new.voids = self.voids.copy()
         new.sheet_voids = self.sheet_voids.copy()
         new.champ = self.champ.copy()
-        new.order = self.order.copy()
         new.trick = self.trick.copy()
         new.tcol = self.tcol.copy()
         return new

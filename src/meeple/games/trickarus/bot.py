@@ -13,7 +13,8 @@ spaces above them flies into the sun, falls below everyone and ends the game aft
 So it climbs while the track above it is roomy, ducks once a win would (likely) fly it into the
 sun, flies early rather than late when its hand will force it anyway, sheds its dangerous cards
 in tricks it loses, and plays the Lightning card where it drags a rival down. Co-operative mode:
-the highest player climbs into the sun while the others stay low, then everyone comes down.
+every player leaves the ground once (only they can land back down, ruling R5), the highest player
+climbs into the sun while the others stay low, then everyone comes down.
 """
 
 from __future__ import annotations
@@ -178,9 +179,18 @@ class HeuristicBot:
         track = _Track(state.pos.copy(), state.track_length, state.sun_reached)
         if lightning or (state.coop and state.sun_reached):
             TrickarusState._move_down(track, w)  # type: ignore[arg-type]
+            flown = state.flown
         else:
             TrickarusState._move_up(track, w)  # type: ignore[arg-type]
-        return self._value(state, me, track, forced)
+            flown = state.flown | 1 << w
+        value = self._value(state, me, track, forced)
+        if state.coop and not state.landed_on_ground:
+            # Ruling R5: only players who left the ground can land back down, and once the sun
+            # is reached nobody goes up again: each player still grounded costs a trick up and
+            # one down before the sun, and the whole landing (its million) after it.
+            grounded = state.players - flown.bit_count()
+            value -= grounded * (state.players + 2 if track.sun_reached else 2)
+        return value
 
     def _value(self, state: TrickarusState, me: int, track: _Track, forced: float) -> float:
         """How good the track after this trick is for ``me`` (minus an expected place)."""

@@ -128,8 +128,7 @@ class TrickarusState(State):
         self.leader = 0
         self.last_winner: int | None = None
         self.last_trick: list[int] = []
-        self.to_move = 0
-        self._deal()
+        self._deal()  # sets to_move: the leader
 
     # ----- setup ---------------------------------------------------------------------------
     def _deal(self) -> None:
@@ -147,7 +146,7 @@ class TrickarusState(State):
         self.voids = [0] * self.players
         self.trick: list[int] = []
         self.lead_card = -1  # first non-Lightning card of the trick (FAQ: Lightning led)
-        self.to_move = self.leader
+        self.to_move = self.leader  # the first round: seat 0 (R8); later, the last trick's winner
         for p in range(self.players):
             self.emit({"type": "deal", "round": self.round, "hand": [CODE[c] for c in mask_to_list(self.hands[p])]}, to=p)
         self.emit({"type": "round", "round": self.round, "leader": self.leader})
