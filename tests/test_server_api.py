@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import meeple
-from server_util import client, create, wait_for
+from server_util import client, create, hello, wait_for
 
 
 @pytest.fixture()
@@ -79,8 +79,24 @@ def test_invite_link_reserves_a_seat_for_its_secret_only(c):
     assert c.post(f"/api/tables/{t['id']}/join",
                   json={"seat": 2, "name": "Eve", "secret": "wrong-secret-123"}).status_code == 409
     ok = c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Di", "secret": inv["secret"]})
-    assert ok.status_code == 200 and ok.json()["secret"] == inv["secret"]
+    assert ok.status_code == 200 and ok.json()["secret"]
     assert c.get(f"/api/tables/{t['id']}").json()["seats"][2]["name"] == "Di"
+
+
+def test_an_invite_secret_is_spent_when_the_friend_joins(c):
+    """Issue 18, hole 1: whoever saw the link must not hold the friend's seat afterwards."""
+    t = create(c, seats=[{"kind": "me"}, {"kind": "bot"}, {"kind": "open"}])
+    inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 2}).json()
+    ok = c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Di", "secret": inv["secret"]})
+    assert ok.status_code == 200
+    mine = ok.json()["secret"]
+    assert mine != inv["secret"]
+    assert c.post(f"/api/tables/{t['id']}/join",
+                  json={"seat": 2, "name": "Di", "secret": inv["secret"]}).status_code == 409
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:  # the link opens the seat no more
+        assert hello(ws, 2, inv["secret"])["code"] == "forbidden"
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        assert hello(ws, 2, mine)["seat"] == 2
 
 
 def test_lobby_lists_tables_without_private_data(c):

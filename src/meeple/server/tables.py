@@ -289,17 +289,20 @@ class TableManager:
         return t, host, taken
 
     async def join(self, t: LiveTable, seat: int, name: str, secret: str | None) -> str:
-        """Take an open seat (or an invited one, with its secret); returns the seat secret."""
+        """Take an open seat (or an invited one, with its secret); returns the seat secret.
+
+        An invite secret is spent here: the joiner gets a fresh secret, so the host (or anyone
+        who saw the link) cannot open the seat afterwards, read the hand or move for them.
+        """
         async with t.lock:
             s = self._seat_no(t, seat)
             if s.kind == "open":
-                secret = new_secret()
                 expect = "open"
             elif s.kind == "invited" and secret_ok(secret, s.secret_hash):
                 expect = "invited"
             else:
                 raise TableError("seat_taken", f"seat {seat} is not free")
-            assert secret is not None
+            secret = new_secret()
             new = SeatRecord(seat, "human", name=name, secret_hash=hash_secret(secret))
             if not await self._db(self.storage.update_seat, t.rec.id, new, expect):
                 await self.catch_up(t)
