@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 import meeple
+from meeple.server.storage import Storage
 from server_util import client, create, hello, wait_for
 
 
@@ -156,3 +157,36 @@ def test_pages_and_static_files_are_served(c):
     assert c.get("/games/trickarus/web/..%2frules.py").status_code == 404
     assert c.get("/games/nogame/web/renderer.js").status_code == 404
     assert c.get("/api/tables/zzz").status_code == 404
+
+
+def test_bot_levels_are_named_or_within_the_servers_caps(c):
+    """Issue 18, hole 2: one request must not stall every bot (unbounded ``ismcts`` knobs)."""
+    for level in ("ismcts:infs", "ismcts:1e308s", "ismcts:999999999", "ismcts:nans",
+                  "ismcts:60s", "godlike"):
+        r = c.post("/api/tables", json={"game": "trickarus", "players": 3, "seats": [
+            {"kind": "bot", "level": level}], "name": None})
+        assert r.status_code == 400, (level, r.text)
+        assert r.json()["error"] == "bad_level"
+        assert "cap" in r.json()["detail"] or level in ("godlike", "ismcts:nans")
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+    bad = c.post(f"/api/tables/{t['id']}/bot", json={"host": t["host"], "seat": 1, "level": "ismcts:infs"})
+    assert bad.status_code == 400
+    for level in ("heuristic", "ismcts", "ismcts:200", "ismcts:0.2s:random"):
+        ok = c.post("/api/tables", json={"game": "trickarus", "players": 3, "seats": [
+            {"kind": "bot", "level": level}], "name": None})
+        assert ok.status_code == 200, (level, ok.text)
+
+
+def test_a_table_resumed_after_restart_runs_no_uncapped_bot(tmp_path):
+    db = f"sqlite:///{tmp_path / 'cap.db'}"
+    with client(db, bot_delay=30) as c1:  # the bot waits: the table is still running at restart
+        t = create(c1, players=3, seats=[{"kind": "bot", "level": "random"}] * 3, name=None)
+    store = Storage(db)
+    rec = store.load_table(t["id"])
+    rec.seats[1].level = "ismcts:infs"  # stored before the cap existed
+    store.update_seat(t["id"], rec.seats[1])
+    with client(db) as c2:
+        seats = c2.get(f"/api/tables/{t['id']}").json()["seats"]
+        assert seats[1]["level"] != "ismcts:infs"
+        wait_for(lambda: c2.get(f"/api/tables/{t['id']}").json()["status"] == "over")
+    assert store.load_table(t["id"]).seats[1].level != "ismcts:infs"

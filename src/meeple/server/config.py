@@ -38,6 +38,10 @@ class Settings:
     # Freeze start-up objects out of the cyclic GC and raise its thresholds (process-wide).
     tune_gc: bool = False
     max_message_bytes: int = 4096
+    # A bot level asked for over the web is a named level, or a knob (``ismcts:<knob>``) within
+    # these caps; every bot move is also cut at ``bot_max_seconds`` whatever its level says.
+    bot_max_seconds: float = 5.0
+    bot_max_iterations: int = 20_000
 
     @classmethod
     def from_env(
@@ -56,4 +60,6 @@ class Settings:
             bot_delay=bot_delay if bot_delay is not None else float(env_delay or 0.0),
             bot_processes=bot_processes if bot_processes is not None
             else os.environ.get("MEEPLE_BOT_PROCESSES", "0") == "1",
+            bot_max_seconds=float(os.environ.get("MEEPLE_BOT_MAX_SECONDS") or 5.0),
+            bot_max_iterations=int(os.environ.get("MEEPLE_BOT_MAX_ITERATIONS") or 20_000),
         )

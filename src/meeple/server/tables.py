@@ -14,6 +14,7 @@ import asyncio
 import hashlib
 import hmac
 import logging
+import math
 import multiprocessing
 import pickle
 import secrets
@@ -116,9 +117,48 @@ class LiveTable:
         return s.kind == "bot" or (s.kind == "human" and s.zombie)
 
 
-def bot_choose(game: str, level: str, seed: int, state: State) -> int:
-    """Run in a worker: a fresh bot of ``level`` picks a move (top level, so it pickles)."""
-    return make_bot(level, meeple.game_info(game), seed).choose(state)
+def check_level(level: str | None, info: meeple.core.GameInfo, settings: Settings) -> str:
+    """The bot level to seat, or `TableError` ``bad_level``: a named level of the game, or a
+    knob level (``ismcts:<knob>``) whose budget stays within the server's caps.
+
+    Why here and not in `meeple.bots`: the caps protect this server's shared bot pool (one
+    ``ismcts:infs`` seat would stall every table); the arena and the terminal may search as long
+    as their owner likes.
+    """
+    level = level or levels(info)[0]
+    if level in levels(info):
+        return level
+    try:
+        bot = make_bot(level, info, 0)
+    except ValueError as exc:
+        raise TableError("bad_level", str(exc)) from exc
+    cap_s, cap_n = settings.bot_max_seconds, settings.bot_max_iterations
+    if not (hasattr(bot, "iterations") or hasattr(bot, "seconds")):
+        raise TableError("bad_level", f"level {level!r}: the web takes {', '.join(levels(info))}"
+                                      " or a search knob within the server's cap")
+    seconds, iterations = getattr(bot, "seconds", None), getattr(bot, "iterations", None)
+    if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= cap_s):
+        raise TableError("bad_level", f"level {level!r}: this server's cap is {cap_s:g} s per move")
+    if iterations is not None and not 0 < iterations <= cap_n:
+        raise TableError("bad_level",
+                         f"level {level!r}: this server's cap is {cap_n} iterations per move")
+    for knob in ("prior_weight", "exploration"):
+        value = getattr(bot, knob, 0.0)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise TableError("bad_level", f"level {level!r}: {knob} must be finite (server cap)")
+    return level
+
+
+def bot_choose(game: str, level: str, seed: int, state: State, max_seconds: float | None = None) -> int:
+    """Run in a worker: a fresh bot of ``level`` picks a move (top level, so it pickles).
+
+    ``max_seconds`` cuts a search bot's think time, whatever budget its level names.
+    """
+    bot = make_bot(level, meeple.game_info(game), seed)
+    if max_seconds is not None and hasattr(bot, "max_seconds"):
+        current = getattr(bot, "max_seconds", None)
+        bot.max_seconds = max_seconds if current is None else min(current, max_seconds)
+    return bot.choose(state)
 
 
 class TableManager:
@@ -189,6 +229,7 @@ class TableManager:
         for a in actions:
             state.apply(a)
         t = LiveTable(rec=rec, state=state)
+        await self._cap_stored_levels(t)
         if state.is_over() and rec.status != "over":  # killed between the log and the status
             rec.status = "over"
             await self._db(self.storage.set_status, rec.id, "over")
@@ -196,6 +237,23 @@ class TableManager:
         await self._arm_timer_from_log(t)
         self._schedule(t)
         return t
+
+    async def _cap_stored_levels(self, t: LiveTable) -> None:
+        """A bot level stored before the caps (or under looser ones) is clamped to the game's
+        default level on load, so no restart resumes an unbounded search."""
+        info = meeple.game_info(t.rec.game)
+        for s in t.rec.seats:
+            if s.kind != "bot":
+                continue
+            try:
+                check_level(s.level, info, self.settings)
+            except TableError:
+                level = levels(info)[0] if "heuristic" not in info.bots else "heuristic"
+                log.warning("table %s seat %d: level %r is over this server's caps; %s plays it",
+                            t.rec.id, s.seat, s.level, level)
+                new = SeatRecord(s.seat, "bot", name=f"Bot {s.seat + 1} ({level})", level=level)
+                await self._db(self.storage.update_seat, t.rec.id, new, "bot")
+                t.rec.seats[s.seat] = new
 
     def evict_if_idle(self, t: LiveTable) -> None:
         """Forget a finished table nobody watches; replays rebuild it from the log on demand."""
@@ -259,11 +317,7 @@ class TableManager:
         records: list[SeatRecord] = []
         for n, (kind, level) in enumerate(seats):
             if kind == "bot":
-                level = level or levels(info)[0]
-                try:
-                    make_bot(level, info, 0)
-                except ValueError as exc:
-                    raise TableError("bad_level", str(exc)) from exc
+                level = check_level(level, info, self.settings)
                 records.append(SeatRecord(n, "bot", name=f"Bot {n + 1} ({level})", level=level))
             elif kind == "me":
                 if not name:
@@ -322,12 +376,7 @@ class TableManager:
                 raise TableError("seat_taken", f"seat {seat} is not free")
             secret = None
             if kind == "bot":
-                info = meeple.game_info(t.rec.game)
-                level = level or levels(info)[0]
-                try:
-                    make_bot(level, info, 0)
-                except ValueError as exc:
-                    raise TableError("bad_level", str(exc)) from exc
+                level = check_level(level, meeple.game_info(t.rec.game), self.settings)
                 new = SeatRecord(seat, "bot", name=f"Bot {seat + 1} ({level})", level=level)
             else:
                 secret = new_secret()
@@ -472,14 +521,15 @@ class TableManager:
                 seed = (t.rec.seed * 1_000_003 + seat * 7919 + n) & 0x7FFFFFFF
                 snapshot = t.state.clone()
                 loop = asyncio.get_running_loop()
+                cap = self.settings.bot_max_seconds
                 try:
                     action = await loop.run_in_executor(
-                        self.pool, bot_choose, t.rec.game, level, seed, snapshot
+                        self.pool, bot_choose, t.rec.game, level, seed, snapshot, cap
                     )
                 except (pickle.PicklingError, TypeError, AttributeError):
                     # a state that cannot cross to another process thinks in a thread instead
                     action = await loop.run_in_executor(
-                        self.threads, bot_choose, t.rec.game, level, seed, snapshot
+                        self.threads, bot_choose, t.rec.game, level, seed, snapshot, cap
                     )
                 try:
                     await self.move(t, seat, action, n, by_bot=True)
