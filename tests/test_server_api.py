@@ -190,3 +190,22 @@ def test_a_table_resumed_after_restart_runs_no_uncapped_bot(tmp_path):
         assert seats[1]["level"] != "ismcts:infs"
         wait_for(lambda: c2.get(f"/api/tables/{t['id']}").json()["status"] == "over")
     assert store.load_table(t["id"]).seats[1].level != "ismcts:infs"
+
+
+def test_bodies_are_capped_whatever_their_encoding_and_errors_do_not_echo_input(c):
+    """Issue 18, hole 3: a chunked body (no content-length) is counted as it streams."""
+    sent = 0
+
+    def chunks():
+        nonlocal sent
+        for _ in range(20 * 16):  # 20 MiB in 64 KiB chunks
+            sent += 65536
+            yield b" " * 65536
+
+    r = c.post("/api/tables", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and len(r.content) < 200
+    # a body under the cap but invalid: the 422 names the field, never the input back
+    big = {"game": "trickarus", "players": 3, "seats": [{"kind": "me"}], "name": "x" * 15000}
+    r = c.post("/api/tables", json=big)
+    assert r.status_code == 422 and len(r.content) < 1000 and "xxxxxxxx" not in r.text
+    assert r.json()["detail"][0]["loc"][-1] == "name"

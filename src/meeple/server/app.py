@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
-from starlette.middleware.base import BaseHTTPMiddleware
 
 import meeple
 from meeple.bots import levels
@@ -67,14 +67,58 @@ def record_summary(rec: TableRecord) -> dict[str, Any]:
     }
 
 
-class BodyLimit(BaseHTTPMiddleware):
-    """Refuse request bodies over `MAX_BODY` before anyone parses them."""
+class BodyLimit:
+    """Refuse request bodies over ``limit`` bytes (413) before anyone parses them.
 
-    async def dispatch(self, request: Request, call_next: Any) -> Any:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return JSONResponse({"error": "too_large", "detail": "request too large"}, 413)
-        return await call_next(request)
+    A pure ASGI middleware: the bytes are counted as they stream in, so a chunked body (no
+    content-length) is cut at the limit too instead of being read whole. Bodies under the limit
+    are buffered (they are small) and handed on unchanged.
+    """
+
+    def __init__(self, app: Any, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await _too_large(send)
+            return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                await _too_large(send)
+                return
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _too_large(send: Any) -> None:
+    await JSONResponse({"error": "too_large", "detail": "request too large"}, 413)(
+        {"type": "http"}, None, send)
+
+
+def _trimmed_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+    """Which fields were wrong and why, never the input itself (it could be megabytes)."""
+    return [{"loc": [str(x)[:40] for x in e.get("loc", ())][:6], "msg": str(e.get("msg", ""))[:200],
+             "type": str(e.get("type", ""))[:40]} for e in exc.errors()[:8]]
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -105,6 +149,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(TableError)
     async def _table_error(_: Request, exc: TableError) -> JSONResponse:
         return JSONResponse({"error": exc.code, "detail": str(exc)}, _ERROR_STATUS.get(exc.code, 400))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"error": "bad_request", "detail": _trimmed_errors(exc)}, 422)
 
     @app.exception_handler(MeepleError)
     async def _meeple_error(_: Request, exc: MeepleError) -> JSONResponse:
