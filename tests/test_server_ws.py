@@ -287,3 +287,49 @@ def test_the_same_move_from_two_tabs_is_applied_once(c, db):
                     ma["legal"][0]["json"]["play"] else [a])]
         assert refused[0]["code"] in ("stale", "not_your_turn")
     assert len(Storage(db).actions(t["id"])) == 1
+
+
+def test_a_connect_sends_one_small_update_to_others_not_the_full_state(c):
+    """Issue 18, hole 4: spectators arriving send the players nothing; a seat arriving sends
+    each other socket one small seats message (who is here), never the full state again."""
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+    j = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Bo"}).json()
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as a:
+        hello(a, 0, t["secret"])
+        spies = [c.websocket_connect(f"/ws/tables/{t['id']}") for _ in range(5)]
+        for s in spies:
+            assert hello(s.__enter__())["type"] == "state"
+        a.send_json({"type": "ping"})
+        assert a.receive_json() == {"type": "pong"}  # nothing queued before the pong
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as b:
+            assert hello(b, 1, j["secret"])["type"] == "state"
+            m = a.receive_json()
+            assert m["type"] == "seats" and m["seats"][1]["connected"] is True
+            assert "view" not in m and "log" not in m
+            a.send_json({"type": "ping"})
+            assert a.receive_json() == {"type": "pong"}
+        m = a.receive_json()
+        assert m["type"] == "seats" and m["seats"][1]["connected"] is False
+        for s in spies:
+            s.__exit__(None, None, None)
+
+
+def test_sockets_are_capped_per_table_and_per_client(db):
+    with client(db, max_sockets_per_table=2) as c:
+        t = create(c)
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as a, \
+                c.websocket_connect(f"/ws/tables/{t['id']}") as b:
+            hello(a), hello(b)
+            with c.websocket_connect(f"/ws/tables/{t['id']}") as x:
+                assert hello(x)["code"] == "too_many"
+                with pytest.raises(WebSocketDisconnect):
+                    x.receive_json()
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as a:  # room again once they left
+            assert hello(a)["type"] == "state"
+    with client(db, max_sockets_per_client=2) as c:
+        t2 = create(c)
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as a, \
+                c.websocket_connect(f"/ws/tables/{t2['id']}") as b:
+            hello(a), hello(b)
+            with c.websocket_connect(f"/ws/tables/{t2['id']}") as x:
+                assert x.receive_json()["code"] == "too_many"

@@ -40,7 +40,7 @@ _SAFE_FILE = re.compile(r"^[A-Za-z0-9_\-]+\.(js|css|svg|png|json)$")
 _MEDIA = {"js": "text/javascript", "css": "text/css", "svg": "image/svg+xml",
           "png": "image/png", "json": "application/json"}
 _ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 409,
-                 "not_over": 409, "not_running": 409}
+                 "not_over": 409, "not_running": 409, "too_many": 429}
 
 
 def renderer_url(game: str) -> str | None:
@@ -245,6 +245,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.websocket("/ws/tables/{table_id}")
     async def ws_table(ws: WebSocket, table_id: str) -> None:
         await ws.accept()
+        addr = ws.client.host if ws.client else "?"
+        if manager.client_sockets.get(addr, 0) >= settings.max_sockets_per_client:
+            await _refuse(ws, TableError("too_many", "too many open connections from your address"))
+            return
+        manager.client_sockets[addr] = manager.client_sockets.get(addr, 0) + 1
+        try:
+            await _table_socket(ws, table_id)
+        finally:
+            left = manager.client_sockets.get(addr, 1) - 1
+            if left > 0:
+                manager.client_sockets[addr] = left
+            else:
+                manager.client_sockets.pop(addr, None)
+
+    async def _table_socket(ws: WebSocket, table_id: str) -> None:
         try:
             t = await table(table_id)
             try:  # a socket that never says hello is not kept open
@@ -259,15 +274,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 s = t.seat(hello.seat)
                 if s.kind != "human" or not secret_ok(hello.secret, s.secret_hash):
                     raise TableError("forbidden", "wrong seat secret")
+            if sum(not c.closed for c in t.conns) >= settings.max_sockets_per_table:
+                raise TableError("too_many", "this table has as many watchers as it takes")
         except TableError as exc:
-            await ws.send_json({"type": "error", "code": exc.code, "message": str(exc)})
-            await ws.close(code=4000 + _ERROR_STATUS.get(exc.code, 400) % 1000)
+            await _refuse(ws, exc)
             return
         except WebSocketDisconnect:
             return
         conn = Connection(seat=hello.seat)
-        t.conns.add(conn)
-        manager.broadcast(t)  # the newcomer gets everything; the others see who is here
+        manager.attach(t, conn)  # the newcomer gets everything; the others only who is here
         writer = asyncio.create_task(_writer(ws, conn))
         try:
             while not conn.closed:
@@ -287,10 +302,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except WebSocketDisconnect:
             pass
         finally:
-            conn.closed = True
-            t.conns.discard(conn)
             writer.cancel()
-            manager.broadcast(t)
+            manager.detach(t, conn)
             manager.evict_if_idle(t)
 
     # ----- pages and static files -------------------------------------------------------------
@@ -317,6 +330,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=WEB), name="static")
     return app
+
+
+async def _refuse(ws: WebSocket, exc: TableError) -> None:
+    try:
+        await ws.send_json({"type": "error", "code": exc.code, "message": str(exc)})
+        await ws.close(code=4000 + _ERROR_STATUS.get(exc.code, 400) % 1000)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
 
 
 def _move_labels(t: LiveTable) -> list[tuple[int, str]]:

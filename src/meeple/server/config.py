@@ -42,6 +42,10 @@ class Settings:
     # these caps; every bot move is also cut at ``bot_max_seconds`` whatever its level says.
     bot_max_seconds: float = 5.0
     bot_max_iterations: int = 20_000
+    # Open WebSockets: per table (players and spectators), and per client address on this server
+    # (sockets still waiting to say hello included).
+    max_sockets_per_table: int = 200
+    max_sockets_per_client: int = 20
 
     @classmethod
     def from_env(
@@ -62,4 +66,6 @@ class Settings:
             else os.environ.get("MEEPLE_BOT_PROCESSES", "0") == "1",
             bot_max_seconds=float(os.environ.get("MEEPLE_BOT_MAX_SECONDS") or 5.0),
             bot_max_iterations=int(os.environ.get("MEEPLE_BOT_MAX_ITERATIONS") or 20_000),
+            max_sockets_per_table=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_TABLE") or 200),
+            max_sockets_per_client=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_CLIENT") or 20),
         )

@@ -169,6 +169,7 @@ class TableManager:
         self.storage = storage
         self.bus = bus
         self.tables: dict[str, LiveTable] = {}
+        self.client_sockets: dict[str, int] = {}  # open WebSockets per client address
         self._loading: dict[str, asyncio.Lock] = {}
         workers = max(1, settings.bot_workers)
         self.threads = ThreadPoolExecutor(workers, thread_name_prefix="meeple-bot")
@@ -548,6 +549,35 @@ class TableManager:
                 await self.set_zombie(t, seat, True)
 
     # ----- what each connection sees --------------------------------------------------------------
+    def attach(self, t: LiveTable, conn: Connection) -> None:
+        """A socket joins: it gets the full state; the others get one small ``seats`` message,
+        and only if a seat's presence changed (a spectator arriving changes nothing they see)."""
+        before = self._present(t)
+        t.conns.add(conn)
+        view = self.message(t, conn.seat)
+        events = t.log(conn.seat)
+        conn.push({**view, "log_start": 0, "log": events})
+        conn.log_sent = len(events)
+        self._presence(t, before, skip=conn)
+
+    def detach(self, t: LiveTable, conn: Connection) -> None:
+        before = self._present(t)
+        conn.closed = True
+        t.conns.discard(conn)
+        self._presence(t, before)
+
+    def _present(self, t: LiveTable) -> set[int | None]:
+        return {c.seat for c in t.conns if not c.closed and c.seat is not None}
+
+    def _presence(self, t: LiveTable, before: set[int | None], skip: Connection | None = None) -> None:
+        now = self._present(t)
+        if now == before:
+            return
+        msg = {"type": "seats", "table": t.rec.id, "seats": self.seats_json(t, now)}
+        for c in list(t.conns):
+            if c is not skip:
+                c.push(msg)
+
     def broadcast(self, t: LiveTable) -> None:
         views: dict[int | None, dict[str, Any]] = {}
         logs: dict[int | None, list[dict[str, Any]]] = {}

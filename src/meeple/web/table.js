@@ -51,6 +51,10 @@ function onMessage(msg) {
     if (msg.code === "stale" || msg.code === "illegal") setTimeout(() => ($("error").textContent = ""), 3000);
     return;
   }
+  if (msg.type === "seats") {  // someone arrived or left: only the seats changed
+    if (last) { last = { ...last, seats: msg.seats }; draw(); }
+    return;
+  }
   if (msg.type !== "state") return;
   if (msg.log_start === 0) log = [];
   log = log.slice(0, msg.log_start).concat(msg.log);
