@@ -209,3 +209,21 @@ def test_bodies_are_capped_whatever_their_encoding_and_errors_do_not_echo_input(
     r = c.post("/api/tables", json=big)
     assert r.status_code == 422 and len(r.content) < 1000 and "xxxxxxxx" not in r.text
     assert r.json()["detail"][0]["loc"][-1] == "name"
+
+
+def test_seat_numbers_out_of_range_are_refused_with_4xx_everywhere(c):
+    """Issue 18, hole 5: a rematch for seat 9 of a 2-seat table answered 500."""
+    t = create(c, players=2, seats=[{"kind": "bot"}, {"kind": "bot"}], name=None)
+    tid = t["id"]
+    wait_for(lambda: c.get(f"/api/tables/{tid}").json()["status"] == "over")
+    for seat in (2, 9, 15):
+        r = c.post(f"/api/tables/{tid}/rematch", json={"seat": seat, "secret": t["host"]})
+        assert r.status_code == 400 and r.json()["error"] == "bad_seat", r.text
+        assert c.get(f"/api/tables/{tid}/replay", params={"seat": seat}).status_code == 400
+    o = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+    for path, body in (("join", {"seat": 9, "name": "Bo"}),
+                       ("bot", {"seat": 9, "host": o["host"]}),
+                       ("invite", {"seat": 9, "host": o["host"]})):
+        assert c.post(f"/api/tables/{o['id']}/{path}", json=body).status_code == 400, path
+    with c.websocket_connect(f"/ws/tables/{o['id']}") as ws:
+        assert hello(ws, 9, o["secret"])["code"] == "bad_seat"

@@ -408,7 +408,7 @@ class TableManager:
         if t.rec.status != "over":
             raise TableError("not_over", "a rematch needs a finished game")
         is_host = secret_ok(secret, t.rec.host_hash)
-        if seat is not None and not (t.seat(seat).kind == "human"
+        if seat is not None and not (self._seat_no(t, seat).kind == "human"
                                      and secret_ok(secret, t.seat(seat).secret_hash)):
             raise TableError("forbidden", "wrong seat secret")
         if seat is None and not is_host:
