@@ -227,3 +227,19 @@ def test_seat_numbers_out_of_range_are_refused_with_4xx_everywhere(c):
         assert c.post(f"/api/tables/{o['id']}/{path}", json=body).status_code == 400, path
     with c.websocket_connect(f"/ws/tables/{o['id']}") as ws:
         assert hello(ws, 9, o["secret"])["code"] == "bad_seat"
+
+
+def test_names_are_normalised_visible_and_not_a_bots_label(c):
+    """Issue 18, hole 6: blank, bidi-override, zero-width and bot-imitating names."""
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+    for bad in ("", "   ", "\u202eevE", "A\u200bnn", "\u200b", "Bot 3 (heuristic)", "bot3",
+                "Bo\x07b", "Ann (ismcts:200)", "x" * 41, "ｘ" * 41, "Seat 2", "a\nb"):
+        r = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": bad})
+        assert r.status_code == 422, (bad, r.text)
+    ok = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "  Ｂｏ  Ｍａｒｌｅｙ "})
+    assert ok.status_code == 200
+    assert c.get(f"/api/tables/{t['id']}").json()["seats"][1]["name"] == "Bo Marley"  # NFKC
+    assert c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Zoë Bottom"}).status_code == 200
+    r = c.post("/api/tables", json={"game": "trickarus", "players": 3, "seats": [{"kind": "me"}],
+                                    "name": "Bot 1 (random)"})
+    assert r.status_code == 422
