@@ -9,7 +9,7 @@ import pytest
 
 import meeple
 from meeple.server.storage import Storage
-from server_util import client, create, hello, wait_for
+from server_util import client, create, hello, join, until, wait_for
 
 
 @pytest.fixture()
@@ -52,9 +52,9 @@ def test_create_rejects_bad_input_with_clear_errors(c):
 def test_open_seats_are_joined_once_and_the_game_starts_when_full(c):
     t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
     assert t["table"]["status"] == "open" and t["seat"] == 0
-    r = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Bo"})
+    r = join(c, t["id"], 1, "Bo")
     assert r.status_code == 200 and r.json()["secret"]
-    again = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Cy"})
+    again = join(c, t["id"], 1, "Cy")
     assert again.status_code == 409
     info = c.get(f"/api/tables/{t['id']}").json()
     assert info["status"] == "running"
@@ -76,10 +76,9 @@ def test_invite_link_reserves_a_seat_for_its_secret_only(c):
     t = create(c, seats=[{"kind": "me"}, {"kind": "bot"}, {"kind": "open"}])
     inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 2}).json()
     assert inv["link"].endswith(f"#seat=2&invite={inv['secret']}")  # a fragment: never sent to servers
-    assert c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Eve"}).status_code == 409
-    assert c.post(f"/api/tables/{t['id']}/join",
-                  json={"seat": 2, "name": "Eve", "secret": "wrong-secret-123"}).status_code == 409
-    ok = c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Di", "secret": inv["secret"]})
+    assert join(c, t["id"], 2, "Eve").status_code == 409
+    assert join(c, t["id"], 2, "Eve", "wrong-secret-123").status_code == 409
+    ok = join(c, t["id"], 2, "Di", inv["secret"])
     assert ok.status_code == 200 and ok.json()["secret"]
     assert c.get(f"/api/tables/{t['id']}").json()["seats"][2]["name"] == "Di"
 
@@ -88,12 +87,11 @@ def test_an_invite_secret_is_spent_when_the_friend_joins(c):
     """Issue 18, hole 1: whoever saw the link must not hold the friend's seat afterwards."""
     t = create(c, seats=[{"kind": "me"}, {"kind": "bot"}, {"kind": "open"}])
     inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 2}).json()
-    ok = c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Di", "secret": inv["secret"]})
+    ok = join(c, t["id"], 2, "Di", inv["secret"])
     assert ok.status_code == 200
     mine = ok.json()["secret"]
     assert mine != inv["secret"]
-    assert c.post(f"/api/tables/{t['id']}/join",
-                  json={"seat": 2, "name": "Di", "secret": inv["secret"]}).status_code == 409
+    assert join(c, t["id"], 2, "Di", inv["secret"]).status_code == 409
     with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:  # the link opens the seat no more
         assert hello(ws, 2, inv["secret"])["code"] == "forbidden"
     with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
@@ -234,12 +232,72 @@ def test_names_are_normalised_visible_and_not_a_bots_label(c):
     t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
     for bad in ("", "   ", "\u202eevE", "A\u200bnn", "\u200b", "Bot 3 (heuristic)", "bot3",
                 "Bo\x07b", "Ann (ismcts:200)", "x" * 41, "ｘ" * 41, "Seat 2", "a\nb"):
-        r = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": bad})
+        r = join(c, t["id"], 1, bad)
         assert r.status_code == 422, (bad, r.text)
-    ok = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "  Ｂｏ  Ｍａｒｌｅｙ "})
+    ok = join(c, t["id"], 1, "  Ｂｏ  Ｍａｒｌｅｙ ")
     assert ok.status_code == 200
     assert c.get(f"/api/tables/{t['id']}").json()["seats"][1]["name"] == "Bo Marley"  # NFKC
-    assert c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Zoë Bottom"}).status_code == 200
+    assert join(c, t["id"], 2, "Zoë Bottom").status_code == 200
     r = c.post("/api/tables", json={"game": "trickarus", "players": 3, "seats": [{"kind": "me"}],
                                     "name": "Bot 1 (random)"})
     assert r.status_code == 422
+
+
+def test_one_browser_takes_one_seat_unless_the_host_seats_it(c):
+    """Issue 18, hole 7: anyone could take every open seat."""
+    c.get("/")  # the lobby page hands this browser its client cookie
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+    # the creator's browser holds seat 0 already
+    r = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Bo"})
+    assert r.status_code == 409 and r.json()["error"] == "one_seat"
+    assert join(c, t["id"], 1, "Bo").status_code == 200  # another browser
+    r = c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Bo2"})
+    assert r.status_code == 409 and r.json()["error"] == "one_seat"
+    c.cookies.clear()  # no client cookie at all: refused, not counted as a new browser
+    r = c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Cy"})
+    assert r.status_code == 400 and r.json()["error"] == "no_client"
+    # the host may seat the same browser again, by invite
+    inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 2}).json()
+    assert c.post(f"/api/tables/{t['id']}/join",
+                  json={"seat": 2, "name": "Bo2", "secret": inv["secret"]}).status_code == 200
+
+
+def test_host_removes_a_player_or_an_unused_invite_before_the_start(c):
+    t = create(c, players=4, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}])
+    bo = join(c, t["id"], 1, "Bo").json()
+    inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 2}).json()
+    assert c.post(f"/api/tables/{t['id']}/reopen", json={"host": bo["secret"], "seat": 1}).status_code == 403
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        hello(ws, 1, bo["secret"])
+        r = c.post(f"/api/tables/{t['id']}/reopen", json={"host": t["host"], "seat": 1})
+        assert r.status_code == 200 and r.json()["seats"][1]["kind"] == "open"
+        # the removed player's socket is told and closed; their secret opens nothing
+        assert until(ws, lambda x: x["type"] == "error")["code"] == "seat_lost"
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        assert hello(ws, 1, bo["secret"])["code"] == "forbidden"
+    r = c.post(f"/api/tables/{t['id']}/reopen", json={"host": t["host"], "seat": 2})
+    assert r.json()["seats"][2]["kind"] == "open"
+    assert join(c, t["id"], 2, "Di", inv["secret"]).status_code == 200  # an ordinary open seat now
+    assert c.post(f"/api/tables/{t['id']}/reopen", json={"host": t["host"], "seat": 9}).status_code == 400
+
+
+def test_host_hands_a_long_gone_players_seat_to_a_bot(tmp_path):
+    with client(f"sqlite:///{tmp_path / 'g.db'}", seat_gone_seconds=0.5, bot_delay=0.05) as c:
+        t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+        bo = join(c, t["id"], 1, "Bo").json()
+        assert c.get(f"/api/tables/{t['id']}").json()["status"] == "running"
+        assert c.post(f"/api/tables/{t['id']}/reopen", json={"host": t["host"], "seat": 1}).status_code == 409
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+            hello(ws, 1, bo["secret"])
+            import time
+            time.sleep(0.6)
+            r = c.post(f"/api/tables/{t['id']}/replace", json={"host": t["host"], "seat": 1})
+            assert r.status_code == 409 and r.json()["error"] == "not_gone"  # still here
+        r = c.post(f"/api/tables/{t['id']}/replace", json={"host": t["host"], "seat": 1})
+        assert r.status_code == 409  # just left: not gone long enough yet
+        wait_for(lambda: c.post(f"/api/tables/{t['id']}/replace",
+                                json={"host": t["host"], "seat": 1, "level": "heuristic"}).status_code == 200)
+        seat = c.get(f"/api/tables/{t['id']}").json()["seats"][1]
+        assert seat["kind"] == "bot" and seat["level"] == "heuristic"
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+            assert hello(ws, 1, bo["secret"])["code"] == "forbidden"

@@ -30,7 +30,7 @@ from .config import Settings
 from .models import ClientMessage, CreateTable, Hello, HostSeat, Join, Leave, Move, Reclaim, Rematch
 from .pubsub import make_bus
 from .storage import Storage, TableRecord
-from .tables import Connection, LiveTable, TableError, TableManager, secret_ok
+from .tables import Connection, LiveTable, TableError, TableManager, new_secret, secret_ok
 
 log = logging.getLogger("meeple.server")
 
@@ -40,7 +40,10 @@ _SAFE_FILE = re.compile(r"^[A-Za-z0-9_\-]+\.(js|css|svg|png|json)$")
 _MEDIA = {"js": "text/javascript", "css": "text/css", "svg": "image/svg+xml",
           "png": "image/png", "json": "application/json"}
 _ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 409,
-                 "not_over": 409, "not_running": 409, "too_many": 429}
+                 "not_over": 409, "not_running": 409, "too_many": 429, "one_seat": 409,
+                 "not_open": 409, "not_gone": 409}
+CLIENT_COOKIE = "meeple_client"
+_CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,64}$")
 
 
 def renderer_url(game: str) -> str | None:
@@ -115,6 +118,38 @@ async def _too_large(send: Any) -> None:
         {"type": "http"}, None, send)
 
 
+class ClientCookie:
+    """Give each browser a random client token (an HttpOnly cookie) on its first response.
+
+    It tells the server "the same browser" (one open seat per browser and table); it is no
+    secret of any seat. ``Secure`` when the public address is https.
+    """
+
+    def __init__(self, app: Any, secure: bool = False) -> None:
+        self.app = app
+        self.secure = secure
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or client_token(Request(scope)):
+            await self.app(scope, receive, send)
+            return
+        cookie = (f"{CLIENT_COOKIE}={new_secret()}; Path=/; Max-Age=31536000; HttpOnly; "
+                  f"SameSite=Lax{'; Secure' if self.secure else ''}")
+
+        async def with_cookie(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  (b"set-cookie", cookie.encode())]}
+            await send(message)
+
+        await self.app(scope, receive, with_cookie)
+
+
+def client_token(request: Request) -> str | None:
+    token = request.cookies.get(CLIENT_COOKIE)
+    return token if token and _CLIENT_TOKEN.match(token) else None
+
+
 def _trimmed_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
     """Which fields were wrong and why, never the input itself (it could be megabytes)."""
     return [{"loc": [str(x)[:40] for x in e.get("loc", ())][:6], "msg": str(e.get("msg", ""))[:200],
@@ -144,6 +179,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="meeple", lifespan=lifespan)
     app.state.manager = manager
     app.state.storage = storage
+    app.add_middleware(ClientCookie, secure=(settings.public_url or "").startswith("https://"))
     app.add_middleware(BodyLimit)
 
     @app.exception_handler(TableError)
@@ -172,10 +208,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "over": [record_summary(r) for r in done]}
 
     @app.post("/api/tables")
-    async def api_create(body: CreateTable) -> dict[str, Any]:
+    async def api_create(body: CreateTable, request: Request) -> dict[str, Any]:
         t, host, taken = await manager.create(
             body.game, body.players, body.options,
             [(s.kind, s.level) for s in body.seats], body.name, body.time_limit,
+            client=client_token(request),
         )
         out: dict[str, Any] = {"id": t.rec.id, "host": host, "table": manager.summary(t)}
         if taken:
@@ -193,9 +230,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return manager.summary(await table(table_id))
 
     @app.post("/api/tables/{table_id}/join")
-    async def api_join(table_id: str, body: Join) -> dict[str, Any]:
+    async def api_join(table_id: str, body: Join, request: Request) -> dict[str, Any]:
         t = await table(table_id)
-        secret = await manager.join(t, body.seat, body.name, body.secret)
+        secret = await manager.join(t, body.seat, body.name, body.secret, client_token(request))
         return {"id": t.rec.id, "seat": body.seat, "secret": secret}
 
     @app.post("/api/tables/{table_id}/bot")
@@ -211,9 +248,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"id": t.rec.id, "seat": body.seat, "secret": secret,
                 "link": f"/table/{t.rec.id}#seat={body.seat}&invite={secret}"}
 
+    @app.post("/api/tables/{table_id}/reopen")
+    async def api_reopen(table_id: str, body: HostSeat) -> dict[str, Any]:
+        """Before the start: the host removes whoever holds the seat (or an unused invite)."""
+        t = await table(table_id)
+        await manager.host_reopen(t, body.host, body.seat)
+        return manager.summary(t)
+
+    @app.post("/api/tables/{table_id}/replace")
+    async def api_replace(table_id: str, body: HostSeat) -> dict[str, Any]:
+        """During the game: the host hands a long-gone player's seat to a bot."""
+        t = await table(table_id)
+        await manager.host_replace(t, body.host, body.seat, body.level)
+        return manager.summary(t)
+
     @app.post("/api/tables/{table_id}/rematch")
-    async def api_rematch(table_id: str, body: Rematch) -> dict[str, Any]:
-        return await manager.rematch(await table(table_id), body.seat, body.secret)
+    async def api_rematch(table_id: str, body: Rematch, request: Request) -> dict[str, Any]:
+        return await manager.rematch(await table(table_id), body.seat, body.secret,
+                                     client_token(request))
 
     @app.get("/api/tables/{table_id}/replay")
     async def api_replay(table_id: str, step: int | None = None, seat: int | None = None) -> dict[str, Any]:
@@ -281,7 +333,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return
         except WebSocketDisconnect:
             return
-        conn = Connection(seat=hello.seat)
+        conn = Connection(seat=hello.seat,
+                          secret_hash=None if hello.seat is None else t.seat(hello.seat).secret_hash)
         manager.attach(t, conn)  # the newcomer gets everything; the others only who is here
         writer = asyncio.create_task(_writer(ws, conn))
         try:
@@ -366,6 +419,9 @@ async def _receive(ws: WebSocket, limit: int) -> Any:
 
 
 async def _handle(manager: TableManager, t: LiveTable, conn: Connection, msg: Any) -> None:
+    if not manager.holds_seat(t, conn):
+        conn.closed = True
+        raise TableError("seat_lost", "this seat is no longer yours")
     if isinstance(msg, Move):
         if conn.seat is None:
             raise TableError("forbidden", "spectators do not move")

@@ -46,6 +46,10 @@ class Settings:
     # (sockets still waiting to say hello included).
     max_sockets_per_table: int = 200
     max_sockets_per_client: int = 20
+    # The host may hand a person's seat to a bot once it has had no socket for this long.
+    seat_gone_seconds: float = 120.0
+    # The address people reach this server at (https://games.example.org): links and cookies.
+    public_url: str | None = None
 
     @classmethod
     def from_env(
@@ -68,4 +72,5 @@ class Settings:
             bot_max_iterations=int(os.environ.get("MEEPLE_BOT_MAX_ITERATIONS") or 20_000),
             max_sockets_per_table=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_TABLE") or 200),
             max_sockets_per_client=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_CLIENT") or 20),
+            seat_gone_seconds=float(os.environ.get("MEEPLE_SEAT_GONE_SECONDS") or 120.0),
         )
