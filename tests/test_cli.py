@@ -106,3 +106,12 @@ def test_play_picks_a_random_seed_unless_given_and_prints_it(tmp_path):
         assert f"--seed {record['seed']}" in done.stdout  # printed, so the game can be replayed
         seeds.add(record["seed"])
     assert len(seeds) == 2
+
+
+def test_serve_banner_names_the_public_url_or_the_machines_addresses():
+    from meeple.cli_serve import banner
+
+    assert banner("127.0.0.1", 8000, None) == ["meeple: serving on http://127.0.0.1:8000/"]
+    lines = banner("0.0.0.0", 8000, None)
+    assert "0.0.0.0" not in "".join(lines[1:]) and any("http://127.0.0.1:8000/" in x for x in lines)
+    assert any("https://games.example.org/" in x for x in banner("0.0.0.0", 8000, "https://games.example.org"))

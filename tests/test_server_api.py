@@ -301,3 +301,20 @@ def test_host_hands_a_long_gone_players_seat_to_a_bot(tmp_path):
         assert seat["kind"] == "bot" and seat["level"] == "heuristic"
         with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
             assert hello(ws, 1, bo["secret"])["code"] == "forbidden"
+
+
+def test_a_public_url_makes_links_redirects_and_cookies_use_it(tmp_path):
+    """Issue 18, item 9: behind a proxy at https://games.example.org every link points there."""
+    with client(f"sqlite:///{tmp_path / 'pub.db'}", public_url="https://games.example.org/") as c:
+        page = c.get("/")
+        assert "Secure" in page.headers["set-cookie"] and "HttpOnly" in page.headers["set-cookie"]
+        t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+        inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 1}).json()
+        assert inv["link"] == f"https://games.example.org/table/{t['id']}#seat=1&invite={inv['secret']}"
+        r = c.get("/api/games/", follow_redirects=False)
+        assert r.status_code in (307, 308) and r.headers["location"].startswith("https://games.example.org/api/games")
+    with client(f"sqlite:///{tmp_path / 'home.db'}") as c:  # no public URL: links are relative
+        assert "Secure" not in c.get("/").headers["set-cookie"]
+        t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+        inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 1}).json()
+        assert inv["link"].startswith(f"/table/{t['id']}#")

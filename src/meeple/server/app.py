@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -118,6 +119,29 @@ async def _too_large(send: Any) -> None:
         {"type": "http"}, None, send)
 
 
+class PublicURL:
+    """Make every request look as if it came to the public address (scheme and host), so each
+    redirect and link the app builds from the request points there, whatever Host header or
+    scheme the proxy in front passed on."""
+
+    def __init__(self, app: Any, url: str) -> None:
+        self.app = app
+        parts = urlsplit(url)
+        self.https = parts.scheme == "https"
+        self.host = parts.netloc.encode("latin-1")
+        port = parts.port or (443 if self.https else 80)
+        self.server = (parts.hostname or "", port)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            secure = {"http": "https", "websocket": "wss"}[scope["type"]]
+            plain = {"http": "http", "websocket": "ws"}[scope["type"]]
+            headers = [(k, v) for k, v in scope.get("headers", []) if k != b"host"]
+            scope = {**scope, "scheme": secure if self.https else plain, "server": self.server,
+                     "headers": [(b"host", self.host), *headers]}
+        await self.app(scope, receive, send)
+
+
 class ClientCookie:
     """Give each browser a random client token (an HttpOnly cookie) on its first response.
 
@@ -181,6 +205,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.storage = storage
     app.add_middleware(ClientCookie, secure=(settings.public_url or "").startswith("https://"))
     app.add_middleware(BodyLimit)
+    if settings.public_url:
+        app.add_middleware(PublicURL, url=settings.public_url)
 
     @app.exception_handler(TableError)
     async def _table_error(_: Request, exc: TableError) -> JSONResponse:
@@ -246,7 +272,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         t = await table(table_id)
         secret = await manager.host_seat(t, body.host, body.seat, "invite", None)
         return {"id": t.rec.id, "seat": body.seat, "secret": secret,
-                "link": f"/table/{t.rec.id}#seat={body.seat}&invite={secret}"}
+                "link": f"{settings.public_url or ''}/table/{t.rec.id}#seat={body.seat}&invite={secret}"}
 
     @app.post("/api/tables/{table_id}/reopen")
     async def api_reopen(table_id: str, body: HostSeat) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 
 def default_database_url() -> str:
@@ -22,6 +23,18 @@ def default_database_url() -> str:
         folder = Path(base) / "meeple"
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'meeple.db'}"
+
+
+def normalise_public_url(url: str | None) -> str | None:
+    """``https://games.example.org/`` -> ``https://games.example.org``; refuse what the
+    browser code cannot live under (a path prefix) or what is no web address at all."""
+    if not url:
+        return None
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/") \
+            or parts.query or parts.fragment:
+        raise ValueError(f"public URL {url!r}: give scheme and host only, e.g. https://games.example.org")
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 @dataclass
@@ -51,6 +64,9 @@ class Settings:
     # The address people reach this server at (https://games.example.org): links and cookies.
     public_url: str | None = None
 
+    def __post_init__(self) -> None:
+        self.public_url = normalise_public_url(self.public_url)
+
     @classmethod
     def from_env(
         cls,
@@ -58,6 +74,7 @@ class Settings:
         redis_url: str | None = None,
         bot_delay: float | None = None,
         bot_processes: bool | None = None,
+        public_url: str | None = None,
     ) -> Settings:
         env_delay = os.environ.get("MEEPLE_BOT_DELAY")
         return cls(
@@ -73,4 +90,5 @@ class Settings:
             max_sockets_per_table=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_TABLE") or 200),
             max_sockets_per_client=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_CLIENT") or 20),
             seat_gone_seconds=float(os.environ.get("MEEPLE_SEAT_GONE_SECONDS") or 120.0),
+            public_url=public_url or os.environ.get("MEEPLE_PUBLIC_URL") or None,
         )

@@ -124,7 +124,7 @@ function hostControls(seat) {
       : h("button", { "data-invite": seat, onclick: async () => {
         try {
           const res = await api(`/api/tables/${tableId}/invite`, { host: me().host, seat });
-          const link = `${location.origin}${res.link}`;
+          const link = res.link.startsWith("/") ? `${location.origin}${res.link}` : res.link;
           save(tableId, { invites: { ...(me().invites || {}), [seat]: link } });
           navigator.clipboard?.writeText(link).catch(() => {});
           if (last) draw();
