@@ -100,7 +100,12 @@ function drawSeats() {
 // invite); during the game, hand the seat of a player who has gone away to a bot.
 function hostSeatActions(s) {
   const post = (path, body) => async () => {
-    try { await api(`/api/tables/${tableId}/${path}`, { host: me().host, seat: s.seat, ...body }); } catch (e) { $("error").textContent = e.message; }
+    try {
+      await api(`/api/tables/${tableId}/${path}`, { host: me().host, seat: s.seat, ...body });
+      const invites = { ...(me().invites || {}) };
+      delete invites[s.seat];  // a reopened seat's old invite link opens nothing any more
+      save(tableId, { invites });
+    } catch (e) { $("error").textContent = e.message; }
   };
   if (last.status === "open" && s.kind !== "open" && s.seat !== last.seat) {
     return h("button", { "data-reopen": s.seat, title: "open this seat to anyone again", onclick: post("reopen", {}) },
