@@ -445,9 +445,11 @@ async def _receive(ws: WebSocket, limit: int) -> Any:
 
 
 async def _handle(manager: TableManager, t: LiveTable, conn: Connection, msg: Any) -> None:
-    if not manager.holds_seat(t, conn):
+    if not manager.holds_seat(t, conn):  # reopened or handed to a bot since this hello
+        conn.push({"type": "error", "code": "seat_lost", "message": "this seat is no longer yours"})
+        conn.push(None)
         conn.closed = True
-        raise TableError("seat_lost", "this seat is no longer yours")
+        return
     if isinstance(msg, Move):
         if conn.seat is None:
             raise TableError("forbidden", "spectators do not move")
