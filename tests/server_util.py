@@ -49,3 +49,13 @@ def wait_for(pred: Callable[[], bool], seconds: float = 20.0) -> None:
             return
         time.sleep(0.02)
     raise AssertionError("condition not reached in time")
+
+
+def join(c: TestClient, table_id: str, seat: int, name: str, secret: str | None = None) -> Any:
+    """Join from a fresh browser (a new client cookie): one browser takes one seat per table."""
+    c.cookies.clear()
+    c.get("/api/games")  # the first response hands the browser its client cookie
+    body: dict[str, Any] = {"seat": seat, "name": name}
+    if secret is not None:
+        body["secret"] = secret
+    return c.post(f"/api/tables/{table_id}/join", json=body)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import meeple
 
@@ -13,7 +14,9 @@ def meeple_cmd(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "meeple.cli", *args],
         input=stdin, capture_output=True, text=True, timeout=120,
-        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin", "TERM": "dumb"},
+        # the meeple under test (this checkout), not whichever one the venv has installed
+        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin", "TERM": "dumb",
+             "PYTHONPATH": str(Path(meeple.__file__).parents[1])},
     )
 
 
@@ -77,3 +80,38 @@ def test_a_choice_can_be_typed_as_words_of_its_label_or_as_json():
     assert _match_choice(state, json.dumps(state.action_to_json(target)), legal, labels) == target
     assert _match_choice(state, "no such card", legal, labels) is None
     assert _match_choice(state, "99", legal, labels) is None
+
+
+def test_words_match_in_any_order_and_a_day_night_value_by_its_day_value():
+    """Issue 18, item 8: ``rain 6`` picks "play Rain 6/4"; words are a subset of the label's."""
+    from meeple.cli import _label_words, _match_choice
+
+    assert {"play", "rain", "6/4", "6"} <= _label_words("play Rain 6/4")
+    labels = ["play Rain 6/4", "play Rain 7/3", "play Sun 6/4", "place a small pyramid on (15,16)"]
+    legal = [10, 11, 12, 13]
+    for typed, want in (("rain 6", 10), ("6 RAIN", 10), ("rain 6/4", 10), ("sun 6", 12),
+                        ("15,16", 13), ("pyramid (15,16)", 13)):
+        assert _match_choice(None, typed, legal, labels) == want, typed
+    assert _match_choice(None, "6", legal, labels) is None  # fits two: say more
+    assert _match_choice(None, "rain 4", legal, labels) is None  # the night value is not the card's
+
+
+def test_play_picks_a_random_seed_unless_given_and_prints_it(tmp_path):
+    seeds = set()
+    for i in range(2):
+        done = meeple_cmd("play", "trickarus", "--players", "3", "--seat", "-1", "--bots", "random",
+                          "--save", str(tmp_path / f"w{i}.json"))
+        assert done.returncode == 0, done.stderr
+        record = json.loads((tmp_path / f"w{i}.json").read_text())
+        assert f"--seed {record['seed']}" in done.stdout  # printed, so the game can be replayed
+        seeds.add(record["seed"])
+    assert len(seeds) == 2
+
+
+def test_serve_banner_names_the_public_url_or_the_machines_addresses():
+    from meeple.cli_serve import banner
+
+    assert banner("127.0.0.1", 8000, None) == ["meeple: serving on http://127.0.0.1:8000/"]
+    lines = banner("0.0.0.0", 8000, None)
+    assert "0.0.0.0" not in "".join(lines[1:]) and any("http://127.0.0.1:8000/" in x for x in lines)
+    assert any("https://games.example.org/" in x for x in banner("0.0.0.0", 8000, "https://games.example.org"))

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 import meeple
-from server_util import client, create, wait_for
+from meeple.server.storage import Storage
+from server_util import client, create, hello, join, until, wait_for
 
 
 @pytest.fixture()
@@ -51,9 +52,9 @@ def test_create_rejects_bad_input_with_clear_errors(c):
 def test_open_seats_are_joined_once_and_the_game_starts_when_full(c):
     t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
     assert t["table"]["status"] == "open" and t["seat"] == 0
-    r = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Bo"})
+    r = join(c, t["id"], 1, "Bo")
     assert r.status_code == 200 and r.json()["secret"]
-    again = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Cy"})
+    again = join(c, t["id"], 1, "Cy")
     assert again.status_code == 409
     info = c.get(f"/api/tables/{t['id']}").json()
     assert info["status"] == "running"
@@ -75,12 +76,26 @@ def test_invite_link_reserves_a_seat_for_its_secret_only(c):
     t = create(c, seats=[{"kind": "me"}, {"kind": "bot"}, {"kind": "open"}])
     inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 2}).json()
     assert inv["link"].endswith(f"#seat=2&invite={inv['secret']}")  # a fragment: never sent to servers
-    assert c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Eve"}).status_code == 409
-    assert c.post(f"/api/tables/{t['id']}/join",
-                  json={"seat": 2, "name": "Eve", "secret": "wrong-secret-123"}).status_code == 409
-    ok = c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Di", "secret": inv["secret"]})
-    assert ok.status_code == 200 and ok.json()["secret"] == inv["secret"]
+    assert join(c, t["id"], 2, "Eve").status_code == 409
+    assert join(c, t["id"], 2, "Eve", "wrong-secret-123").status_code == 409
+    ok = join(c, t["id"], 2, "Di", inv["secret"])
+    assert ok.status_code == 200 and ok.json()["secret"]
     assert c.get(f"/api/tables/{t['id']}").json()["seats"][2]["name"] == "Di"
+
+
+def test_an_invite_secret_is_spent_when_the_friend_joins(c):
+    """Issue 18, hole 1: whoever saw the link must not hold the friend's seat afterwards."""
+    t = create(c, seats=[{"kind": "me"}, {"kind": "bot"}, {"kind": "open"}])
+    inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 2}).json()
+    ok = join(c, t["id"], 2, "Di", inv["secret"])
+    assert ok.status_code == 200
+    mine = ok.json()["secret"]
+    assert mine != inv["secret"]
+    assert join(c, t["id"], 2, "Di", inv["secret"]).status_code == 409
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:  # the link opens the seat no more
+        assert hello(ws, 2, inv["secret"])["code"] == "forbidden"
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        assert hello(ws, 2, mine)["seat"] == 2
 
 
 def test_lobby_lists_tables_without_private_data(c):
@@ -140,3 +155,166 @@ def test_pages_and_static_files_are_served(c):
     assert c.get("/games/trickarus/web/..%2frules.py").status_code == 404
     assert c.get("/games/nogame/web/renderer.js").status_code == 404
     assert c.get("/api/tables/zzz").status_code == 404
+
+
+def test_bot_levels_are_named_or_within_the_servers_caps(c):
+    """Issue 18, hole 2: one request must not stall every bot (unbounded ``ismcts`` knobs)."""
+    for level in ("ismcts:infs", "ismcts:1e308s", "ismcts:999999999", "ismcts:nans",
+                  "ismcts:60s", "godlike"):
+        r = c.post("/api/tables", json={"game": "trickarus", "players": 3, "seats": [
+            {"kind": "bot", "level": level}], "name": None})
+        assert r.status_code == 400, (level, r.text)
+        assert r.json()["error"] == "bad_level"
+        assert "cap" in r.json()["detail"] or level in ("godlike", "ismcts:nans")
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+    bad = c.post(f"/api/tables/{t['id']}/bot", json={"host": t["host"], "seat": 1, "level": "ismcts:infs"})
+    assert bad.status_code == 400
+    for level in ("heuristic", "ismcts", "ismcts:200", "ismcts:0.2s:random"):
+        ok = c.post("/api/tables", json={"game": "trickarus", "players": 3, "seats": [
+            {"kind": "bot", "level": level}], "name": None})
+        assert ok.status_code == 200, (level, ok.text)
+
+
+def test_a_table_resumed_after_restart_runs_no_uncapped_bot(tmp_path):
+    db = f"sqlite:///{tmp_path / 'cap.db'}"
+    with client(db, bot_delay=30) as c1:  # the bot waits: the table is still running at restart
+        t = create(c1, players=3, seats=[{"kind": "bot", "level": "random"}] * 3, name=None)
+    store = Storage(db)
+    rec = store.load_table(t["id"])
+    rec.seats[1].level = "ismcts:infs"  # stored before the cap existed
+    store.update_seat(t["id"], rec.seats[1])
+    with client(db) as c2:
+        seats = c2.get(f"/api/tables/{t['id']}").json()["seats"]
+        assert seats[1]["level"] != "ismcts:infs"
+        wait_for(lambda: c2.get(f"/api/tables/{t['id']}").json()["status"] == "over")
+    assert store.load_table(t["id"]).seats[1].level != "ismcts:infs"
+
+
+def test_bodies_are_capped_whatever_their_encoding_and_errors_do_not_echo_input(c):
+    """Issue 18, hole 3: a chunked body (no content-length) is counted as it streams."""
+    sent = 0
+
+    def chunks():
+        nonlocal sent
+        for _ in range(20 * 16):  # 20 MiB in 64 KiB chunks
+            sent += 65536
+            yield b" " * 65536
+
+    r = c.post("/api/tables", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and len(r.content) < 200
+    # a body under the cap but invalid: the 422 names the field, never the input back
+    big = {"game": "trickarus", "players": 3, "seats": [{"kind": "me"}], "name": "x" * 15000}
+    r = c.post("/api/tables", json=big)
+    assert r.status_code == 422 and len(r.content) < 1000 and "xxxxxxxx" not in r.text
+    assert r.json()["detail"][0]["loc"][-1] == "name"
+
+
+def test_seat_numbers_out_of_range_are_refused_with_4xx_everywhere(c):
+    """Issue 18, hole 5: a rematch for seat 9 of a 2-seat table answered 500."""
+    t = create(c, players=2, seats=[{"kind": "bot"}, {"kind": "bot"}], name=None)
+    tid = t["id"]
+    wait_for(lambda: c.get(f"/api/tables/{tid}").json()["status"] == "over")
+    for seat in (2, 9, 15):
+        r = c.post(f"/api/tables/{tid}/rematch", json={"seat": seat, "secret": t["host"]})
+        assert r.status_code == 400 and r.json()["error"] == "bad_seat", r.text
+        assert c.get(f"/api/tables/{tid}/replay", params={"seat": seat}).status_code == 400
+    o = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+    for path, body in (("join", {"seat": 9, "name": "Bo"}),
+                       ("bot", {"seat": 9, "host": o["host"]}),
+                       ("invite", {"seat": 9, "host": o["host"]})):
+        assert c.post(f"/api/tables/{o['id']}/{path}", json=body).status_code == 400, path
+    with c.websocket_connect(f"/ws/tables/{o['id']}") as ws:
+        assert hello(ws, 9, o["secret"])["code"] == "bad_seat"
+
+
+def test_names_are_normalised_visible_and_not_a_bots_label(c):
+    """Issue 18, hole 6: blank, bidi-override, zero-width and bot-imitating names."""
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+    for bad in ("", "   ", "\u202eevE", "A\u200bnn", "\u200b", "Bot 3 (heuristic)", "bot3",
+                "Bo\x07b", "Ann (ismcts:200)", "x" * 41, "ｘ" * 41, "Seat 2", "a\nb"):
+        r = join(c, t["id"], 1, bad)
+        assert r.status_code == 422, (bad, r.text)
+    ok = join(c, t["id"], 1, "  Ｂｏ  Ｍａｒｌｅｙ ")
+    assert ok.status_code == 200
+    assert c.get(f"/api/tables/{t['id']}").json()["seats"][1]["name"] == "Bo Marley"  # NFKC
+    assert join(c, t["id"], 2, "Zoë Bottom").status_code == 200
+    r = c.post("/api/tables", json={"game": "trickarus", "players": 3, "seats": [{"kind": "me"}],
+                                    "name": "Bot 1 (random)"})
+    assert r.status_code == 422
+
+
+def test_one_browser_takes_one_seat_unless_the_host_seats_it(c):
+    """Issue 18, hole 7: anyone could take every open seat."""
+    c.get("/")  # the lobby page hands this browser its client cookie
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+    # the creator's browser holds seat 0 already
+    r = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Bo"})
+    assert r.status_code == 409 and r.json()["error"] == "one_seat"
+    assert join(c, t["id"], 1, "Bo").status_code == 200  # another browser
+    r = c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Bo2"})
+    assert r.status_code == 409 and r.json()["error"] == "one_seat"
+    c.cookies.clear()  # no client cookie at all: refused, not counted as a new browser
+    r = c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Cy"})
+    assert r.status_code == 400 and r.json()["error"] == "no_client"
+    # the host may seat the same browser again, by invite
+    inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 2}).json()
+    assert c.post(f"/api/tables/{t['id']}/join",
+                  json={"seat": 2, "name": "Bo2", "secret": inv["secret"]}).status_code == 200
+
+
+def test_host_removes_a_player_or_an_unused_invite_before_the_start(c):
+    t = create(c, players=4, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}])
+    bo = join(c, t["id"], 1, "Bo").json()
+    inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 2}).json()
+    assert c.post(f"/api/tables/{t['id']}/reopen", json={"host": bo["secret"], "seat": 1}).status_code == 403
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        hello(ws, 1, bo["secret"])
+        r = c.post(f"/api/tables/{t['id']}/reopen", json={"host": t["host"], "seat": 1})
+        assert r.status_code == 200 and r.json()["seats"][1]["kind"] == "open"
+        # the removed player's socket is told and closed; their secret opens nothing
+        assert until(ws, lambda x: x["type"] == "error")["code"] == "seat_lost"
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        assert hello(ws, 1, bo["secret"])["code"] == "forbidden"
+    r = c.post(f"/api/tables/{t['id']}/reopen", json={"host": t["host"], "seat": 2})
+    assert r.json()["seats"][2]["kind"] == "open"
+    assert join(c, t["id"], 2, "Di", inv["secret"]).status_code == 200  # an ordinary open seat now
+    assert c.post(f"/api/tables/{t['id']}/reopen", json={"host": t["host"], "seat": 9}).status_code == 400
+
+
+def test_host_hands_a_long_gone_players_seat_to_a_bot(tmp_path):
+    with client(f"sqlite:///{tmp_path / 'g.db'}", seat_gone_seconds=0.5, bot_delay=0.05) as c:
+        t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+        bo = join(c, t["id"], 1, "Bo").json()
+        assert c.get(f"/api/tables/{t['id']}").json()["status"] == "running"
+        assert c.post(f"/api/tables/{t['id']}/reopen", json={"host": t["host"], "seat": 1}).status_code == 409
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+            hello(ws, 1, bo["secret"])
+            import time
+            time.sleep(0.6)
+            r = c.post(f"/api/tables/{t['id']}/replace", json={"host": t["host"], "seat": 1})
+            assert r.status_code == 409 and r.json()["error"] == "not_gone"  # still here
+        r = c.post(f"/api/tables/{t['id']}/replace", json={"host": t["host"], "seat": 1})
+        assert r.status_code == 409  # just left: not gone long enough yet
+        wait_for(lambda: c.post(f"/api/tables/{t['id']}/replace",
+                                json={"host": t["host"], "seat": 1, "level": "heuristic"}).status_code == 200)
+        seat = c.get(f"/api/tables/{t['id']}").json()["seats"][1]
+        assert seat["kind"] == "bot" and seat["level"] == "heuristic"
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+            assert hello(ws, 1, bo["secret"])["code"] == "forbidden"
+
+
+def test_a_public_url_makes_links_redirects_and_cookies_use_it(tmp_path):
+    """Issue 18, item 9: behind a proxy at https://games.example.org every link points there."""
+    with client(f"sqlite:///{tmp_path / 'pub.db'}", public_url="https://games.example.org/") as c:
+        page = c.get("/")
+        assert "Secure" in page.headers["set-cookie"] and "HttpOnly" in page.headers["set-cookie"]
+        t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+        inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 1}).json()
+        assert inv["link"] == f"https://games.example.org/table/{t['id']}#seat=1&invite={inv['secret']}"
+        r = c.get("/api/games/", follow_redirects=False)
+        assert r.status_code in (307, 308) and r.headers["location"].startswith("https://games.example.org/api/games")
+    with client(f"sqlite:///{tmp_path / 'home.db'}") as c:  # no public URL: links are relative
+        assert "Secure" not in c.get("/").headers["set-cookie"]
+        t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+        inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 1}).json()
+        assert inv["link"].startswith(f"/table/{t['id']}#")

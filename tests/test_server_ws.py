@@ -12,7 +12,7 @@ from starlette.websockets import WebSocketDisconnect
 
 import meeple
 from meeple.server.storage import Storage
-from server_util import client, create, hello, my_turn, until, wait_for
+from server_util import client, create, hello, join, my_turn, until, wait_for
 
 
 @pytest.fixture()
@@ -103,7 +103,7 @@ def test_a_seat_acts_only_with_its_secret(c):
 
 def test_spectator_sees_the_public_view_and_cannot_move(c):
     t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
-    c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Bo"})
+    join(c, t["id"], 1, "Bo")
     with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
         m = hello(ws)
         assert m["seat"] is None and m["legal"] == [] and "hand" not in m["view"]
@@ -114,7 +114,7 @@ def test_spectator_sees_the_public_view_and_cannot_move(c):
 
 def test_each_seat_sees_only_its_own_hand(c):
     t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
-    j = c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Bo"}).json()
+    j = join(c, t["id"], 1, "Bo").json()
     with c.websocket_connect(f"/ws/tables/{t['id']}") as a, c.websocket_connect(f"/ws/tables/{t['id']}") as b:
         ma, mb = hello(a, 0, t["secret"]), hello(b, 1, j["secret"])
         hand_a = {x["code"] for x in ma["view"]["hand"]}
@@ -129,7 +129,7 @@ def test_each_seat_sees_only_its_own_hand(c):
 def test_stale_and_double_moves_are_rejected_and_applied_once(c, db):
     t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
     for seat in (1, 2):
-        c.post(f"/api/tables/{t['id']}/join", json={"seat": seat, "name": f"P{seat}"})
+        join(c, t["id"], seat, f"P{seat}")
     with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
         m = hello(ws, 0, t["secret"])
         a = m["legal"][0]["id"]
@@ -250,7 +250,7 @@ def test_a_seat_handed_to_a_bot_takes_no_moves_from_its_player(tmp_path):
     with client(f"sqlite:///{tmp_path / 'z.db'}", bot_delay=30) as c:  # the stand-in bot waits
         t = create(c, players=3, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
         for seat in (1, 2):
-            c.post(f"/api/tables/{t['id']}/join", json={"seat": seat, "name": f"P{seat}"})
+            join(c, t["id"], seat, f"P{seat}")
         with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
             m = hello(ws, 0, t["secret"])
             ws.send_json({"type": "leave"})
@@ -273,7 +273,7 @@ def test_the_same_move_from_two_tabs_is_applied_once(c, db):
     """Two tabs of one seat both answer move 0: one is applied, the other refused."""
     t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
     for seat in (1, 2):
-        c.post(f"/api/tables/{t['id']}/join", json={"seat": seat, "name": f"P{seat}"})
+        join(c, t["id"], seat, f"P{seat}")
     with c.websocket_connect(f"/ws/tables/{t['id']}") as a, \
             c.websocket_connect(f"/ws/tables/{t['id']}") as b:
         ma, mb = hello(a, 0, t["secret"]), hello(b, 0, t["secret"])
@@ -287,3 +287,49 @@ def test_the_same_move_from_two_tabs_is_applied_once(c, db):
                     ma["legal"][0]["json"]["play"] else [a])]
         assert refused[0]["code"] in ("stale", "not_your_turn")
     assert len(Storage(db).actions(t["id"])) == 1
+
+
+def test_a_connect_sends_one_small_update_to_others_not_the_full_state(c):
+    """Issue 18, hole 4: spectators arriving send the players nothing; a seat arriving sends
+    each other socket one small seats message (who is here), never the full state again."""
+    t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
+    j = join(c, t["id"], 1, "Bo").json()
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as a:
+        hello(a, 0, t["secret"])
+        spies = [c.websocket_connect(f"/ws/tables/{t['id']}") for _ in range(5)]
+        for s in spies:
+            assert hello(s.__enter__())["type"] == "state"
+        a.send_json({"type": "ping"})
+        assert a.receive_json() == {"type": "pong"}  # nothing queued before the pong
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as b:
+            assert hello(b, 1, j["secret"])["type"] == "state"
+            m = a.receive_json()
+            assert m["type"] == "seats" and m["seats"][1]["connected"] is True
+            assert "view" not in m and "log" not in m
+            a.send_json({"type": "ping"})
+            assert a.receive_json() == {"type": "pong"}
+        m = a.receive_json()
+        assert m["type"] == "seats" and m["seats"][1]["connected"] is False
+        for s in spies:
+            s.__exit__(None, None, None)
+
+
+def test_sockets_are_capped_per_table_and_per_client(db):
+    with client(db, max_sockets_per_table=2) as c:
+        t = create(c)
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as a, \
+                c.websocket_connect(f"/ws/tables/{t['id']}") as b:
+            hello(a), hello(b)
+            with c.websocket_connect(f"/ws/tables/{t['id']}") as x:
+                assert hello(x)["code"] == "too_many"
+                with pytest.raises(WebSocketDisconnect):
+                    x.receive_json()
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as a:  # room again once they left
+            assert hello(a)["type"] == "state"
+    with client(db, max_sockets_per_client=2) as c:
+        t2 = create(c)
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as a, \
+                c.websocket_connect(f"/ws/tables/{t2['id']}") as b:
+            hello(a), hello(b)
+            with c.websocket_connect(f"/ws/tables/{t2['id']}") as x:
+                assert x.receive_json()["code"] == "too_many"

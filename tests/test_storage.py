@@ -12,7 +12,7 @@ import pytest
 
 import meeple
 from meeple.server.storage import DuplicateMove, SeatRecord, Storage, TableRecord
-from server_util import client, create, hello, until, wait_for
+from server_util import client, create, hello, join, until, wait_for
 
 PG = os.environ.get("MEEPLE_TEST_POSTGRES_URL")
 REDIS = os.environ.get("MEEPLE_TEST_REDIS_URL")
@@ -107,7 +107,7 @@ def test_two_servers_share_a_table_through_redis(tmp_path):
     url = PG or f"sqlite:///{tmp_path / 'shared.db'}"
     with client(url, redis_url=REDIS) as a, client(url, redis_url=REDIS) as b:
         t = create(a, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
-        j = b.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "Bo"}).json()
+        j = join(b, t["id"], 1, "Bo").json()
         with a.websocket_connect(f"/ws/tables/{t['id']}") as wa, \
                 b.websocket_connect(f"/ws/tables/{t['id']}") as wb:
             ma = hello(wa, 0, t["secret"])

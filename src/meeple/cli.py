@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -67,12 +68,16 @@ def play(
     players: int = typer.Option(4, help="number of players"),
     seat: int = typer.Option(0, help="your seat (0-based); -1 to watch bots only"),
     bots: str = typer.Option("heuristic", help="bot level(s) for the other seats, comma-separated"),
-    seed: int = typer.Option(0, help="game seed (a game is fully determined by it and the moves)"),
+    seed: int | None = typer.Option(
+        None, help="game seed (a game is fully determined by it and the moves); default: random"
+    ),
     option: list[str] = typer.Option([], "--option", "-o", help="game option NAME=VALUE"),
     save: Path | None = typer.Option(None, help="where to save the record (default records/…)"),
     delay: float = typer.Option(0.0, help="seconds to pause after each bot move"),
 ) -> None:
     """Play a game in the terminal against bots."""
+    if seed is None:  # a new deal each game; the seed is printed so a game can be played again
+        seed = secrets.randbits(32)
     try:
         state = meeple.make(game, players=players, seed=seed, **parse_options(option))
     except ValueError as exc:
@@ -92,7 +97,8 @@ def play(
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
     you = f"You are P{seat}." if me is not None else "You are watching."
-    console.print(f"[bold]{info.title}[/bold], {players} players, seed {seed}. {you}")
+    console.print(f"[bold]{info.title}[/bold], {players} players, seed {seed} "
+                  f"(play this deal again with --seed {seed}). {you}")
     while not state.is_over():
         p = state.to_move
         assert p is not None
@@ -160,8 +166,8 @@ def _match_choice(state: State, answer: str, legal: list[int], labels: list[str]
         except (json.JSONDecodeError, IllegalAction) as exc:
             console.print(f"[red]{exc}. Try again.[/red]")
             return None
-    words = answer.lower().split()
-    found = [a for a, label in zip(legal, labels, strict=True) if words and all(w in label.lower().split() for w in words)]
+    words = {w.strip(_PUNCT) for w in answer.lower().split()} - {""}
+    found = [a for a, label in zip(legal, labels, strict=True) if words and words <= _label_words(label)]
     if len(found) == 1:
         return found[0]
     if not found:
@@ -170,6 +176,24 @@ def _match_choice(state: State, answer: str, legal: list[int], labels: list[str]
         shown = ", ".join(labels[legal.index(a)] for a in found[:8])
         console.print(f"[red]{answer!r} fits {len(found)} choices ({shown}…); say more.[/red]")
     return None
+
+
+_PUNCT = "()[],.;:!?\"'"
+
+
+def _label_words(label: str) -> set[str]:
+    """The words a typed answer may use for ``label``, in any order: each word as written and
+    without its brackets or commas; a day/night value ``6/4`` also answers to its day value
+    ``6`` (the night value is the same card's other side, not a name for it)."""
+    out: set[str] = set()
+    for word in label.lower().split():
+        for w in (word, word.strip(_PUNCT)):
+            if w:
+                out.add(w)
+                day, slash, _night = w.partition("/")
+                if slash and day:
+                    out.add(day)
+    return out
 
 
 def _save(state: State, path: Path | None, seat_bots: dict[int, Any]) -> None:

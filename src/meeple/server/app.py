@@ -15,12 +15,13 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
-from starlette.middleware.base import BaseHTTPMiddleware
 
 import meeple
 from meeple.bots import levels
@@ -30,7 +31,7 @@ from .config import Settings
 from .models import ClientMessage, CreateTable, Hello, HostSeat, Join, Leave, Move, Reclaim, Rematch
 from .pubsub import make_bus
 from .storage import Storage, TableRecord
-from .tables import Connection, LiveTable, TableError, TableManager, secret_ok
+from .tables import Connection, LiveTable, TableError, TableManager, new_secret, secret_ok
 
 log = logging.getLogger("meeple.server")
 
@@ -40,7 +41,10 @@ _SAFE_FILE = re.compile(r"^[A-Za-z0-9_\-]+\.(js|css|svg|png|json)$")
 _MEDIA = {"js": "text/javascript", "css": "text/css", "svg": "image/svg+xml",
           "png": "image/png", "json": "application/json"}
 _ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 409,
-                 "not_over": 409, "not_running": 409}
+                 "not_over": 409, "not_running": 409, "too_many": 429, "one_seat": 409,
+                 "not_open": 409, "not_gone": 409}
+CLIENT_COOKIE = "meeple_client"
+_CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,64}$")
 
 
 def renderer_url(game: str) -> str | None:
@@ -67,14 +71,113 @@ def record_summary(rec: TableRecord) -> dict[str, Any]:
     }
 
 
-class BodyLimit(BaseHTTPMiddleware):
-    """Refuse request bodies over `MAX_BODY` before anyone parses them."""
+class BodyLimit:
+    """Refuse request bodies over ``limit`` bytes (413) before anyone parses them.
 
-    async def dispatch(self, request: Request, call_next: Any) -> Any:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return JSONResponse({"error": "too_large", "detail": "request too large"}, 413)
-        return await call_next(request)
+    A pure ASGI middleware: the bytes are counted as they stream in, so a chunked body (no
+    content-length) is cut at the limit too instead of being read whole. Bodies under the limit
+    are buffered (they are small) and handed on unchanged.
+    """
+
+    def __init__(self, app: Any, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await _too_large(send)
+            return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                await _too_large(send)
+                return
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _too_large(send: Any) -> None:
+    await JSONResponse({"error": "too_large", "detail": "request too large"}, 413)(
+        {"type": "http"}, None, send)
+
+
+class PublicURL:
+    """Make every request look as if it came to the public address (scheme and host), so each
+    redirect and link the app builds from the request points there, whatever Host header or
+    scheme the proxy in front passed on."""
+
+    def __init__(self, app: Any, url: str) -> None:
+        self.app = app
+        parts = urlsplit(url)
+        self.https = parts.scheme == "https"
+        self.host = parts.netloc.encode("latin-1")
+        port = parts.port or (443 if self.https else 80)
+        self.server = (parts.hostname or "", port)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            secure = {"http": "https", "websocket": "wss"}[scope["type"]]
+            plain = {"http": "http", "websocket": "ws"}[scope["type"]]
+            headers = [(k, v) for k, v in scope.get("headers", []) if k != b"host"]
+            scope = {**scope, "scheme": secure if self.https else plain, "server": self.server,
+                     "headers": [(b"host", self.host), *headers]}
+        await self.app(scope, receive, send)
+
+
+class ClientCookie:
+    """Give each browser a random client token (an HttpOnly cookie) on its first response.
+
+    It tells the server "the same browser" (one open seat per browser and table); it is no
+    secret of any seat. ``Secure`` when the public address is https.
+    """
+
+    def __init__(self, app: Any, secure: bool = False) -> None:
+        self.app = app
+        self.secure = secure
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or client_token(Request(scope)):
+            await self.app(scope, receive, send)
+            return
+        cookie = (f"{CLIENT_COOKIE}={new_secret()}; Path=/; Max-Age=31536000; HttpOnly; "
+                  f"SameSite=Lax{'; Secure' if self.secure else ''}")
+
+        async def with_cookie(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  (b"set-cookie", cookie.encode())]}
+            await send(message)
+
+        await self.app(scope, receive, with_cookie)
+
+
+def client_token(request: Request) -> str | None:
+    token = request.cookies.get(CLIENT_COOKIE)
+    return token if token and _CLIENT_TOKEN.match(token) else None
+
+
+def _trimmed_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+    """Which fields were wrong and why, never the input itself (it could be megabytes)."""
+    return [{"loc": [str(x)[:40] for x in e.get("loc", ())][:6], "msg": str(e.get("msg", ""))[:200],
+             "type": str(e.get("type", ""))[:40]} for e in exc.errors()[:8]]
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -100,11 +203,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="meeple", lifespan=lifespan)
     app.state.manager = manager
     app.state.storage = storage
+    app.add_middleware(ClientCookie, secure=(settings.public_url or "").startswith("https://"))
     app.add_middleware(BodyLimit)
+    if settings.public_url:
+        app.add_middleware(PublicURL, url=settings.public_url)
 
     @app.exception_handler(TableError)
     async def _table_error(_: Request, exc: TableError) -> JSONResponse:
         return JSONResponse({"error": exc.code, "detail": str(exc)}, _ERROR_STATUS.get(exc.code, 400))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"error": "bad_request", "detail": _trimmed_errors(exc)}, 422)
 
     @app.exception_handler(MeepleError)
     async def _meeple_error(_: Request, exc: MeepleError) -> JSONResponse:
@@ -124,10 +234,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "over": [record_summary(r) for r in done]}
 
     @app.post("/api/tables")
-    async def api_create(body: CreateTable) -> dict[str, Any]:
+    async def api_create(body: CreateTable, request: Request) -> dict[str, Any]:
         t, host, taken = await manager.create(
             body.game, body.players, body.options,
             [(s.kind, s.level) for s in body.seats], body.name, body.time_limit,
+            client=client_token(request),
         )
         out: dict[str, Any] = {"id": t.rec.id, "host": host, "table": manager.summary(t)}
         if taken:
@@ -145,9 +256,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return manager.summary(await table(table_id))
 
     @app.post("/api/tables/{table_id}/join")
-    async def api_join(table_id: str, body: Join) -> dict[str, Any]:
+    async def api_join(table_id: str, body: Join, request: Request) -> dict[str, Any]:
         t = await table(table_id)
-        secret = await manager.join(t, body.seat, body.name, body.secret)
+        secret = await manager.join(t, body.seat, body.name, body.secret, client_token(request))
         return {"id": t.rec.id, "seat": body.seat, "secret": secret}
 
     @app.post("/api/tables/{table_id}/bot")
@@ -161,11 +272,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         t = await table(table_id)
         secret = await manager.host_seat(t, body.host, body.seat, "invite", None)
         return {"id": t.rec.id, "seat": body.seat, "secret": secret,
-                "link": f"/table/{t.rec.id}#seat={body.seat}&invite={secret}"}
+                "link": f"{settings.public_url or ''}/table/{t.rec.id}#seat={body.seat}&invite={secret}"}
+
+    @app.post("/api/tables/{table_id}/reopen")
+    async def api_reopen(table_id: str, body: HostSeat) -> dict[str, Any]:
+        """Before the start: the host removes whoever holds the seat (or an unused invite)."""
+        t = await table(table_id)
+        await manager.host_reopen(t, body.host, body.seat)
+        return manager.summary(t)
+
+    @app.post("/api/tables/{table_id}/replace")
+    async def api_replace(table_id: str, body: HostSeat) -> dict[str, Any]:
+        """During the game: the host hands a long-gone player's seat to a bot."""
+        t = await table(table_id)
+        await manager.host_replace(t, body.host, body.seat, body.level)
+        return manager.summary(t)
 
     @app.post("/api/tables/{table_id}/rematch")
-    async def api_rematch(table_id: str, body: Rematch) -> dict[str, Any]:
-        return await manager.rematch(await table(table_id), body.seat, body.secret)
+    async def api_rematch(table_id: str, body: Rematch, request: Request) -> dict[str, Any]:
+        return await manager.rematch(await table(table_id), body.seat, body.secret,
+                                     client_token(request))
 
     @app.get("/api/tables/{table_id}/replay")
     async def api_replay(table_id: str, step: int | None = None, seat: int | None = None) -> dict[str, Any]:
@@ -197,6 +323,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.websocket("/ws/tables/{table_id}")
     async def ws_table(ws: WebSocket, table_id: str) -> None:
         await ws.accept()
+        addr = ws.client.host if ws.client else "?"
+        if manager.client_sockets.get(addr, 0) >= settings.max_sockets_per_client:
+            await _refuse(ws, TableError("too_many", "too many open connections from your address"))
+            return
+        manager.client_sockets[addr] = manager.client_sockets.get(addr, 0) + 1
+        try:
+            await _table_socket(ws, table_id)
+        finally:
+            left = manager.client_sockets.get(addr, 1) - 1
+            if left > 0:
+                manager.client_sockets[addr] = left
+            else:
+                manager.client_sockets.pop(addr, None)
+
+    async def _table_socket(ws: WebSocket, table_id: str) -> None:
         try:
             t = await table(table_id)
             try:  # a socket that never says hello is not kept open
@@ -211,15 +352,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 s = t.seat(hello.seat)
                 if s.kind != "human" or not secret_ok(hello.secret, s.secret_hash):
                     raise TableError("forbidden", "wrong seat secret")
+            if sum(not c.closed for c in t.conns) >= settings.max_sockets_per_table:
+                raise TableError("too_many", "this table has as many watchers as it takes")
         except TableError as exc:
-            await ws.send_json({"type": "error", "code": exc.code, "message": str(exc)})
-            await ws.close(code=4000 + _ERROR_STATUS.get(exc.code, 400) % 1000)
+            await _refuse(ws, exc)
             return
         except WebSocketDisconnect:
             return
-        conn = Connection(seat=hello.seat)
-        t.conns.add(conn)
-        manager.broadcast(t)  # the newcomer gets everything; the others see who is here
+        conn = Connection(seat=hello.seat,
+                          secret_hash=None if hello.seat is None else t.seat(hello.seat).secret_hash)
+        manager.attach(t, conn)  # the newcomer gets everything; the others only who is here
         writer = asyncio.create_task(_writer(ws, conn))
         try:
             while not conn.closed:
@@ -239,10 +381,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except WebSocketDisconnect:
             pass
         finally:
-            conn.closed = True
-            t.conns.discard(conn)
             writer.cancel()
-            manager.broadcast(t)
+            manager.detach(t, conn)
             manager.evict_if_idle(t)
 
     # ----- pages and static files -------------------------------------------------------------
@@ -271,6 +411,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+async def _refuse(ws: WebSocket, exc: TableError) -> None:
+    try:
+        await ws.send_json({"type": "error", "code": exc.code, "message": str(exc)})
+        await ws.close(code=4000 + _ERROR_STATUS.get(exc.code, 400) % 1000)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+
+
 def _move_labels(t: LiveTable) -> list[tuple[int, str]]:
     st = meeple.make(t.rec.game, t.rec.players, t.rec.seed, **t.rec.options)
     out = []
@@ -297,6 +445,11 @@ async def _receive(ws: WebSocket, limit: int) -> Any:
 
 
 async def _handle(manager: TableManager, t: LiveTable, conn: Connection, msg: Any) -> None:
+    if not manager.holds_seat(t, conn):  # reopened or handed to a bot since this hello
+        conn.push({"type": "error", "code": "seat_lost", "message": "this seat is no longer yours"})
+        conn.push(None)
+        conn.closed = True
+        return
     if isinstance(msg, Move):
         if conn.seat is None:
             raise TableError("forbidden", "spectators do not move")

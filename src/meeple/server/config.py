@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 
 def default_database_url() -> str:
@@ -22,6 +23,18 @@ def default_database_url() -> str:
         folder = Path(base) / "meeple"
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'meeple.db'}"
+
+
+def normalise_public_url(url: str | None) -> str | None:
+    """``https://games.example.org/`` -> ``https://games.example.org``; refuse what the
+    browser code cannot live under (a path prefix) or what is no web address at all."""
+    if not url:
+        return None
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/") \
+            or parts.query or parts.fragment:
+        raise ValueError(f"public URL {url!r}: give scheme and host only, e.g. https://games.example.org")
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 @dataclass
@@ -38,6 +51,21 @@ class Settings:
     # Freeze start-up objects out of the cyclic GC and raise its thresholds (process-wide).
     tune_gc: bool = False
     max_message_bytes: int = 4096
+    # A bot level asked for over the web is a named level, or a knob (``ismcts:<knob>``) within
+    # these caps; every bot move is also cut at ``bot_max_seconds`` whatever its level says.
+    bot_max_seconds: float = 5.0
+    bot_max_iterations: int = 20_000
+    # Open WebSockets: per table (players and spectators), and per client address on this server
+    # (sockets still waiting to say hello included).
+    max_sockets_per_table: int = 200
+    max_sockets_per_client: int = 20
+    # The host may hand a person's seat to a bot once it has had no socket for this long.
+    seat_gone_seconds: float = 120.0
+    # The address people reach this server at (https://games.example.org): links and cookies.
+    public_url: str | None = None
+
+    def __post_init__(self) -> None:
+        self.public_url = normalise_public_url(self.public_url)
 
     @classmethod
     def from_env(
@@ -46,6 +74,7 @@ class Settings:
         redis_url: str | None = None,
         bot_delay: float | None = None,
         bot_processes: bool | None = None,
+        public_url: str | None = None,
     ) -> Settings:
         env_delay = os.environ.get("MEEPLE_BOT_DELAY")
         return cls(
@@ -56,4 +85,10 @@ class Settings:
             bot_delay=bot_delay if bot_delay is not None else float(env_delay or 0.0),
             bot_processes=bot_processes if bot_processes is not None
             else os.environ.get("MEEPLE_BOT_PROCESSES", "0") == "1",
+            bot_max_seconds=float(os.environ.get("MEEPLE_BOT_MAX_SECONDS") or 5.0),
+            bot_max_iterations=int(os.environ.get("MEEPLE_BOT_MAX_ITERATIONS") or 20_000),
+            max_sockets_per_table=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_TABLE") or 200),
+            max_sockets_per_client=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_CLIENT") or 20),
+            seat_gone_seconds=float(os.environ.get("MEEPLE_SEAT_GONE_SECONDS") or 120.0),
+            public_url=public_url or os.environ.get("MEEPLE_PUBLIC_URL") or None,
         )

@@ -5,11 +5,47 @@ Anything not matching these shapes is rejected before it reaches a table.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    TypeAdapter,
+    field_validator,
+)
 
-Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f<>]+$")]
+NAME_MAX = 40
+# Labels the table shows for seats that are not a person: "Bot 3 (heuristic)", "Seat 2",
+# "(invited)". A person's name may not read like one of them.
+_IMITATION = re.compile(r"^(bot|seat)\W*\d|^bot$|\((bot|invited|random|heuristic|ismcts|easy|medium"
+                        r"|hard|expert)\b[^)]*\)")
+
+
+def clean_name(value: str) -> str:
+    """A display name as others will see it: NFKC-normalised (full-width and compatibility
+    forms folded, so look-alikes compare equal), spaces collapsed, 1-40 characters, with no
+    control or format characters (category C*: bidi overrides, zero-width joiners, NUL...)
+    and nothing that reads like a bot's or an empty seat's label."""
+    name = unicodedata.normalize("NFKC", value)
+    for ch in name:
+        if unicodedata.category(ch).startswith(("C", "Zl", "Zp")) or ch in "<>":
+            raise ValueError(f"a name may not contain U+{ord(ch):04X}")
+    name = " ".join(name.split())
+    if not name:
+        raise ValueError("a name needs at least one visible character")
+    if len(name) > NAME_MAX:
+        raise ValueError(f"a name is at most {NAME_MAX} characters")
+    if _IMITATION.search(name.casefold()):
+        raise ValueError("a name may not look like a bot's or a seat's label")
+    return name
+
+
+Name = Annotated[str, Field(min_length=1, max_length=4 * NAME_MAX), AfterValidator(clean_name)]
 Secret = Annotated[str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")]
 SeatNo = Annotated[StrictInt, Field(ge=0, le=15)]
 Level = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_\-:.]+$")]

@@ -67,6 +67,7 @@ seats_t = Table(
     Column("level", String(64), nullable=True),
     Column("secret_hash", String(64), nullable=True),
     Column("zombie", Boolean, nullable=False, default=False),
+    Column("client_hash", String(64), nullable=True),  # the browser that took it (0002)
 )
 
 actions_t = Table(
@@ -104,6 +105,7 @@ class SeatRecord:
     level: str | None = None
     secret_hash: str | None = None
     zombie: bool = False
+    client_hash: str | None = None
 
 
 @dataclass
@@ -292,7 +294,8 @@ def _table_record(row: Any, seats: list[Any]) -> TableRecord:
         created_at=_aware(row["created_at"]), updated_at=_aware(row["updated_at"]),
         seats=[
             SeatRecord(seat=s["seat"], kind=s["kind"], name=s["name"], level=s["level"],
-                       secret_hash=s["secret_hash"], zombie=bool(s["zombie"]))
+                       secret_hash=s["secret_hash"], zombie=bool(s["zombie"]),
+                       client_hash=s.get("client_hash"))
             for s in seats
         ],
     )

@@ -14,12 +14,13 @@ import asyncio
 import hashlib
 import hmac
 import logging
+import math
 import multiprocessing
 import pickle
 import secrets
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import meeple
@@ -68,6 +69,7 @@ class Connection:
     """One WebSocket: its seat (None: spectator) and an outgoing queue drained by a writer."""
 
     seat: int | None
+    secret_hash: str | None = None  # the seat's secret when it said hello: a seat given away drops it
     queue: asyncio.Queue[dict[str, Any] | None] = field(
         default_factory=lambda: asyncio.Queue(QUEUE_LIMIT)
     )
@@ -94,6 +96,9 @@ class LiveTable:
     bot_task: asyncio.Task[None] | None = None
     timer: asyncio.TimerHandle | None = None
     deadline: float | None = None  # epoch seconds by which the seat to move must act
+    # since when each person's seat has had no socket on this server (the host may hand a seat
+    # gone long enough to a bot); a seat with a socket open is absent from it
+    gone_since: dict[int, float] = field(default_factory=dict)
 
     _logs: dict[int | None, tuple[int, list[dict[str, Any]]]] = field(default_factory=dict)
 
@@ -116,9 +121,48 @@ class LiveTable:
         return s.kind == "bot" or (s.kind == "human" and s.zombie)
 
 
-def bot_choose(game: str, level: str, seed: int, state: State) -> int:
-    """Run in a worker: a fresh bot of ``level`` picks a move (top level, so it pickles)."""
-    return make_bot(level, meeple.game_info(game), seed).choose(state)
+def check_level(level: str | None, info: meeple.core.GameInfo, settings: Settings) -> str:
+    """The bot level to seat, or `TableError` ``bad_level``: a named level of the game, or a
+    knob level (``ismcts:<knob>``) whose budget stays within the server's caps.
+
+    Why here and not in `meeple.bots`: the caps protect this server's shared bot pool (one
+    ``ismcts:infs`` seat would stall every table); the arena and the terminal may search as long
+    as their owner likes.
+    """
+    level = level or levels(info)[0]
+    if level in levels(info):
+        return level
+    try:
+        bot = make_bot(level, info, 0)
+    except ValueError as exc:
+        raise TableError("bad_level", str(exc)) from exc
+    cap_s, cap_n = settings.bot_max_seconds, settings.bot_max_iterations
+    if not (hasattr(bot, "iterations") or hasattr(bot, "seconds")):
+        raise TableError("bad_level", f"level {level!r}: the web takes {', '.join(levels(info))}"
+                                      " or a search knob within the server's cap")
+    seconds, iterations = getattr(bot, "seconds", None), getattr(bot, "iterations", None)
+    if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= cap_s):
+        raise TableError("bad_level", f"level {level!r}: this server's cap is {cap_s:g} s per move")
+    if iterations is not None and not 0 < iterations <= cap_n:
+        raise TableError("bad_level",
+                         f"level {level!r}: this server's cap is {cap_n} iterations per move")
+    for knob in ("prior_weight", "exploration"):
+        value = getattr(bot, knob, 0.0)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise TableError("bad_level", f"level {level!r}: {knob} must be finite (server cap)")
+    return level
+
+
+def bot_choose(game: str, level: str, seed: int, state: State, max_seconds: float | None = None) -> int:
+    """Run in a worker: a fresh bot of ``level`` picks a move (top level, so it pickles).
+
+    ``max_seconds`` cuts a search bot's think time, whatever budget its level names.
+    """
+    bot = make_bot(level, meeple.game_info(game), seed)
+    if max_seconds is not None and hasattr(bot, "max_seconds"):
+        current = getattr(bot, "max_seconds", None)
+        bot.max_seconds = max_seconds if current is None else min(current, max_seconds)
+    return bot.choose(state)
 
 
 class TableManager:
@@ -129,6 +173,7 @@ class TableManager:
         self.storage = storage
         self.bus = bus
         self.tables: dict[str, LiveTable] = {}
+        self.client_sockets: dict[str, int] = {}  # open WebSockets per client address
         self._loading: dict[str, asyncio.Lock] = {}
         workers = max(1, settings.bot_workers)
         self.threads = ThreadPoolExecutor(workers, thread_name_prefix="meeple-bot")
@@ -189,6 +234,8 @@ class TableManager:
         for a in actions:
             state.apply(a)
         t = LiveTable(rec=rec, state=state)
+        t.gone_since = {s.seat: time.time() for s in rec.seats if s.kind == "human"}
+        await self._cap_stored_levels(t)
         if state.is_over() and rec.status != "over":  # killed between the log and the status
             rec.status = "over"
             await self._db(self.storage.set_status, rec.id, "over")
@@ -196,6 +243,23 @@ class TableManager:
         await self._arm_timer_from_log(t)
         self._schedule(t)
         return t
+
+    async def _cap_stored_levels(self, t: LiveTable) -> None:
+        """A bot level stored before the caps (or under looser ones) is clamped to the game's
+        default level on load, so no restart resumes an unbounded search."""
+        info = meeple.game_info(t.rec.game)
+        for s in t.rec.seats:
+            if s.kind != "bot":
+                continue
+            try:
+                check_level(s.level, info, self.settings)
+            except TableError:
+                level = levels(info)[0] if "heuristic" not in info.bots else "heuristic"
+                log.warning("table %s seat %d: level %r is over this server's caps; %s plays it",
+                            t.rec.id, s.seat, s.level, level)
+                new = SeatRecord(s.seat, "bot", name=f"Bot {s.seat + 1} ({level})", level=level)
+                await self._db(self.storage.update_seat, t.rec.id, new, "bot")
+                t.rec.seats[s.seat] = new
 
     def evict_if_idle(self, t: LiveTable) -> None:
         """Forget a finished table nobody watches; replays rebuild it from the log on demand."""
@@ -245,6 +309,7 @@ class TableManager:
         time_limit: float | None = None,
         rematch_of: str | None = None,
         seed: int | None = None,
+        client: str | None = None,
     ) -> tuple[LiveTable, str, dict[int, str]]:
         """A new table; returns it, the host secret and the secrets of the seats taken ("me")."""
         info = meeple.game_info(game)
@@ -259,17 +324,14 @@ class TableManager:
         records: list[SeatRecord] = []
         for n, (kind, level) in enumerate(seats):
             if kind == "bot":
-                level = level or levels(info)[0]
-                try:
-                    make_bot(level, info, 0)
-                except ValueError as exc:
-                    raise TableError("bad_level", str(exc)) from exc
+                level = check_level(level, info, self.settings)
                 records.append(SeatRecord(n, "bot", name=f"Bot {n + 1} ({level})", level=level))
             elif kind == "me":
                 if not name:
                     raise TableError("bad_seats", "give a display name to take a seat")
                 taken[n] = new_secret()
-                records.append(SeatRecord(n, "human", name=name, secret_hash=hash_secret(taken[n])))
+                records.append(SeatRecord(n, "human", name=name, secret_hash=hash_secret(taken[n]),
+                                          client_hash=hash_secret(client) if client else None))
             else:
                 records.append(SeatRecord(n))
         seed = secrets.randbits(62) if seed is None else seed
@@ -282,29 +344,43 @@ class TableManager:
         rec.status = "running" if all(s.kind in ("bot", "human") for s in records) else "open"
         await self._db(self.storage.create_table, rec)
         t = LiveTable(rec=rec, state=state)
+        t.gone_since = {n: time.time() for n in taken}
         self.tables[rec.id] = t
         if rec.status == "running" and time_limit:
             t.deadline = time.time() + time_limit
         self._schedule(t)
         return t, host, taken
 
-    async def join(self, t: LiveTable, seat: int, name: str, secret: str | None) -> str:
-        """Take an open seat (or an invited one, with its secret); returns the seat secret."""
+    async def join(self, t: LiveTable, seat: int, name: str, secret: str | None,
+                   client: str | None = None) -> str:
+        """Take an open seat (or an invited one, with its secret); returns the seat secret.
+
+        An invite secret is spent here: the joiner gets a fresh secret, so the host (or anyone
+        who saw the link) cannot open the seat afterwards, read the hand or move for them.
+        ``client`` is the browser's client cookie: one browser takes one open seat per table
+        (only the host, by invite, seats a browser twice).
+        """
         async with t.lock:
             s = self._seat_no(t, seat)
+            mine = hash_secret(client) if client else None
             if s.kind == "open":
-                secret = new_secret()
+                if mine is None:
+                    raise TableError("no_client", "this browser sent no client cookie; reload the page")
+                if any(o.client_hash == mine for o in t.rec.seats if o.kind == "human"):
+                    raise TableError("one_seat", "you already have a seat at this table")
                 expect = "open"
             elif s.kind == "invited" and secret_ok(secret, s.secret_hash):
                 expect = "invited"
             else:
                 raise TableError("seat_taken", f"seat {seat} is not free")
-            assert secret is not None
-            new = SeatRecord(seat, "human", name=name, secret_hash=hash_secret(secret))
+            secret = new_secret()
+            new = SeatRecord(seat, "human", name=name, secret_hash=hash_secret(secret),
+                             client_hash=mine)
             if not await self._db(self.storage.update_seat, t.rec.id, new, expect):
                 await self.catch_up(t)
                 raise TableError("seat_taken", f"seat {seat} was just taken")
             t.rec.seats[seat] = new
+            t.gone_since[seat] = time.time()
             await self._maybe_start(t)
             self._changed(t)
             return secret
@@ -319,12 +395,7 @@ class TableManager:
                 raise TableError("seat_taken", f"seat {seat} is not free")
             secret = None
             if kind == "bot":
-                info = meeple.game_info(t.rec.game)
-                level = level or levels(info)[0]
-                try:
-                    make_bot(level, info, 0)
-                except ValueError as exc:
-                    raise TableError("bad_level", str(exc)) from exc
+                level = check_level(level, meeple.game_info(t.rec.game), self.settings)
                 new = SeatRecord(seat, "bot", name=f"Bot {seat + 1} ({level})", level=level)
             else:
                 secret = new_secret()
@@ -337,25 +408,69 @@ class TableManager:
             self._changed(t)
             return secret
 
+    async def host_reopen(self, t: LiveTable, host: str, seat: int) -> None:
+        """Before the start, the host removes a player, a bot or an unused invite: the seat is
+        open again (and the old secret, invite or seat, opens nothing any more)."""
+        if not secret_ok(host, t.rec.host_hash):
+            raise TableError("forbidden", "only the table's host may do that")
+        async with t.lock:
+            s = self._seat_no(t, seat)
+            if t.rec.status != "open":
+                raise TableError("not_open", "seats reopen only before the game starts")
+            if s.kind == "open":
+                return
+            if not await self._db(self.storage.update_seat, t.rec.id, SeatRecord(seat), s.kind):
+                await self.catch_up(t)
+                raise TableError("seat_taken", f"seat {seat} just changed; try again")
+            t.rec.seats[seat] = SeatRecord(seat)
+            t.gone_since.pop(seat, None)
+            self._changed(t)
+
+    async def host_replace(self, t: LiveTable, host: str, seat: int, level: str | None) -> None:
+        """During the game, the host hands the seat of a player gone for at least
+        ``settings.seat_gone_seconds`` to a bot for good (the player's secret stops working)."""
+        if not secret_ok(host, t.rec.host_hash):
+            raise TableError("forbidden", "only the table's host may do that")
+        async with t.lock:
+            s = self._seat_no(t, seat)
+            if t.rec.status != "running":
+                raise TableError("not_running", f"the table is {t.rec.status}")
+            if s.kind != "human":
+                raise TableError("bad_seat", f"seat {seat} is not a person's")
+            since = t.gone_since.get(seat)
+            wait = self.settings.seat_gone_seconds
+            if since is None or time.time() - since < wait:
+                raise TableError("not_gone", f"a seat goes to a bot after its player has been "
+                                             f"away {wait:g} s")
+            level = check_level(level, meeple.game_info(t.rec.game), self.settings)
+            new = SeatRecord(seat, "bot", name=f"Bot {seat + 1} ({level})", level=level)
+            if not await self._db(self.storage.update_seat, t.rec.id, new, "human"):
+                await self.catch_up(t)
+                raise TableError("seat_taken", f"seat {seat} just changed; try again")
+            t.rec.seats[seat] = new
+            t.gone_since.pop(seat, None)
+            self._changed(t)
+
     async def set_zombie(self, t: LiveTable, seat: int, zombie: bool) -> None:
         """A seat leaves (a bot plays it) or is handed back to its player."""
         async with t.lock:
             s = t.seat(seat)
             if s.kind != "human" or s.zombie == zombie or t.rec.status == "over":
                 return
-            new = SeatRecord(seat, "human", s.name, None, s.secret_hash, zombie)
+            new = replace(s, zombie=zombie)
             await self._db(self.storage.update_seat, t.rec.id, new)
             t.rec.seats[seat] = new
             if not zombie and t.rec.time_limit:
                 t.deadline = time.time() + t.rec.time_limit
             self._changed(t)
 
-    async def rematch(self, t: LiveTable, seat: int | None, secret: str) -> dict[str, Any]:
+    async def rematch(self, t: LiveTable, seat: int | None, secret: str,
+                      client: str | None = None) -> dict[str, Any]:
         """A new table with the same game, options and bots; the asker keeps their seat."""
         if t.rec.status != "over":
             raise TableError("not_over", "a rematch needs a finished game")
         is_host = secret_ok(secret, t.rec.host_hash)
-        if seat is not None and not (t.seat(seat).kind == "human"
+        if seat is not None and not (self._seat_no(t, seat).kind == "human"
                                      and secret_ok(secret, t.seat(seat).secret_hash)):
             raise TableError("forbidden", "wrong seat secret")
         if seat is None and not is_host:
@@ -364,7 +479,8 @@ class TableManager:
             new = await self.get(t.rec.rematch)
             out: dict[str, Any] = {"id": new.rec.id}
             if seat is not None and new.seat(seat).kind == "open":
-                out.update(seat=seat, secret=await self.join(new, seat, t.seat(seat).name or "?", None))
+                out.update(seat=seat, secret=await self.join(new, seat, t.seat(seat).name or "?",
+                                                             None, client))
             return out
         seats: list[tuple[str, str | None]] = [
             ("bot", s.level) if s.kind == "bot" else ("me" if s.seat == seat else "open", None)
@@ -372,7 +488,8 @@ class TableManager:
         ]
         name = t.seat(seat).name if seat is not None else None
         new, host, taken = await self.create(
-            t.rec.game, t.rec.players, t.rec.options, seats, name, t.rec.time_limit, t.rec.id
+            t.rec.game, t.rec.players, t.rec.options, seats, name, t.rec.time_limit, t.rec.id,
+            client=client,
         )
         if not await self._db(self.storage.set_rematch, t.rec.id, new.rec.id):
             await self.catch_up(t)
@@ -469,14 +586,15 @@ class TableManager:
                 seed = (t.rec.seed * 1_000_003 + seat * 7919 + n) & 0x7FFFFFFF
                 snapshot = t.state.clone()
                 loop = asyncio.get_running_loop()
+                cap = self.settings.bot_max_seconds
                 try:
                     action = await loop.run_in_executor(
-                        self.pool, bot_choose, t.rec.game, level, seed, snapshot
+                        self.pool, bot_choose, t.rec.game, level, seed, snapshot, cap
                     )
                 except (pickle.PicklingError, TypeError, AttributeError):
                     # a state that cannot cross to another process thinks in a thread instead
                     action = await loop.run_in_executor(
-                        self.threads, bot_choose, t.rec.game, level, seed, snapshot
+                        self.threads, bot_choose, t.rec.game, level, seed, snapshot, cap
                     )
                 try:
                     await self.move(t, seat, action, n, by_bot=True)
@@ -495,11 +613,58 @@ class TableManager:
                 await self.set_zombie(t, seat, True)
 
     # ----- what each connection sees --------------------------------------------------------------
+    def attach(self, t: LiveTable, conn: Connection) -> None:
+        """A socket joins: it gets the full state; the others get one small ``seats`` message,
+        and only if a seat's presence changed (a spectator arriving changes nothing they see)."""
+        before = self._present(t)
+        t.conns.add(conn)
+        if conn.seat is not None:
+            t.gone_since.pop(conn.seat, None)
+        view = self.message(t, conn.seat)
+        events = t.log(conn.seat)
+        conn.push({**view, "log_start": 0, "log": events})
+        conn.log_sent = len(events)
+        self._presence(t, before, skip=conn)
+
+    def detach(self, t: LiveTable, conn: Connection) -> None:
+        before = self._present(t)
+        conn.closed = True
+        t.conns.discard(conn)
+        now = self._present(t)
+        if conn.seat is not None and conn.seat not in now and t.seat(conn.seat).kind == "human":
+            t.gone_since[conn.seat] = time.time()
+        self._presence(t, before)
+
+    def holds_seat(self, t: LiveTable, conn: Connection) -> bool:
+        """The socket's seat is still the one it said hello to (not reopened or given away)."""
+        if conn.seat is None:
+            return True
+        s = t.seat(conn.seat)
+        return s.kind == "human" and s.secret_hash == conn.secret_hash
+
+    def _present(self, t: LiveTable) -> set[int | None]:
+        return {c.seat for c in t.conns if not c.closed and c.seat is not None}
+
+    def _presence(self, t: LiveTable, before: set[int | None], skip: Connection | None = None) -> None:
+        now = self._present(t)
+        if now == before:
+            return
+        msg = {"type": "seats", "table": t.rec.id, "seats": self.seats_json(t, now)}
+        for c in list(t.conns):
+            if c is not skip:
+                c.push(msg)
+
     def broadcast(self, t: LiveTable) -> None:
         views: dict[int | None, dict[str, Any]] = {}
         logs: dict[int | None, list[dict[str, Any]]] = {}
         for c in list(t.conns):
             if c.closed:
+                t.conns.discard(c)
+                continue
+            if not self.holds_seat(t, c):  # the host reopened the seat or gave it to a bot
+                c.push({"type": "error", "code": "seat_lost", "message": "this seat is no longer yours"})
+                c.push(None)
+                c.closed = True
                 t.conns.discard(c)
                 continue
             if c.seat not in views:
@@ -543,7 +708,9 @@ class TableManager:
     def seats_json(self, t: LiveTable, connected: set[int | None] | None = None) -> list[dict[str, Any]]:
         return [
             {"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level, "zombie": s.zombie,
-             "connected": None if connected is None else s.seat in connected}
+             "connected": None if connected is None else s.seat in connected,
+             **({"away": round(time.time() - t.gone_since[s.seat])}
+                if connected is not None and s.seat in t.gone_since else {})}
             for s in t.rec.seats
         ]
 

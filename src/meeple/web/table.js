@@ -47,8 +47,12 @@ function onMessage(msg) {
     sending = false;
     document.body.classList.remove("sending");
     $("error").textContent = msg.message;
-    if (msg.code === "forbidden" && me().secret) { save(tableId, { secret: null, seat: null }); }
+    if ((msg.code === "forbidden" || msg.code === "seat_lost") && me().secret) { save(tableId, { secret: null, seat: null }); }
     if (msg.code === "stale" || msg.code === "illegal") setTimeout(() => ($("error").textContent = ""), 3000);
+    return;
+  }
+  if (msg.type === "seats") {  // someone arrived or left: only the seats changed
+    if (last) { last = { ...last, seats: msg.seats }; draw(); }
     return;
   }
   if (msg.type !== "state") return;
@@ -86,8 +90,31 @@ function drawSeats() {
     s.zombie ? h("span.tag.warn", {}, "bot plays for them") : null,
     s.kind === "open" ? h("span.tag", {}, "open") : null,
     s.kind === "invited" ? h("span.tag", {}, "invited") : null,
+    s.kind === "human" && !s.connected && last.status === "running" && s.away ? h("span.tag.warn", {}, `away ${Math.round(s.away / 60)} min`) : null,
     m.host && (s.kind === "open" || s.kind === "invited") && last.status === "open" ? hostControls(s.seat) : null,
+    m.host ? hostSeatActions(s) : null,
   )));
+}
+
+// The host's say over seats: before the start, remove whoever holds a seat (or an unused
+// invite); during the game, hand the seat of a player who has gone away to a bot.
+function hostSeatActions(s) {
+  const post = (path, body) => async () => {
+    try {
+      await api(`/api/tables/${tableId}/${path}`, { host: me().host, seat: s.seat, ...body });
+      const invites = { ...(me().invites || {}) };
+      delete invites[s.seat];  // a reopened seat's old invite link opens nothing any more
+      save(tableId, { invites });
+    } catch (e) { $("error").textContent = e.message; }
+  };
+  if (last.status === "open" && s.kind !== "open" && s.seat !== last.seat) {
+    return h("button", { "data-reopen": s.seat, title: "open this seat to anyone again", onclick: post("reopen", {}) },
+      s.kind === "invited" ? "Cancel invite" : "Remove");
+  }
+  if (last.status === "running" && s.kind === "human" && !s.connected && s.seat !== last.seat) {
+    return h("button", { "data-replace": s.seat, title: "a bot plays this seat for the rest of the game", onclick: post("replace", {}) }, "Hand to a bot");
+  }
+  return null;
 }
 
 function hostControls(seat) {
@@ -102,7 +129,7 @@ function hostControls(seat) {
       : h("button", { "data-invite": seat, onclick: async () => {
         try {
           const res = await api(`/api/tables/${tableId}/invite`, { host: me().host, seat });
-          const link = `${location.origin}${res.link}`;
+          const link = res.link.startsWith("/") ? `${location.origin}${res.link}` : res.link;
           save(tableId, { invites: { ...(me().invites || {}), [seat]: link } });
           navigator.clipboard?.writeText(link).catch(() => {});
           if (last) draw();
