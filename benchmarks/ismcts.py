@@ -115,7 +115,7 @@ def timed_openspiel_ismcts(game: Any, seconds: float, seed: int) -> Any:
             self._root_node = self.create_new_node(state)
             done = 0
             while True:
-                if done:
+                if done >= 2:  # its first simulation only evaluates the root: two at least
                     elapsed = time.perf_counter() - start
                     if elapsed * (done + 1) / done >= seconds:
                         break
