@@ -42,7 +42,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--top", type=int, default=0, help="also print the top N functions")
     args = ap.parse_args()
-    osi.load(args.game, args.players)  # learn the layouts outside the profile
+    # Learn the layouts (tensor, information state) outside the profile.
+    warm = osi.from_meeple(meeple.make(args.game, players=args.players, seed=0))
+    warm.information_state_string(0)
+    warm.information_state_tensor(0)
     prof = cProfile.Profile()
     prof.enable()
     run(args.game, args.players, args.moves, args.sims, args.seed)
