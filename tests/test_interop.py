@@ -133,6 +133,9 @@ def test_resample_from_infostate_keeps_the_information_state(game_id):
                 record = mos.information_state(other, p)
                 assert record == mos.information_state(state, p)
                 assert mos.information_state_digest(record, p) == other.information_state_string(p)
+                for q in [None, *range(game.num_players())]:  # the others' records carried over
+                    text = mos.information_state_digest(mos.information_state(other, q), q)
+                    assert text == mos._info_string(other._c, q)
                 assert other.observation_string(p) == state.observation_string(p)
                 assert other.legal_actions() == state.legal_actions()
                 assert other.history() == state.history()

@@ -429,7 +429,16 @@ class MeepleState(pyspiel.State):
             old.s = s
         c = new._c
         c.s = world = s.determinize(player_id, rng, keep_log=True)
-        c.records = {player_id: (world.log_size(), *rec[1:])}
+        n = world.log_size()
+        # The resampled world logs only public events and the player's: every other player's
+        # log there is the spectator's, so their records are the public one plus their own
+        # actions (the original state keeps all of these up to date across simulations).
+        public = _record(old, None)
+        c.records = {player_id: (n, *rec[1:]), None: (n, *public[1:])}
+        for q in range(world.players):
+            if q != player_id:
+                mine = _record(old, q)
+                c.records[q] = (n, public[1], public[2], *mine[3:])
         c.strings = {player_id: text}
         return new
 
