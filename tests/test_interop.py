@@ -129,6 +129,13 @@ def test_resample_from_infostate_keeps_the_information_state(game_id):
             for _ in range(3):
                 other = state.resample_from_infostate(p, sampler)
                 assert other.information_state_string(p) == state.information_state_string(p)
+                # ... and so it is when built afresh from the resampled world (not carried over).
+                record = mos.information_state(other, p)
+                assert record == mos.information_state(state, p)
+                assert mos.information_state_digest(record, p) == other.information_state_string(p)
+                for q in [None, *range(game.num_players())]:  # the others' records carried over
+                    text = mos.information_state_digest(mos.information_state(other, q), q)
+                    assert text == mos._info_string(other._c, q)
                 assert other.observation_string(p) == state.observation_string(p)
                 assert other.legal_actions() == state.legal_actions()
                 assert other.history() == state.history()
@@ -149,7 +156,8 @@ def test_resample_from_infostate_keeps_the_information_state(game_id):
 @pytest.mark.parametrize("game_id", sorted({g for g, _ in CONFIGS}))
 def test_information_state_has_perfect_recall(game_id):
     """Perfect recall: each player's information state extends their previous one (their log
-    and own actions only grow), and holds what the current view holds."""
+    and own actions only grow), and holds what the current view holds; the string the adapter
+    keeps incrementally is the digest of that record computed from scratch."""
     info = meeple.game_info(game_id)
     players = min(info.player_counts)
     state = mos.from_meeple(meeple.make(game_id, players=players, seed=4))
@@ -159,8 +167,9 @@ def test_information_state_has_perfect_recall(game_id):
         if state.is_terminal():
             break
         for p in range(players):
-            now = json.loads(state.information_state_string(p))
+            now = mos.information_state(state, p)
             assert now["view"] == json.loads(state.observation_string(p))
+            assert state.information_state_string(p) == mos.information_state_digest(now, p)
             if before[p] is not None:
                 old = before[p]
                 assert now["log"][: len(old["log"])] == old["log"]
@@ -169,7 +178,38 @@ def test_information_state_has_perfect_recall(game_id):
         mover = state.current_player()
         action = rng.choice(state.legal_actions())
         state.apply_action(action)
-        assert json.loads(state.information_state_string(mover))["own_actions"][-1] == action
+        assert mos.information_state(state, mover)["own_actions"][-1] == action
+
+
+def test_information_state_strings_are_incremental_and_cached():
+    """Each event is serialised once however many strings are asked for, and a position's
+    string is built once (OpenSpiel's IS-MCTS asks for it several times per simulation): over
+    60 moves, 4 players asking 3 times at each position, JSON is written once per event and
+    once per (position, player) view, where re-serialising the log would write it 720 times."""
+    from meeple.interop import recall
+
+    state = mos.from_meeple(meeple.make("savage_bowl", players=4, seed=2))
+    rng = random.Random(2)
+    calls = []
+    real = json.dumps
+
+    def counting(obj, *args, **kwargs):
+        calls.append(obj)
+        return real(obj, *args, **kwargs)
+
+    recall._BYTES.clear()
+    mos.json.dumps = counting  # the same json module as recall's
+    try:
+        for _ in range(60):
+            for p in range(4):
+                for _ in range(3):
+                    state.information_state_string(p)
+            state.apply_action(rng.choice(state.legal_actions()))
+    finally:
+        mos.json.dumps = real
+    events = mos.meeple_state(state).log_size()
+    assert len([c for c in calls if isinstance(c, list)]) == 0  # never a whole log
+    assert len(calls) <= events + 60 * 4
 
 
 def test_spectator_observer_sees_only_public_information():

@@ -18,14 +18,17 @@ sample or enumerate chance see the seed as what it is, a uniform hidden draw (th
 dealt in advance). Information states never contain the seed. See docs/interop.md for why this
 was preferred to a sampled-stochastic game.
 
-**Information.** Observation strings are the player's `view` as canonical JSON; information
-state strings add the player's own actions and their event `log` (perfect recall). Tensors come
-from `meeple.interop.tensor`. `resample_from_infostate` is `State.determinize`: everything the
+**Information.** Observation strings are the player's `view` as canonical JSON. Information
+state strings (perfect recall) are a digest of the player's event `log`, their own actions and
+their view, kept incrementally (each event is serialised once, each position's string built
+once); `information_state` gives the same record readable. Tensors come from
+`meeple.interop.tensor` and `meeple.interop.recall`. `resample_from_infostate` is `State.determinize`: everything the
 player cannot know is resampled, future draws included, and the player's log is kept.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Iterable
@@ -37,7 +40,7 @@ import pyspiel
 import meeple
 from meeple.core import BadOption, GameInfo, Option, State
 
-from .recall import Layout, kind_of, layout
+from .recall import Layout, event_bytes, layout
 from .tensor import Encoding, encoding, hook
 
 __all__ = [
@@ -46,6 +49,8 @@ __all__ = [
     "MeepleBot",
     "from_meeple",
     "game_name",
+    "information_state",
+    "information_state_digest",
     "ismcts_bot",
     "load",
     "meeple_state",
@@ -177,16 +182,6 @@ class MeepleGame(pyspiel.Game):
         self.options = options
         length = hook(info, "max_game_length")
         self.max_length = int(length(players, dict(options))) if length else MAX_GAME_LENGTH
-        # Without the game's own information-state tensor, the generic one (meeple.interop.recall)
-        # has room for a bounded record; the game ends, drawn, before a player's could overflow.
-        self.recall: Layout | None = None
-        self.limits: dict[str, int] = {}
-        if hook(info, "information_state_tensor") is None:
-            self.recall = layout(info.id, players, options)
-            self.max_length = min(self.max_length, players * self.recall.own_cap)
-            self.limits = {k.name: k.cap - 2 * k.burst for k in self.recall.kinds.values()}
-            self.own_limit = self.recall.own_cap
-            self.log_limit = self.recall.log_cap - 2 * self.recall.max_burst
         game_info = pyspiel.GameInfo(
             num_distinct_actions=info.num_actions,
             max_chance_outcomes=256,
@@ -198,6 +193,15 @@ class MeepleGame(pyspiel.Game):
         )
         full = {**param_spec(info), **_params_from_options(info, players, options)}
         super().__init__(_GAME_TYPES[info.id], game_info, full)
+
+    @property
+    def recall(self) -> Layout | None:
+        """The generic information-state tensor's layout (`meeple.interop.recall`; learnt when
+        first asked for), or None for a game with its own ``information_state_tensor``. Its
+        room never ends a game: what does not fit is kept as a digest (see its docs)."""
+        if hook(self.info, "information_state_tensor") is not None:
+            return None
+        return layout(self.info.id, self.players, self.options)
 
     def new_initial_state(self) -> MeepleState:
         return MeepleState(self)
@@ -220,36 +224,119 @@ class _Core:
     OpenSpiel clones a Python state by deep-copying its ``__dict__``; this object answers that
     with `State.clone` instead of a generic deep copy.
 
-    ``counts`` (per player: events logged to them per kind, then the log's length and their own
-    actions under the keys ``#log`` and ``#own``) and ``seen`` (events counted) track each
-    player's record against the room of the information-state tensor; ``ended`` is set when a
-    player's record could outgrow it on the next move (the game then ends, drawn).
+    The rest are caches, so that the adapter adds little to the engine's own work:
+    ``legal`` (the move count and the legal actions computed there, handed to `State.apply` so
+    it does not compute them again), ``strings`` (information-state strings of this position,
+    by player) and ``records`` (per player or spectator: the running digests of their log and
+    own actions, and how far into the event log and history they reach; see `_Record`).
     """
 
-    __slots__ = ("seed_bytes", "s", "actors", "counts", "seen", "ended")
+    __slots__ = ("seed_bytes", "s", "actors", "legal", "strings", "records")
 
     def __init__(self, seed_bytes: list[int], s: State | None, actors: list[int]) -> None:
         self.seed_bytes = seed_bytes
         self.s = s
         self.actors = actors  # who took each player action, for the information state
-        self.counts: list[dict[str, int]] = []
-        self.seen = 0
-        self.ended = False
+        self.legal: tuple[int, list[int]] | None = None
+        self.strings: dict[int | None, str] | None = None
+        self.records: dict[int | None, _Record] = {}
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
         new = _Core(
             self.seed_bytes.copy(), None if self.s is None else self.s.clone(), self.actors.copy()
         )
-        new.counts = [c.copy() for c in self.counts]
-        new.seen = self.seen
-        new.ended = self.ended
+        new.legal = self.legal
+        new.strings = self.strings  # never changed in place: replaced when a move is made
+        new.records = self.records.copy()  # records are immutable tuples
         return new
 
     def __getstate__(self) -> tuple[Any, ...]:
-        return (self.seed_bytes, self.s, self.actors, self.counts, self.seen, self.ended)
+        return (self.seed_bytes, self.s, self.actors)
 
     def __setstate__(self, st: tuple[Any, ...]) -> None:
-        self.seed_bytes, self.s, self.actors, self.counts, self.seen, self.ended = st
+        self.seed_bytes, self.s, self.actors = st
+        self.legal = self.strings = None
+        self.records = {}
+
+
+# A player's record so far: (events of the whole log read, events of theirs, their log's
+# digest, moves read, own actions, their own actions' digest). Digests chain:
+# d' = BLAKE2b-128(d + item), item an event's canonical JSON or an action id as text.
+_Record = tuple[int, int, bytes, int, int, bytes]
+_EMPTY: _Record = (0, 0, b"", 0, 0, b"")
+
+
+def _chain(digest: bytes, item: bytes) -> bytes:
+    return hashlib.blake2b(digest + item, digest_size=16).digest()
+
+
+def _record(c: _Core, who: int | None) -> _Record:
+    """``who``'s record brought up to date (incrementally: only what is new is read)."""
+    s = c.s
+    assert s is not None
+    events = s._events
+    if events is None:
+        raise ValueError("this state keeps no log (it is a search copy)")
+    pos, n_log, d_log, moves, n_own, d_own = c.records.get(who, _EMPTY)
+    if pos < len(events):
+        fmt = s._format_event
+        for to, raw in events[pos:]:
+            if to is None or to == who:
+                d_log = _chain(d_log, event_bytes(raw, fmt))
+                n_log += 1
+        pos = len(events)
+    history = s.history
+    if moves < len(history) and who is not None:
+        for actor, a in zip(c.actors[moves:], history[moves:], strict=True):
+            if actor == who:
+                d_own = _chain(d_own, b"%d" % a)
+                n_own += 1
+    rec = (pos, n_log, d_log, len(history), n_own, d_own)
+    c.records[who] = rec
+    return rec
+
+
+def _info_string(c: _Core, who: int | None) -> str:
+    """The information-state string of ``who`` (cached for the position)."""
+    strings = c.strings
+    if strings is None:
+        strings = c.strings = {}
+    text = strings.get(who)
+    if text is None:
+        s = c.s
+        assert s is not None
+        _, n_log, d_log, _, n_own, d_own = _record(c, who)
+        view = json.dumps(s.view(who), sort_keys=True, separators=(",", ":")).encode()
+        digest = hashlib.blake2b(d_log + d_own + view, digest_size=16).hexdigest()
+        name = "spectator" if who is None else f"player {who}"
+        text = strings[who] = f"{name}: {n_own} own actions, {n_log} events seen; {digest}"
+    return text
+
+
+def information_state(state: pyspiel.State, player: int | None) -> dict[str, Any]:
+    """The information state that `information_state_string` digests, readable: the player's
+    event ``log`` (`State.log`), their ``own_actions`` in order and their ``view`` (``player``
+    None: the spectator's, with no own actions). Built afresh: for reading, not for search."""
+    c: _Core = state._c  # type: ignore[attr-defined]
+    s = c.s
+    if s is None:
+        return {"log": [], "own_actions": [], "view": None}
+    own = [a for actor, a in zip(c.actors, s.history, strict=True) if actor == player]
+    return {"log": s.log(player), "own_actions": own, "view": s.view(player)}
+
+
+def information_state_digest(record: dict[str, Any], player: int | None) -> str:
+    """The information-state string of a record from `information_state`, computed from
+    scratch (what the adapter keeps incrementally; tests compare the two)."""
+    d_log = d_own = b""
+    for event in record["log"]:
+        d_log = _chain(d_log, json.dumps(event, sort_keys=True, separators=(",", ":")).encode())
+    for a in record["own_actions"]:
+        d_own = _chain(d_own, b"%d" % a)
+    view = json.dumps(record["view"], sort_keys=True, separators=(",", ":")).encode()
+    digest = hashlib.blake2b(d_log + d_own + view, digest_size=16).hexdigest()
+    name = "spectator" if player is None else f"player {player}"
+    return f"{name}: {len(record['own_actions'])} own actions, {len(record['log'])} events seen; {digest}"
 
 
 class MeepleState(pyspiel.State):
@@ -265,19 +352,22 @@ class MeepleState(pyspiel.State):
         return self._c.s
 
     def current_player(self) -> int:
-        c = self._c
-        s = c.s
+        s = self._c.s
         if s is None:
             return _CHANCE_PLAYER
         to_move = s.to_move
-        return _TERMINAL if to_move is None or c.ended else to_move
+        return _TERMINAL if to_move is None else to_move
 
     def _legal_actions(self, player: int) -> list[int]:
         c = self._c
         s = c.s
-        if s is None or s.to_move != player or c.ended:
+        if s is None or s.to_move != player:
             return []
-        return s.legal_actions()
+        n = len(s.history)
+        legal = c.legal
+        if legal is None or legal[0] != n:
+            legal = c.legal = (n, s.legal_actions())
+        return legal[1]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return list(_CHANCE) if self._c.s is None else []
@@ -290,41 +380,16 @@ class MeepleState(pyspiel.State):
             if len(c.seed_bytes) == SEED_BYTES:
                 game: MeepleGame = self.get_game()  # type: ignore[assignment]
                 seed = int.from_bytes(bytes(c.seed_bytes), "big")
-                c.s = s = meeple.make(game.info.id, players=game.players, seed=seed, **game.options)
-                if game.recall is not None:
-                    c.counts = [{"#log": 0, "#own": 0} for _ in range(game.players)]
-                    self._count(game)
+                c.s = meeple.make(game.info.id, players=game.players, seed=seed, **game.options)
             return
-        actor: int = s.to_move  # type: ignore[assignment]
-        c.actors.append(actor)
-        s.apply(int(action))
-        if c.counts:
-            game = self.get_game()  # type: ignore[assignment]
-            own = c.counts[actor]["#own"] = c.counts[actor]["#own"] + 1
-            if own >= game.own_limit:
-                c.ended = True
-            self._count(game)
-
-    def _count(self, game: MeepleGame) -> None:
-        """Count the events logged since the last call into each player's record; end the game
-        when a record could outgrow its room on the next move."""
-        c = self._c
-        events = c.s._events  # type: ignore[union-attr]
-        if events is None or len(events) <= c.seen:
-            return
-        s = c.s
-        limits = game.limits
-        fmt = s._format_event  # type: ignore[union-attr]
-        for to, e in events[c.seen :]:
-            k = kind_of(e if type(e) is dict else fmt(e))
-            limit = limits.get(k)
-            for p in range(game.players) if to is None else (to,):
-                counts = c.counts[p]
-                n = counts[k] = counts.get(k, 0) + 1
-                total = counts["#log"] = counts["#log"] + 1
-                if (limit is not None and n > limit) or total > game.log_limit:
-                    c.ended = True
-        c.seen = len(events)
+        actor = s.to_move
+        legal = c.legal
+        # The engine validates; with the legal actions OpenSpiel just asked for, it uses those.
+        s.apply(
+            action, legal=legal[1] if legal is not None and legal[0] == len(s.history) else None
+        )
+        c.actors.append(actor)  # type: ignore[arg-type]
+        c.strings = None
 
     def _action_to_string(self, player: int, action: int) -> str:
         """The game's label plus the action id: OpenSpiel needs distinct strings per legal
@@ -335,28 +400,46 @@ class MeepleState(pyspiel.State):
         return f"{s.describe(action)} [{action}]" if s is not None else str(action)
 
     def is_terminal(self) -> bool:
-        c = self._c
-        s = c.s
-        return s is not None and (s.to_move is None or c.ended)
+        s = self._c.s
+        return s is not None and s.to_move is None
 
     def returns(self) -> list[float]:
         s = self._c.s
         if s is None:
             return [0.0] * self.num_players()
-        return [float(r) for r in s.returns()]  # zeros for a game ended unfinished (drawn)
+        return [float(r) for r in s.returns()]
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> MeepleState:
         """A state the player cannot tell from this one: `State.determinize`, log kept."""
         rng = random.Random(int(probability_sampler() * 2**53))
-        new = self.clone()
-        c = new._c
-        s = self._c.s
+        old = self._c
+        s = old.s
         if s is None:
-            c.seed_bytes = [rng.randrange(256) for _ in c.seed_bytes]
+            new = self.clone()
+            new._c.seed_bytes = [rng.randrange(256) for _ in old.seed_bytes]
             return new
-        # The player's own record of the game stays: public events and their private ones.
-        c.s = s.determinize(player_id, rng, keep_log=True)
-        c.seen = c.s.log_size()
+        # The player's own record of the game stays: public events and their private ones, so
+        # their record and string carry over; the others' records are rebuilt when asked for.
+        text = _info_string(old, player_id)
+        rec = _record(old, player_id)
+        old.s = None  # clone the rest without cloning the meeple state: it is replaced
+        try:
+            new = self.clone()
+        finally:
+            old.s = s
+        c = new._c
+        c.s = world = s.determinize(player_id, rng, keep_log=True)
+        n = world.log_size()
+        # The resampled world logs only public events and the player's: every other player's
+        # log there is the spectator's, so their records are the public one plus their own
+        # actions (the original state keeps all of these up to date across simulations).
+        public = _record(old, None)
+        c.records = {player_id: (n, *rec[1:]), None: (n, *public[1:])}
+        for q in range(world.players):
+            if q != player_id:
+                mine = _record(old, q)
+                c.records[q] = (n, public[1], public[2], *mine[3:])
+        c.strings = {player_id: text}
         return new
 
     def __str__(self) -> str:
@@ -400,7 +483,7 @@ class MeepleObserver:
             self.dict = {"information_state": self.tensor}
         elif self.recall:
             self.hook = None
-            self.layout = lay = game.recall or layout(game.info.id, game.players, game.options)
+            self.layout = lay = layout(game.info.id, game.players, game.options)
             self.tensor = np.zeros(lay.size, np.float32)
             n = self.encoding.size
             self.dict = {
@@ -432,16 +515,14 @@ class MeepleObserver:
         self.tensor[:] = self.encoding.encode(s, who)
 
     def string_from(self, state: MeepleState, player: int) -> str:
-        s = state._c.s
+        c = state._c
+        s = c.s
         if s is None:
             return "seed"  # nobody sees the seed being drawn
         who = self._who(player)
-        view = json.dumps(s.view(who), sort_keys=True, separators=(",", ":"))
         if not self.recall:
-            return view
-        own = [a for actor, a in zip(state._c.actors, s.history, strict=False) if actor == who]
-        log = json.dumps(s.log(who), sort_keys=True, separators=(",", ":"))
-        return f'{{"log":{log},"own_actions":{json.dumps(own)},"view":{view}}}'
+            return json.dumps(s.view(who), sort_keys=True, separators=(",", ":"))
+        return _info_string(c, who)
 
 
 # ----- registration and helpers ------------------------------------------------------------

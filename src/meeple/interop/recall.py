@@ -17,10 +17,13 @@ states differ exactly when their tensors do:
   text, bool or null is the binary code of its index in the game's vocabulary, a number a flag
   and its value divided by the largest magnitude seen there (not clipped: exact), and a dict
   that is the JSON form of an action (`State.action_to_json`) the binary code of the action id;
-- one **overflow** slot, set when something could not be placed (a kind, key or text never
-  seen while learning the layout, or more than the room). The OpenSpiel adapter ends a game,
-  drawn, before a player's record could outgrow its room, so the room is the game's length
-  bound there (see docs/interop.md).
+- one **overflow** slot and a **digest** block (`DIGEST_BITS` slots): whatever could not be
+  placed (an own action past the room, an event past its kind's room, or an event holding a
+  kind, key or text never seen while learning the layout, or a list longer than its room) is
+  kept as a 64-bit digest (BLAKE2b) of those items with their positions, and the flag is set.
+  So the tensor never forgets and never needs the game cut short: two different records give
+  different tensors (exactly in the placed part, with probability 1 - 2**-64 beyond it). Games
+  are never ended for want of room (see docs/interop.md).
 
 The layout (kinds, keys, vocabulary, room) is learnt from `SAMPLE_GAMES` random games with
 fixed seeds, so it is the same on every run, plus the game's ``information_state_examples``
@@ -30,6 +33,7 @@ hook if it has one; room is `MARGIN` times the most seen, plus `SLACK`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Sequence
@@ -54,7 +58,25 @@ EXAMPLE_ROOM = 16  # room for an event kind the game lists as an example but sam
 ONE_HOT_MAX = 16  # games with more actions than this code own actions in binary
 CACHE_MAX = 200_000  # encoded events remembered (by identity) before the cache starts afresh
 
+DIGEST_BITS = 64  # the digest of what did not fit (see `Layout.encode`)
+
 _NULL = ("z",)
+_BYTES: dict[int, tuple[Any, bytes]] = {}
+
+
+def event_bytes(raw: Any, fmt: Any) -> bytes:
+    """The canonical JSON (UTF-8) of a logged event (``raw`` as `State._events` holds it, a dict
+    or a compact tuple that ``fmt`` formats), cached by identity: logged events are never
+    changed, and clones share them, so each is serialised once."""
+    hit = _BYTES.get(id(raw))
+    if hit is not None and hit[0] is raw:
+        return hit[1]
+    if len(_BYTES) > CACHE_MAX:
+        _BYTES.clear()
+    event = raw if type(raw) is dict else fmt(raw)
+    data = json.dumps(event, sort_keys=True, separators=(",", ":")).encode()
+    _BYTES[id(raw)] = (raw, data)
+    return data
 
 
 def kind_of(event: dict[str, Any]) -> str:
@@ -232,7 +254,7 @@ class Layout:
     bits: int
     actions: dict[str, int]  # an action's JSON text -> its id
     action_bits: int
-    overflow: int  # the overflow slot's offset
+    overflow: int  # the overflow slot's offset; the digest's `DIGEST_BITS` slots follow it
     size: int
     _cache: dict[int, tuple[Any, Kind | None, list[int], list[float], bool]] = field(
         default_factory=dict, repr=False
@@ -247,11 +269,19 @@ class Layout:
         out[: self.obs.size] = self.obs.encode(state, player)
         idx: list[int] = []
         val: list[float] = []
-        over = player is not None and self._own(idx, val, own)
-        over |= self._log(idx, val, state, player)
+        rest: list[bytes] = []  # what did not fit, for the digest
+        if player is not None:
+            self._own(idx, val, own, rest)
+        self._log(idx, val, state, player, rest)
         out.put(idx, val)
-        if over:
+        if rest:
             out[self.overflow] = 1.0
+            h = hashlib.blake2b(digest_size=DIGEST_BITS // 8)
+            for item in rest:
+                h.update(b"%d:" % len(item))
+                h.update(item)
+            code = int.from_bytes(h.digest(), "big")
+            out[[self.overflow + 1 + k for k in self._code(code)]] = 1.0
         return out
 
     def _code(self, code: int) -> tuple[int, ...]:
@@ -261,7 +291,7 @@ class Layout:
             bits = self._codes[code] = tuple(k for k in range(code.bit_length()) if code >> k & 1)
         return bits
 
-    def _own(self, idx: list[int], val: list[float], own: Sequence[int]) -> bool:
+    def _own(self, idx: list[int], val: list[float], own: Sequence[int], rest: list[bytes]) -> None:
         slot, base = self.own_slot, self.own_offset
         binary = self.num_actions > ONE_HOT_MAX
         for i, a in enumerate(own[: self.own_cap]):
@@ -272,9 +302,16 @@ class Layout:
             else:
                 idx.append(b + 1 + a)
         val.extend([1.0] * (len(idx) - len(val)))
-        return len(own) > self.own_cap
+        rest.extend(b"o%d:%d" % (i, a) for i, a in enumerate(own) if i >= self.own_cap)
 
-    def _log(self, idx: list[int], val: list[float], state: State, player: int | None) -> bool:
+    def _log(
+        self,
+        idx: list[int],
+        val: list[float],
+        state: State,
+        player: int | None,
+        rest: list[bytes],
+    ) -> None:
         events = state._events
         if events is None:
             raise ValueError("this state keeps no log (it is a search copy)")
@@ -283,8 +320,7 @@ class Layout:
         if len(cache) > CACHE_MAX:
             cache.clear()
         counts: dict[str, int] = {}
-        inv = 1.0 / self.log_cap
-        over = False
+        inv = 1.0 / self.log_cap  # positions past the room stay exact (above 1)
         pos = 0
         for to, raw in events:
             if to is not None and to != player:
@@ -293,7 +329,7 @@ class Layout:
             if hit is None or hit[0] is not raw:
                 hit = cache[id(raw)] = (raw, *self._event(raw if type(raw) is dict else fmt(raw)))
             _, kind, e_idx, e_val, e_over = hit
-            over |= e_over
+            placed = False
             if kind is not None:
                 i = counts.get(kind.name, 0)
                 counts[kind.name] = i + 1
@@ -303,10 +339,10 @@ class Layout:
                     val += (1.0, pos * inv)
                     idx.extend([b + k for k in e_idx])
                     val.extend(e_val)
-                else:
-                    over = True
+                    placed = not e_over
+            if not placed:
+                rest.append(b"e%d:" % pos + event_bytes(raw, fmt))
             pos += 1
-        return over or pos > self.log_cap
 
     def _event(self, event: dict[str, Any]) -> tuple[Kind | None, list[int], list[float], bool]:
         """One event, relative to its slot: (kind, slots, values, whether anything was left out)."""
@@ -385,7 +421,8 @@ class Layout:
         log = sum(k.size for k in self.kinds.values())
         lines = [
             f"`{self.game}`, {self.players} players: {self.size} floats (view {self.obs.size}, "
-            f"own actions {self.own_cap} x {self.own_slot}, log {log}, overflow 1; "
+            f"own actions {self.own_cap} x {self.own_slot}, log {log}, overflow 1 + digest "
+            f"{DIGEST_BITS}; "
             f"{len(self.vocab)} tokens, {self.bits}-bit codes)",
             "",
             "| block | offset | room | floats per slot |",
@@ -396,7 +433,7 @@ class Layout:
         lines += [
             f"| log `{k.name}` | {k.offset} | {k.cap} | {k.slot} |" for k in self.kinds.values()
         ]
-        lines.append(f"| overflow | {self.overflow} | 1 | 1 |")
+        lines.append(f"| overflow, digest | {self.overflow} | 1 | {1 + DIGEST_BITS} |")
         return "\n".join(lines)
 
 
@@ -502,7 +539,7 @@ def build(game: str, players: int, options: dict[str, Any]) -> Layout:
         table,
         action_bits,
         offset,
-        offset + 1,
+        offset + 1 + DIGEST_BITS,
     )
 
 
