@@ -218,7 +218,6 @@ class KarviState(State):
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
-        self._legal_memo: frozenset[int] | None = None
         n = players
         self.side = C.side(n)
         self.nodes = [s["name"] for s in self.side["spots"]]
@@ -475,17 +474,8 @@ class KarviState(State):
         if self.over:
             return []
         if self.tasks:
-            legal = sorted(set(self._task_actions(self.tasks[-1])))
-        else:
-            legal = sorted(set(self._main_actions()))
-        # Kept until the next `_apply` (or copy): `apply` validates against it instead of
-        # generating the moves a second time (half of a playout's time went there).
-        self._legal_memo = frozenset(legal)
-        return legal
-
-    def is_legal(self, action: int) -> bool:
-        memo = self._legal_memo
-        return action in (memo if memo is not None else self.legal_actions())
+            return sorted(set(self._task_actions(self.tasks[-1])))
+        return sorted(set(self._main_actions()))
 
     def _gold(self, pl: Player) -> list[int]:
         if pl.res[2] <= 0:
@@ -812,7 +802,6 @@ class KarviState(State):
 
     # ----- applying actions ---------------------------------------------------------------------
     def _apply(self, action: int) -> None:
-        self._legal_memo = None
         fam, x = _FAMILY[action]
         q = self.to_move
         assert q is not None
@@ -1633,7 +1622,6 @@ class KarviState(State):
     def _copy(self) -> KarviState:
         new = KarviState.__new__(KarviState)
         new.__dict__.update(self.__dict__)
-        new._legal_memo = None  # a determinized copy may hold other moves
         for k in ("die_pos", "die_beer", "die_done", "die_height", "stop_stack", "tasks", "display",
                   "trade_deck", "discarded_specials", "start_pool"):
             setattr(new, k, list(getattr(self, k)))
