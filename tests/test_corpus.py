@@ -45,4 +45,14 @@ def test_a_changed_view_is_caught(monkeypatch):
         return v
 
     monkeypatch.setattr(state_cls, "view", view)
-    assert corpus.check("trickarus")
+    bad = corpus.check("trickarus")
+    assert bad and all(line.endswith(": views changed") for line in bad)
+
+
+def test_a_changed_rule_is_caught(monkeypatch):
+    """The digest sees the game: scores that change fail as "game changed"."""
+    state_cls = type(meeple.make("trickarus", players=3, seed=1))
+    original = state_cls.scores
+    monkeypatch.setattr(state_cls, "scores", lambda self: [s + 1 for s in original(self)])
+    bad = corpus.check("trickarus")
+    assert bad and all(line.endswith(": game changed") for line in bad)

@@ -9,8 +9,9 @@ steps and at the end, the record, scores and ranking. `tests/test_corpus.py` rep
     python tools/corpus.py write      # (re)write tests/data/corpus/<game>.json
     python tools/corpus.py check      # replay and compare, as the test does
 
-Rewrite it only for a change that is meant to change a game (a rules fix), and say so in the
-commit: a speed change must pass against the old corpus.
+Rewrite it only for a change that is meant to change a game (a rules fix) or its views (a field
+a renderer needs), and say which in the commit: a speed change must pass against the old corpus.
+The check names what changed: "game" (legal moves, record, scores) or "views".
 """
 
 from __future__ import annotations
@@ -46,24 +47,26 @@ def games_for(game: str) -> list[tuple[int, dict[str, Any], int]]:
 
 
 def play(game: str, players: int, options: dict[str, Any], seed: int,
-         actions: list[int] | None = None) -> tuple[list[int], str]:
-    """Play (randomly, or the given ``actions``) and return the actions and the digest."""
+         actions: list[int] | None = None) -> tuple[list[int], str, str]:
+    """Play (randomly, or the given ``actions``); return the actions and two digests: the game's
+    (legal moves, record, scores) and the views'. A view can gain a field for a renderer without
+    the game changing, so the two are told apart."""
     state = meeple.make(game, players=players, seed=seed, **options)
     rng = random.Random(seed)
-    digest = hashlib.sha256()
+    game_digest, view_digest = hashlib.sha256(), hashlib.sha256()
 
-    def add(obj: Any) -> None:
+    def add(digest: Any, obj: Any) -> None:
         digest.update(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode())
 
     def views() -> None:
         for seat in [*range(players), None]:
-            add(state.view(seat))
+            add(view_digest, state.view(seat))
 
     played: list[int] = []
     step = 0
     while not state.is_over():
         legal = state.legal_actions()
-        add(legal)
+        add(game_digest, legal)
         if step % VIEW_EVERY == 0:
             views()
         action = actions[step] if actions is not None else rng.choice(legal)
@@ -71,9 +74,9 @@ def play(game: str, players: int, options: dict[str, Any], seed: int,
         played.append(action)
         step += 1
     views()
-    add(state.record())
-    add([state.scores(), state.ranking()])
-    return played, digest.hexdigest()
+    add(game_digest, state.record())
+    add(game_digest, [state.scores(), state.ranking()])
+    return played, game_digest.hexdigest(), view_digest.hexdigest()
 
 
 def write() -> None:
@@ -82,9 +85,9 @@ def write() -> None:
         game = info["id"]
         entries = []
         for players, options, seed in games_for(game):
-            actions, digest = play(game, players, options, seed)
+            actions, digest, views = play(game, players, options, seed)
             entries.append({"players": players, "options": options, "seed": seed,
-                            "actions": actions, "digest": digest})
+                            "actions": actions, "digest": digest, "views": views})
         path = CORPUS / f"{game}.json"
         path.write_text(json.dumps({"game": game, "games": entries}, separators=(",", ":")) + "\n")
         print(f"{game}: {len(entries)} games -> {path.relative_to(ROOT)}")
@@ -95,9 +98,12 @@ def check(game: str) -> list[str]:
     data = json.loads((CORPUS / f"{game}.json").read_text())
     bad = []
     for e in data["games"]:
-        _, digest = play(game, e["players"], e["options"], e["seed"], e["actions"])
-        if digest != e["digest"]:
-            bad.append(f"{game} {e['players']}p seed {e['seed']} options {e['options']}")
+        _, digest, views = play(game, e["players"], e["options"], e["seed"], e["actions"])
+        what = [name for name, got, want in (("game", digest, e["digest"]),
+                                             ("views", views, e["views"])) if got != want]
+        if what:
+            bad.append(f"{game} {e['players']}p seed {e['seed']} options {e['options']}: "
+                       f"{' and '.join(what)} changed")
     return bad
 
 
