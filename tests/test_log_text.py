@@ -1,0 +1,64 @@
+"""Log lines and choice labels in words (issue #14).
+
+Every event `State.log(p)` returns carries a ``text`` sentence made by the game, for each seat
+and for spectators; no sentence and no `describe` label shows an internal identifier (snake_case
+words, JSON, braces, card codes, coordinates). Random games of every game and player count.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+import meeple
+
+# What a player of the physical game never reads: snake_case words, JSON and brackets, codes
+# such as "sun2" or "move-8", programmers' constants, "P0"-style seat names, "16,17" coordinates.
+IDENT = re.compile(
+    r"[{}\[\]\"\\]|\b[A-Za-z]+_\w+|\b[a-z]+\d|\b[a-z]+-\d|\b(None|True|False|null|true|false)\b"
+    r"|\bP\d\b|\d,\d|\bSeat \d"
+)
+# Games per player count: enough to meet every kind of event, and a few seconds in all.
+GAMES = {"trickarus": 6, "savage_bowl": 6, "scarvus": 4, "zarcana": 4, "karvi": 2}
+
+
+def play(game: str, players: int, seed: int, labels: set[str]) -> meeple.State:
+    state = meeple.make(game, players=players, seed=seed)
+    rng = random.Random(seed)
+    while not state.is_over():
+        legal = state.legal_actions()
+        for a in legal if len(legal) <= 40 else rng.sample(legal, 40):
+            labels.add(state.describe(a))
+        state.apply(rng.choice(legal))
+    return state
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_event_has_a_sentence_and_no_identifier(game: str) -> None:
+    info = meeple.game_info(game)
+    labels: set[str] = set()
+    sentences: dict[str, str] = {}
+    for players in info.player_counts:
+        for seed in range(GAMES[game]):
+            state = play(game, players, seed, labels)
+            for viewer in [None, *range(players)]:
+                for event in state.log(viewer):
+                    text = event.get("text")
+                    assert isinstance(text, str) and text.strip(), event
+                    assert not IDENT.search(text), (viewer, text, event)
+                    sentences.setdefault(event.get("type", str(sorted(event))), text)
+    for label in labels:
+        assert label.strip() and not IDENT.search(label), label
+    assert sentences  # (printed on failure: one sentence per kind of event)
+
+
+def test_text_speaks_to_the_reading_seat() -> None:
+    state = meeple.make("trickarus", players=3, seed=1)
+    state.apply(state.legal_actions()[0])
+    mine = state.log(0)[-1]["text"]
+    theirs = state.log(1)[-1]["text"]
+    assert mine.startswith("You play") and theirs.startswith("Player 1 plays")
+    assert state.log(None)[-1]["text"] == theirs
+    assert "text" not in state.log(0, text=False)[-1]
