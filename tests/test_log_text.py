@@ -22,10 +22,18 @@ IDENT = re.compile(
 )
 # Games per player count: enough to meet every kind of event, and a few seconds in all.
 GAMES = {"trickarus": 6, "savage_bowl": 6, "scarvus": 4, "zarcana": 4, "karvi": 2}
+# Options whose rules log events of their own, played once per player count they allow.
+VARIANTS = {
+    "trickarus": [{"mode": "cooperative"}, {"lightning_variant": True}],
+    "savage_bowl": [{"chameleons": False}],
+    "scarvus": [{"fancy_flying": True, "talons": True}, {"daedalus": True, "lives": 3}],
+    "zarcana": [],
+    "karvi": [],
+}
 
 
-def play(game: str, players: int, seed: int, labels: set[str]) -> meeple.State:
-    state = meeple.make(game, players=players, seed=seed)
+def play(game: str, players: int, seed: int, labels: set[str], **options: object) -> meeple.State:
+    state = meeple.make(game, players=players, seed=seed, **options)
     rng = random.Random(seed)
     while not state.is_over():
         legal = state.legal_actions()
@@ -40,15 +48,19 @@ def test_every_event_has_a_sentence_and_no_identifier(game: str) -> None:
     info = meeple.game_info(game)
     labels: set[str] = set()
     sentences: dict[str, str] = {}
-    for players in info.player_counts:
-        for seed in range(GAMES[game]):
-            state = play(game, players, seed, labels)
-            for viewer in [None, *range(players)]:
-                for event in state.log(viewer):
-                    text = event.get("text")
-                    assert isinstance(text, str) and text.strip(), event
-                    assert not IDENT.search(text), (viewer, text, event)
-                    sentences.setdefault(event.get("type", str(sorted(event))), text)
+    runs = [(players, seed, {}) for players in info.player_counts for seed in range(GAMES[game])]
+    runs += [(players, 99, opts) for players in info.player_counts for opts in VARIANTS[game]]
+    for players, seed, options in runs:
+        try:
+            state = play(game, players, seed, labels, **options)
+        except (meeple.BadPlayerCount, meeple.BadOption):
+            continue  # an option this player count does not take
+        for viewer in [None, *range(players)]:
+            for event in state.log(viewer):
+                text = event.get("text")
+                assert isinstance(text, str) and text.strip(), event
+                assert not IDENT.search(text), (viewer, text, event)
+                sentences.setdefault(event.get("type", str(sorted(event))), text)
     for label in labels:
         assert label.strip() and not IDENT.search(label), label
     assert sentences  # (printed on failure: one sentence per kind of event)
