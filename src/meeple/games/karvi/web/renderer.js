@@ -120,17 +120,6 @@ export function render(root, ctx) {
     choices, el("div", { class: "kv-row" }, track, stop), sea, players, mine));
 }
 
-export function describeEvent(ev, ctx) {
-  const who = typeof ev.player === "number" ? `${name(ctx, ev.player)}: ` : "";
-  if (ev.round) return `Round ${ev.round} begins`;
-  if (ev.game_over) return "Game over";
-  if (ev.to !== undefined) return `${who}die to spot ${ev.to} (paid ${ev.paid} beer)`;
-  if (ev.ship) return `${who}sails to ${ev.ship}`;
-  if (ev.builds) return `${who}builds a ${ev.builds} at ${ev.at} (+${ev.points})`;
-  if (ev.raid !== undefined) return `${who}raids (${ev.damage} damage)`;
-  return who + Object.entries(ev).filter(([k]) => k !== "player").map(([k, x]) => `${k} ${JSON.stringify(x)}`).join(", ");
-}
-
 export const css = `
 .kv-board { display: grid; gap: .6rem; }
 .kv-header { font-weight: 700; padding: .35rem .7rem; border-radius: 8px; background: #e7eef7; }

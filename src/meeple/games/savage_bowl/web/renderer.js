@@ -125,25 +125,6 @@ export function render(root, ctx) {
       : el("p", { class: "sb-muted" }, ctx.seat === null || ctx.seat === undefined ? "Watching: hands, discards and won tricks are hidden." : "")));
 }
 
-export function describeEvent(ev, ctx) {
-  switch (ev.type) {
-    case "deal": return `Round ${ev.round}: you were dealt ${ev.hand.length} cards${ev.chameleon ? " and a Chameleon" : ""}`;
-    case "round": return `Round ${ev.round} begins; ${name(ctx, ev.leader)} leads`;
-    case "play": {
-      const [, col, num] = ev.card.match(/^([a-z]+)(\d+)$/) || [null, ev.card, ""];
-      return `${name(ctx, ev.player)} plays ${colourOf(col).name} ${num}${ev.chameleon ? ` with the Chameleon (as ${colourOf(ev.colour).name})` : ""}`;
-    }
-    case "trick": return `${name(ctx, ev.winner)} wins trick ${ev.trick}${ev.yellow !== null && ev.yellow !== undefined ? `; ${name(ctx, ev.yellow)} gets the Yellow Card` : ""}`;
-    case "discard": return `${name(ctx, ev.player)} discards a card face down`;
-    case "discard_own": return `You discarded ${ev.card}`;
-    case "champ": return `${name(ctx, ev.player)} takes the ${ev.value}-point Runaway Champ card`;
-    case "eliminated": return `${name(ctx, ev.player)} won one trick too many and is ejected from the round`;
-    case "round_end": return `Round ${ev.round} ends: ${ev.gained.map((g, p) => `${name(ctx, p)} +${g}`).join(", ")}`;
-    case "game_end": return "Game over";
-    default: return `${ev.type} ${JSON.stringify(ev)}`;
-  }
-}
-
 export const css = `
 .sb-board { display: grid; gap: .7rem; }
 .sb-header { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; font-weight: 600; padding: .4rem .8rem; border-radius: 8px; }

@@ -115,35 +115,6 @@ export function render(root, ctx) {
 // remembered, not read back from the log): a value is shown only when the event has one.
 const val = (ev) => ("value" in ev ? " " + ev.value : "");
 
-export function describeEvent(ev, ctx) {
-  const who = typeof ev.player === "number" ? seatName(ctx.seats, ev.player) : "";
-  switch (ev.type) {
-    case "bid": return `${who} bids ${ev.number} ${ev.colour}`;
-    case "accept": return `${who} accepts`;
-    case "challenge": return `${seatName(ctx.seats, ev.challenger)} challenges ${ev.number} ${ev.colour}: `
-      + `${ev.cards.join("+")} = ${ev.total}, ${ev.safe ? "safe" : "unsafe"}`;
-    case "feather": return `${who} takes a ${ev.side} feather (${ev.value})`;
-    case "life_lost": return `${who} loses a Life (${ev.lives} left)`;
-    case "out": return `${who} is out`;
-    case "discard": return `${ev.player === null ? "Sun Flare" : who} discards ${ev.colour}${val(ev)}`;
-    case "reveal": return `${who} reveals ${ev.colour}${val(ev)}`;
-    case "drew": return `you draw ${ev.colour}${val(ev)}`;
-    case "deal": return ev.hand ? `Match ${ev.match}: your hand ${Object.entries(ev.hand).map(([c, v]) => `${c} ${v}`).join(", ")}`
-      : `Match ${ev.match}: you are dealt one card of each colour`;
-    case "flight": return `${who} plays ${FLIGHT[ev.card]}${ev.colour ? " on " + ev.colour : ""}`
-      + `${typeof ev.target === "number" ? " on " + seatName(ctx.seats, ev.target) : ""}`;
-    case "flight_draw": return `${who} draws a Flight card (${ev.why})`;
-    case "flight_drawn": return `you drew ${FLIGHT[ev.card]}`;
-    case "flight_discard": return `${who} discards ${FLIGHT[ev.card]} (${ev.why})`;
-    case "saw": return `you saw ${ev.owner === "daedalus" ? "the Daedalus" : seatName(ctx.seats, ev.owner) + "'s"} ${ev.colour}${"value" in ev ? ": " + ev.value : ""}`;
-    case "scouted": return `you scouted ${ev.colour}${val(ev)}`;
-    case "match": return `Match ${ev.match} begins`;
-    case "match_end": return `Match ${ev.match} is over`;
-    case "game_end": return `Game over: ${ev.scores.join(", ")}`;
-    default: return ev.type;
-  }
-}
-
 export const css = `
 .sc-table { font: 14px system-ui, sans-serif; display: grid; gap: 10px; }
 .sc-head { display: flex; gap: 16px; align-items: center; flex-wrap: wrap; }

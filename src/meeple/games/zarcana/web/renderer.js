@@ -173,43 +173,6 @@ export function render(root, ctx) {
     el("div", { class: "zc-hand-box" }, el("h4", {}, "Your hand"), hand)));
 }
 
-export function describeEvent(ev, ctx) {
-  const who = typeof ev.player === "number" ? name(ctx, ev.player) : "";
-  switch (ev.type) {
-    case "setup": return "The nine cards are laid out";
-    case "deal": return `You were dealt ${ev.hand.length} cards`;
-    case "act": {
-      const a = ev.action;
-      if (a.cell) return `${who}: space ${a.cell[0]},${a.cell[1]}`;
-      if (a.card) return `${who} plays ${cardInfo(a.card).title}`;
-      if (a.pyramid) return `${who}: pyramid ${a.pyramid}`;
-      if (a.orient) return `${who}: ${a.orient === "up" ? "standing" : `pointing ${a.orient}`}`;
-      if (a.size) return `${who}: ${a.size}`;
-      if (a.ability) return `${who}: as ${TYPE[a.ability].name}`;
-      if (a.draw) return `${who} draws ${a.draw}`;
-      return `${who}: ${a.do}`;
-    }
-    case "grow": return `${ev.pyramid} grows`;
-    case "clone": case "create": return `${ev.pyramid} is placed`;
-    case "attack": return `${ev.by} attacks ${ev.target}`;
-    case "reduced": return `${ev.pyramid} is reduced`;
-    case "take": return `${who} takes ${cardInfo(ev.card).title} into the hand`;
-    case "transport": return `A territory travels from ${ev.from} to ${ev.to}`;
-    case "copy": return `Copying ${cardInfo(ev.card).title}`;
-    case "recenter": return "The board is re-centred";
-    case "draw": return `${who} drew ${ev.count} card${ev.count === 1 ? "" : "s"}`;
-    case "drew": return `You drew ${ev.cards.map((c) => cardInfo(c).title).join(", ")}`;
-    case "discard": return `${who} discards ${ev.cards.map((c) => cardInfo(c).title).join(", ")}`;
-    case "reshuffle": return `The discards are reshuffled into a new deck (reshuffle ${ev.count})`;
-    case "declare": return `${who} declares the final round`;
-    case "destroyed": return `${ev.pyramid} is destroyed (${ev.why})`;
-    case "card_destroyed": return `${cardInfo(ev.card).title} is destroyed`;
-    case "build": return `${cardInfo(ev.card).title} is built`;
-    case "game_end": return "Game over";
-    default: return `${ev.type} ${JSON.stringify(ev)}`;
-  }
-}
-
 export const css = `
 .zc-table { display: grid; gap: .6rem; }
 .zc-header { display: flex; gap: 1rem; flex-wrap: wrap; font-weight: 600; padding: .4rem .8rem; border-radius: 8px; background: #efe6cf; }
