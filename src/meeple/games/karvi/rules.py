@@ -18,7 +18,8 @@ from collections import deque
 from typing import Any
 
 from meeple.core import State, derive
-from meeple.core.text import does, name, plural
+from meeple.core.text import does, plural
+from meeple.core.text import name as name_of
 
 from . import components as C
 from . import words as Wd
@@ -1564,12 +1565,14 @@ class KarviState(State):
                 "posts": {"supply": pl.post_supply, "tableau": pl.post_tab},
                 "built": [[self.nodes[n], b] for n, b in pl.built], "start_card": pl.start,
                 "exception": pl.exception, "displaced": pl.displaced,
+                # the public tiles in words, for tooltips on the drawing
+                "tile_words": {str(x): Wd.tr_tile_words(x) for x in [*pl.beside, *pl.trade_track, *pl.raid_track]},
             }
             if q == player:
                 info["hand"] = sorted(pl.hand)
-                info["hand_text"] = [card_text(c) for c in sorted(pl.hand)]
-                info["tiles_text"] = [tile_text(x) for x in pl.hidden_ut] + [
-                    tile_text(C.NUM_UT + r) for r in pl.hidden_runes]
+                info["hand_text"] = [Wd.card_words(c) for c in sorted(pl.hand)]
+                info["tiles_text"] = [Wd.placeable_words(x) for x in pl.hidden_ut] + [
+                    Wd.placeable_words(C.NUM_UT + r) for r in pl.hidden_runes]
                 info["upgrade_tiles"] = list(pl.hidden_ut)
                 info["runes"] = list(pl.hidden_runes)
                 if self.tasks and self.tasks[-1][0] == "keep":
@@ -1600,7 +1603,10 @@ class KarviState(State):
                       for s, b in zip(self.spots, self.blocked, strict=True)],
             "stop_area": self.stop_spots(), "stop_tiles_left": len(self.stop_stack),
             "boards": {b: self.board_sides[b] for b in self.board_order},
-            "nodes": list(self.nodes), "stacks": stacks, "special_stacks": specials,
+            "nodes": list(self.nodes), "stacks": stacks,
+            "map": {"routes": [list(r) for r in self.side["routes"]],
+                    "kinds": [sp["kind"] for sp in self.side["spots"]],
+                    "obstructed": list(self.obstructed)}, "special_stacks": specials,
             "discarded_specials": list(self.discarded_specials),
             "sites": {self.nodes[n]: list(v) for n, v in self.sites.items()},
             "display": list(self.display), "trade_deck": len(self.trade_deck),
@@ -1846,7 +1852,7 @@ class KarviState(State):
         """An action spot by what it gives: 'the "2 fur" spot', or the stop area's place."""
         if s >= self.T:
             return f"the stop area ({Wd.spot_words(self._spot(s))})"
-        return f"the \u201c{Wd.spot_words(self.spots[s])}\u201d spot"
+        return Wd.spot_name(self.spots[s])
 
     def _die_words(self, d: int, q: int) -> str:
         owner = d // self.D
@@ -1862,16 +1868,16 @@ class KarviState(State):
             scores = event["scores"]
             best = max(scores)
             top = [q for q, v in enumerate(scores) if v == best]
-            return f"Game over: {' and '.join(name(q, player) for q in top)} {'win' if len(top) > 1 or top[0] == player else 'wins'} with {best:g} points."
+            return f"Game over: {' and '.join(name_of(q, player) for q in top)} {'win' if len(top) > 1 or top[0] == player else 'wins'} with {best:g} points."
         if "start_card" in event:
             return f"{does(p, player, 'take', 'takes')} start card {event['start_card']}."
         if "free_rune" in event:
             return f"{does(p, player, 'place', 'places')} the {Wd.rune_words(event['free_rune'])} on the first rune spot, free."
         if "sits_out" in event:
-            return f"{name(p, player).capitalize()} cannot move a die out of the stop area; it sits out the round."
+            return f"{name_of(p, player).capitalize()} cannot move a die out of the stop area; it sits out the round."
         if "to" in event:
             to = event["to"]
-            where = "the stop area" if to >= self.T else f"the \u201c{Wd.spot_words(self.spots[to])}\u201d spot"
+            where = "the stop area" if to >= self.T else Wd.spot_name(self.spots[to])
             paid = f"paying {event['paid']} beer" if event["paid"] else "for free"
             return f"{does(p, player, 'move', 'moves')} a die to {where}, {paid}."
         if "ship" in event:

@@ -123,6 +123,17 @@ def spot_words(spot: dict[str, Any]) -> str:
     return join.join(steps_words(p) for p in spot["parts"])
 
 
+def spot_name(spot: dict[str, Any]) -> str:
+    """An action spot as players call it: "the raid spot", "the trade or raid spot", or by its
+    goods in quotes ("the “3 fur” spot")."""
+    steps = [st for p in spot["parts"] for st in p]
+    if all(st[0] == "action" for st in steps):
+        join = " and " if spot.get("join", "+") == "+" else " or "
+        return "the " + join.join(ACTION_WORDS.get(st[1], st[1]).removeprefix("the ").removeprefix("a ").removesuffix(" action")
+                                  for st in steps) + " spot"
+    return f"the \u201c{spot_words(spot)}\u201d spot"
+
+
 def upgrade_tile_words(x: int) -> str:
     t = C.UPGRADE_TILES[x]
     text = t.get("text", "").replace("-action", " action")

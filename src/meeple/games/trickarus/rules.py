@@ -16,8 +16,8 @@ from importlib import resources
 from typing import Any
 
 from meeple.core import BadOption, BadPlayerCount, State, derive
-from meeple.core.text import does, name, plural
 from meeple.core.cards import deal_avoiding
+from meeple.core.text import does, name, plural
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
