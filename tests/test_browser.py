@@ -187,35 +187,20 @@ def phone_check(page):
 @pytest.mark.parametrize("size", sorted(SIZES))
 @pytest.mark.parametrize("game", GAMES)
 def test_each_game_to_the_end_clicking_only_on_the_drawing(browser, server, game, size):
-    """Issue #14: every legal choice is on the drawing; a whole game is played by clicking it,
-    at desktop and phone sizes (phone: nothing cut off, touch targets of 40 px)."""
+    """A person plays each game against bots to the end screen (issue 7), and (issue #14) every
+    legal choice is on the drawing: the whole game is played by clicking it, at desktop and phone
+    sizes (phone: nothing cut off, touch targets of 40 px). The smallest player count each."""
     info = meeple.game_info(game)
     players = min(info.player_counts)
     errors: list[str] = []
     page = new_page(browser, errors, size)
     create_in_lobby(page, server.url, game, players, seats={i: "bot:random" for i in range(1, players)})
     play_until_end(page, random.Random(17), board_only=True, check=phone_check if size == "phone" else None)
-    page.locator("#end").wait_for(state="visible")
-    texts = page.locator("#log li").all_inner_texts()
-    assert texts and all(t.strip() and "_" not in t and "{" not in t for t in texts)
-    assert not errors, errors
-    page.context.close()
-
-
-@pytest.mark.parametrize("game", GAMES)
-def test_a_person_plays_each_game_against_bots_to_the_end_screen(browser, server, game):
-    info = meeple.game_info(game)
-    players = min(info.player_counts)
-    errors: list[str] = []
-    page = new_page(browser, errors)
-    seats = {i: "bot:random" for i in range(1, players)}
-    create_in_lobby(page, server.url, game, players, seats=seats)
-    play_until_end(page, random.Random(7))
     end = page.locator("#end")
     end.wait_for(state="visible")
-    assert "Game over" in end.inner_text()
-    assert end.locator("[data-place]").count() == players
-    assert page.locator("#log li").count() > 0
+    assert "Game over" in end.inner_text() and end.locator("[data-place]").count() == players
+    texts = page.locator("#log li").all_inner_texts()
+    assert texts and all(t.strip() and "_" not in t and "{" not in t for t in texts)
     assert not errors, errors
     page.context.close()
 

@@ -199,6 +199,25 @@ function drawLog() {
   $("log").scrollTop = $("log").scrollHeight;
 }
 
+// The last move, visible: the drawn things (cards, spots, places, players, cells) that look
+// different after a redraw are marked "changed" (a glow that fades unless animations are off).
+const MARKS = ["data-card", "data-spot", "data-node", "data-player", "data-cell", "data-played", "data-token", "data-colour", "data-seat", "data-slot", "data-pyramid"];
+function snapshot(root) {
+  const out = new Map();
+  for (const a of MARKS) for (const e of root.querySelectorAll(`[${a}]`)) out.set(`${a}=${e.getAttribute(a)}`, strip(e));
+  return out;
+}
+function strip(e) { return e.innerHTML.replace(/ (data-action|class|title|tabindex|role|data-keys)="[^"]*"/g, ""); }
+function markChanged(root, before) {
+  if (!before.size) return;
+  for (const a of MARKS) {
+    for (const e of root.querySelectorAll(`[${a}]`)) {
+      const was = before.get(`${a}=${e.getAttribute(a)}`);
+      if (was === undefined || was !== strip(e)) e.classList.add("changed");
+    }
+  }
+}
+
 // Choices on the drawing work from the keyboard too: Tab to a highlighted spot, Enter or Space.
 function keyboardChoices(root) {
   for (const node of root.querySelectorAll("[data-action]")) {
@@ -278,7 +297,9 @@ function draw() {
   drawStatus();
   drawSeats();
   drawSit();
+  const before = snapshot($("board"));
   try { renderer.render($("board"), c); } catch (err) { console.error(err); }
+  markChanged($("board"), before);
   keyboardChoices($("board"));
   choicesPanel($("choices"), c);
   drawSeatActions();

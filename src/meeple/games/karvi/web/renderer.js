@@ -170,7 +170,7 @@ function warriors(war) {
   war.forEach((n, c) => {
     for (let i = 0; i < n; i++) {
       out.push(el("span", { class: `kv-war${c % 2 ? " hurt" : ""}`, title: `${c % 2 ? "injured" : "healthy"} warrior of strength ${(c >> 1) + 1}` },
-        `${c % 2 ? "✚" : "⚔"}${(c >> 1) + 1}`));
+        `${(c >> 1) + 1}${c % 2 ? "*" : ""}`));
     }
   });
   return out.length ? out : [el("span", { class: "kv-muted" }, "no warriors")];
@@ -184,7 +184,7 @@ function board(pl, p, v, ctx) {
       return el("span", { class: `kv-box${t !== undefined ? " full" : ""}`, title: t !== undefined ? pl.tile_words[String(t)] || "a tile" : `space ${i + 1}` }, t !== undefined ? "▣" : String(i + 1));
     }));
   const slots = Object.entries(pl.slots).map(([slot, tiles]) => el("span", { class: `kv-slot${tiles.length ? " full" : ""}`, title: `${slot === "head" ? "figurehead" : slot} slot: ${tiles.length} tile${tiles.length === 1 ? "" : "s"}` }, slot === "head" ? "figurehead" : slot));
-  const runes = pl.rune_spots.map((s, k) => el("span", { class: `kv-rune${s.length ? " full" : ""}`, title: `rune spot ${k + 1}: ${s.length} stone${s.length === 1 ? "" : "s"}` }, s.length ? "ᚱ" : "○"));
+  const runes = pl.rune_spots.map((s, k) => el("span", { class: `kv-rune${s.length ? " full" : ""}`, title: `rune spot ${k + 1}: ${s.length} stone${s.length === 1 ? "" : "s"}` }, s.length ? "◆" : "○"));
   return el("div", {
     class: `kv-player${p === v.to_move ? " to-move" : ""}${p === ctx.seat ? " me" : ""}`, "data-player": p, style: `--c:${COLOUR[p]}`,
   },
@@ -257,7 +257,7 @@ export const css = `
 .kv-slot.full, .kv-rune.full { border-style: solid; background: #f1ecdf; }
 .kv-small { font-size: .78rem; color: #4b5563; }
 .kv-war { display: inline-block; min-width: 1.5rem; text-align: center; border-radius: 3px; background: #1c7ed6; color: #fff; margin-right: .1rem; font-size: .75rem; }
-.kv-war.hurt { background: #e03131; }
+.kv-war.hurt { background: #e03131; border: 1px dashed #fff; }
 .kv-muted { color: #6b7280; } .kv-place { color: #2f6f4f; font-weight: 700; }
 .kv-mine { display: grid; gap: .2rem; font-size: .8rem; } .kv-card { padding: .15rem .4rem; border-radius: 5px; background: #f3efe4; }
 .kv-choices { display: flex; flex-wrap: wrap; gap: .3rem; align-items: center; }
