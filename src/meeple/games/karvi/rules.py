@@ -1573,6 +1573,7 @@ class KarviState(State):
                 info["hand_text"] = [Wd.card_words(c) for c in sorted(pl.hand)]
                 info["tiles_text"] = [Wd.placeable_words(x) for x in pl.hidden_ut] + [
                     Wd.placeable_words(C.NUM_UT + r) for r in pl.hidden_runes]
+                info["tile_ids"] = [*pl.hidden_ut, *(C.NUM_UT + r for r in pl.hidden_runes)]  # as tiles_text
                 info["upgrade_tiles"] = list(pl.hidden_ut)
                 info["runes"] = list(pl.hidden_runes)
                 if self.tasks and self.tasks[-1][0] == "keep":
