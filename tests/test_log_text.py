@@ -74,3 +74,16 @@ def test_text_speaks_to_the_reading_seat() -> None:
     assert mine.startswith("You play") and theirs.startswith("Player 1 plays")
     assert next(e["text"] for e in state.log(None) if e["type"] == "play") == theirs
     assert all("text" not in e for e in state.log(0, text=False))
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_sentence_says_nothing_its_seat_may_not_know(game: str) -> None:
+    """The sentence comes from the event and the seat alone: a world in which everything the
+    seat cannot know is resampled (`determinize`) words every event of its log the same way."""
+    info = meeple.game_info(game)
+    for players in info.player_counts:
+        state = play(game, players, 5, set())
+        for seat in range(players):
+            other = state.determinize(seat, random.Random(seat))
+            for event in state.log(seat, text=False):
+                assert other._event_text(event, seat) == state._event_text(event, seat), event

@@ -219,8 +219,21 @@ function markChanged(root, before) {
 }
 
 // Choices on the drawing work from the keyboard too: Tab to a highlighted spot, Enter or Space.
+// Hovering a choice says what it would do (the game's own label), in SVG drawings too.
 function keyboardChoices(root) {
+  const labels = new Map(last.legal.map((c) => [String(c.id), c.label]));
   for (const node of root.querySelectorAll("[data-action]")) {
+    const label = labels.get(node.getAttribute("data-action"));
+    if (label) {
+      node.setAttribute("aria-label", label);
+      if (node instanceof SVGElement) {
+        let t = node.querySelector(":scope > title");
+        if (!t) { t = document.createElementNS("http://www.w3.org/2000/svg", "title"); node.prepend(t); }
+        if (!t.textContent.startsWith(label)) t.textContent = t.textContent ? `${label} — ${t.textContent}` : label;
+      } else if (!node.getAttribute("title")) {
+        node.setAttribute("title", label);
+      }
+    }
     if (node.tagName === "BUTTON" || node.dataset.keys) continue;
     node.dataset.keys = "1";
     node.setAttribute("tabindex", "0");
