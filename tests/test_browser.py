@@ -201,6 +201,11 @@ def test_each_game_to_the_end_clicking_only_on_the_drawing(browser, server, game
     assert "Game over" in end.inner_text() and end.locator("[data-place]").count() == players
     texts = page.locator("#log li").all_inner_texts()
     assert texts and all(t.strip() and "_" not in t and "{" not in t for t in texts)
+    page.click("#hide-end")
+    page.click("#rules summary")  # the rules panel: summary, player counts, this table's options
+    rules = page.locator("#rules-body").inner_text()
+    assert f"this table: {players}" in rules and f"docs/games/{game}.md" in rules
+    assert ("Options at this table" in rules) == bool(info.options)
     assert not errors, errors
     page.context.close()
 
@@ -304,6 +309,8 @@ def test_screenshot_of_each_games_table(browser, server, game, size):
             break
         click_a_choice(page, rng)
     wait_turn_or_end(page)
+    if size == "phone":
+        page.click("#rules summary")  # the whole page, rules panel open
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(out / f"{game}{suffix}.png"), full_page=size == "phone")
     page.context.close()

@@ -252,14 +252,16 @@ async function drawRules() {
   try { r = await api(`/games/${game.id}/web/rules.json`); } catch { r = null; }
   const opts = (game.options || []).map((o) => {
     const v = info && info.options && o.name in info.options ? info.options[o.name] : o.default;
-    return h("li", {}, h("b", {}, `${o.description.split(":")[0]}: `), v === null ? "off" : v === true ? "on" : v === false ? "off" : String(v),
-      h("span.muted", {}, ` — ${o.description}`));
+    const [title, ...rest] = o.description.split(": ");
+    return h("li", {}, h("b", {}, `${title}: `), v === null ? "off" : v === true ? "on" : v === false ? "off" : String(v),
+      rest.length ? h("span.muted", {}, ` — ${rest.join(": ")}`) : null);
   });
-  body.replaceChildren(
+  body.replaceChildren(...[
     r ? h("ul.rules-summary", {}, r.summary.map((x) => h("li", {}, x))) : h("p", {}, game.description || ""),
     r && r.players ? [h("h4", {}, `Player counts (this table: ${info ? info.players : "?"})`), h("ul", {}, r.players.map((x) => h("li", {}, x)))] : null,
     opts.length ? [h("h4", {}, "Options at this table"), h("ul.rules-options", {}, opts)] : h("p.muted", {}, "This game has no options."),
-    h("p.muted", {}, "Rulings and the full rules summary: ", h("code", {}, (r && r.rulings) || game.rules_doc || ""), " in the meeple source."));
+    h("p.muted", {}, "Rulings and the full rules summary: ", h("code", {}, (r && r.rulings) || game.rules_doc || ""), " in the meeple source."),
+  ].flat().filter(Boolean));
 }
 
 // Animations can be turned off (and are off when the system asks for reduced motion).
