@@ -145,6 +145,11 @@ class ZarcanaState(State):
         self.tiebreak_all: bool = options["tiebreak_depth"] == "all"
         self.harvest_own: bool = options["harvest_own"]
         self.spare_unreducible: bool = options["unreducible"] == "unharmed"
+        # What an act event's sentence needs beyond the event (the stage, the card on the chosen
+        # space or under the chosen pyramid), by the event's id: kept out of the event so that
+        # interop's tensors of the log stay as they were. Shared by copies (append-only; an id
+        # is written whenever an act event is logged, so a reused id is overwritten first).
+        self._act_info: dict[int, tuple[str, dict[str, Any]]] = {}
         self.pos = [-1] * (MAX_PLAYERS * PIECES)
         self.orient = [0] * (MAX_PLAYERS * PIECES)
         self.stacks: dict[int, list[int]] = {}
@@ -764,8 +769,9 @@ class ZarcanaState(State):
         assert me is not None
         self._legal = None
         if self._events is not None:
-            self.emit({"type": "act", "player": me, "action": self.action_to_json(a), "stage": self.stage,
-                       **self._act_detail(a)})
+            event = {"type": "act", "player": me, "action": self.action_to_json(a)}
+            self._act_info[id(event)] = (self.stage, self._act_detail(a))
+            self.emit(event)
         if self.stage == CHAIN:
             self.chosen.append(a)
             self.cands = [c[1:] for c in self.cands if c[0] == a]
@@ -1136,7 +1142,9 @@ class ZarcanaState(State):
         return super()._event_text(event, player)
 
     def _act_text(self, event: dict[str, Any], player: int | None) -> str:
-        p, j, main = event["player"], event["action"], event.get("stage") == MAIN
+        stage, detail = self._act_info.get(id(event), (None, {}))
+        event = {**event, **detail}
+        p, j, main = event["player"], event["action"], stage == MAIN
         on = card_words(event.get("on"))
         if "cell" in j:
             if main:
