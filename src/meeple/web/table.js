@@ -218,6 +218,28 @@ function markChanged(root, before) {
   }
 }
 
+// Cards and pieces move: a card, token, pyramid or die that is drawn somewhere else after a
+// move slides there from where it was (FLIP: first, last, invert, play). Off with animations.
+const MOVERS = ["data-card", "data-token", "data-pyramid", "data-die"];
+function positions(root) {
+  const out = new Map();
+  for (const a of MOVERS) for (const e of root.querySelectorAll(`[${a}]`)) out.set(`${a}=${e.getAttribute(a)}`, e.getBoundingClientRect());
+  return out;
+}
+function slide(root, was) {
+  if (document.body.classList.contains("no-anim") || !was.size) return;
+  for (const a of MOVERS) {
+    for (const e of root.querySelectorAll(`[${a}]`)) {
+      const r0 = was.get(`${a}=${e.getAttribute(a)}`);
+      if (!r0) continue;
+      const r1 = e.getBoundingClientRect();
+      const dx = r0.left - r1.left, dy = r0.top - r1.top;
+      if (Math.abs(dx) < 2 && Math.abs(dy) < 2) continue;
+      e.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], { duration: 350, easing: "ease-out" });
+    }
+  }
+}
+
 // Choices on the drawing work from the keyboard too: Tab to a highlighted spot, Enter or Space.
 // Hovering a choice says what it would do (the game's own label), in SVG drawings too.
 function keyboardChoices(root) {
@@ -313,8 +335,10 @@ function draw() {
   drawSeats();
   drawSit();
   const before = snapshot($("board"));
+  const places = positions($("board"));
   try { renderer.render($("board"), c); } catch (err) { console.error(err); }
   markChanged($("board"), before);
+  slide($("board"), places);
   keyboardChoices($("board"));
   choicesPanel($("choices"), c);
   drawSeatActions();
