@@ -1847,7 +1847,7 @@ class KarviState(State):
         if fam == "SPOT":
             verb = "use again" if kind == "reuse" else "use"
             return f"{verb} {self._spot_place(x)}"
-        return describe_action(action)
+        return fam.lower().replace("_", " ")  # (every family is named above)
 
     def _spot_place(self, s: int) -> str:
         """An action spot by what it gives: 'the "2 fur" spot', or the stop area's place."""
@@ -1940,74 +1940,6 @@ _ABILITY_WORDS = {
     "sail_two": "sail up to 2 spaces for 1 provision (sail tile)",
     "die_minus_two": "take 2 beer from a die for a trade or raid action (sail tile)",
 }
-
-
-def _steps_text(steps: list[Any]) -> str:
-    return " + ".join(" ".join(str(a) for a in st).replace("_", " ") for st in steps)
-
-
-def _cost_text(cost: dict[str, int]) -> str:
-    return ", ".join(f"{v} {k}" for k, v in cost.items()) or "free"
-
-
-def _req_text(req: dict[str, int]) -> str:
-    return ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in req.items()) or "nothing"
-
-
-def tile_text(x: int) -> str:
-    """An upgrade tile (0..23) or a rune stone (24..35), from the data."""
-    if x < C.NUM_UT:
-        t = C.UPGRADE_TILES[x]
-        return f"{t['slot']} tile {x}: {t.get('text', '')} (needs {_req_text(t['requirement'])})"
-    r = C.RUNES[x - C.NUM_UT]
-    what = r["count"].replace("_", " ")
-    return (f"rune stone {x - C.NUM_UT}: {what} {r['easy'][0]}→{r['easy'][1]}, {r['hard'][0]}→{r['hard'][1]}"
-            f" (needs {_req_text(r['requirement'])})")
-
-
-def tr_tile_text(x: int) -> str:
-    """A trade tile (cost, bonus) or a raid tile (strength, damage, bonus)."""
-    t = C.TR_TILES[x]
-    if x < C.NUM_TR:
-        return f"trade tile {x} ({t['kind']}): pay {_cost_text(t['cost'])} for {_steps_text(t['bonus'])}"
-    return f"raid tile {x} ({t['kind']}): strength {t['strength']}, {t['damage']} damage, {_steps_text(t['bonus'])}"
-
-
-def card_text(c: int) -> str:
-    card = C.UPGRADE_CARDS[c]
-    boxes = " / ".join(_steps_text(b) for b in card["boxes"])
-    return f"{card['type']} card {card['number']} ({_cost_text(card['cost'])}): {card.get('text') or boxes}"
-
-
-def describe_action(action: int) -> str:
-    """A short human label for an action (it depends on the action alone)."""
-    fam, x = _FAMILY[action]
-    if fam == "END":
-        return "done / end turn"
-    if fam == "MOVE_DIE":
-        return f"move die to spot {x}"
-    if fam in ("TAKE_TILE", "ACTIVATE"):
-        return f"{fam.lower().replace('_', ' ')} {tr_tile_text(x)}"
-    if fam in ("PLAY_CARD", "DISCARD", "KEEP"):
-        return f"{fam.lower().replace('_', ' ')} {card_text(x)}"
-    if fam in ("PLACE_TILE", "PICK"):
-        return f"{'place' if fam == 'PLACE_TILE' else 'pick'} {tile_text(x)}"
-    if fam == "SPECIAL":
-        sp = C.SPECIALS[x]
-        return f"special rune stone {x}: {_steps_text(sp['bonus'])} now, {sp['points']} per {', '.join(sp['per'])}"
-    if fam == "START_CARD":
-        return f"start card {C.START_CARDS[x]['value']}"
-    if fam == "WARRIOR":
-        return f"warrior {x // 2 + 1} ({'injured' if x % 2 else 'healthy'})"
-    if fam == "DRAW_STACK":
-        return f"draw a {C.CARD_TYPES[x]} card"
-    if fam == "TRADE_CARD":
-        return f"take trade card {x + 1}: " + " / ".join(_steps_text(b) for b in C.TRADE_CARDS[x]["boxes"])
-    if fam == "ABILITY":
-        return f"use ability {ABILITIES[x]}"
-    if SIZE[fam] == 1:
-        return fam.lower().replace("_", " ")
-    return f"{fam.lower().replace('_', ' ')} {x}"
 
 
 def _public_task(t: tuple[Any, ...]) -> dict[str, Any]:
