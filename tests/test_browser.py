@@ -312,5 +312,6 @@ def test_screenshot_of_each_games_table(browser, server, game, size):
     if size == "phone":
         page.click("#rules summary")  # the whole page, rules panel open
     page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(1600)  # let the last move's slide and glow finish
     page.screenshot(path=str(out / f"{game}{suffix}.png"), full_page=size == "phone")
     page.context.close()
