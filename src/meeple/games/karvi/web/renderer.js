@@ -146,11 +146,12 @@ function mapView(v, ctx, by, used) {
           : svg("circle", { cx: x, cy: y, r: 14, fill: obstructed ? "#fff3bf" : kind === "start" ? "#ffe8cc" : "#f8f1e0", stroke: "#6b4f2a", "stroke-width": 2 }),
       svg("text", { x, y: y + 30, "text-anchor": "middle", "font-size": 13, "font-weight": 700, fill: "#1f3347" }, n),
       stack ? svg("text", { x, y: y + 4, "text-anchor": "middle", "font-size": 11, fill: "#6b4f2a" }, String(stack.size)) : null);
-    site.forEach((p, k) => g.append(svg("rect", { x: x + 12 + k * 9, y: y - 20, width: 8, height: 8, fill: COLOUR[p], stroke: "#fff" })));
+    site.forEach((p, k) => g.append(svg("text", { x: x + 16 + k * 10, y: y - 12, "font-size": 11, fill: COLOUR[p], "font-weight": 800 }, SHAPE[p])));
     (ships.get(n) || []).forEach((p, k) => {
       const bx = x - 22 + k * 15, byy = y - 20;
       g.append(svg("path", { d: `M${bx - 7},${byy} L${bx + 7},${byy} L${bx + 4},${byy + 6} L${bx - 4},${byy + 6} Z M${bx},${byy} L${bx},${byy - 10} L${bx + 6},${byy - 4} Z`,
         fill: COLOUR[p], stroke: "#fff", "stroke-width": 1 }, svg("title", {}, `${name(ctx, p)}'s ship`)));
+      g.append(svg("text", { x: bx, y: byy - 12, "text-anchor": "middle", "font-size": 9, "font-weight": 800, fill: COLOUR[p] }, String(p + 1)));
     });
     g.append(svg("title", {}, tip));
     const choice = by.get(`ship_to:${i}`) || by.get(`displace_to:${i}`);

@@ -74,7 +74,9 @@ function pyramid(p, cx, cy, r, action, ctx) {
       points: pts, fill: OWNER[p.owner % 4], stroke: standing ? "#fff" : "#222", "stroke-width": standing ? 1.5 : 1,
       transform: standing ? null : `rotate(${ANGLE[p.orient]} ${cx} ${cy})`,
     }),
-    standing ? svg("circle", { cx, cy: cy + s * 0.15, r: 2.2, fill: "#fff" }) : null);
+    standing ? svg("circle", { cx, cy: cy - s * 0.35, r: 2.2, fill: "#fff" }) : null,
+    // the owner's number as well as the colour
+    svg("text", { x: cx, y: cy + s * 0.55, "text-anchor": "middle", "font-size": Math.max(8, s * 0.55), "font-weight": 800, fill: "#fff" }, String(p.owner + 1)));
   g.append(svg("title", {}, `${name(ctx, p.owner)}'s ${p.size} pyramid, ${standing ? "standing up (it targets its own space)" : `pointing ${FACING[p.orient]} (it targets the space that way)`}`));
   return g;
 }
