@@ -60,6 +60,7 @@ def test_every_event_has_a_sentence_and_no_identifier(game: str) -> None:
                 text = event.get("text")
                 assert isinstance(text, str) and text.strip(), event
                 assert not IDENT.search(text), (viewer, text, event)
+                assert not text.startswith("Their"), text  # a sentence names who acts
                 sentences.setdefault(event.get("type", str(sorted(event))), text)
     for label in labels:
         assert label.strip() and not IDENT.search(label), label

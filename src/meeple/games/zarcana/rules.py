@@ -1155,8 +1155,9 @@ class ZarcanaState(State):
             return f"{does(p, player, 'play', 'plays')} {card} from hand." if main else f"{does(p, player, 'choose', 'chooses')} {card}."
         if "pyramid" in j:
             pyr = piece_words(j["pyramid"], player, p)
-            if main:
-                return f"{pyr.capitalize()} uses {on}." if event.get("on") else f"{does(p, player, 'choose', 'chooses')} {pyr}."
+            if main:  # the pyramid is the sentence's subject: name its owner
+                own = piece_words(j["pyramid"], player)
+                return f"{own[0].upper()}{own[1:]} uses {on}." if event.get("on") else f"{does(p, player, 'choose', 'chooses')} {pyr}."
             return f"{does(p, player, 'choose', 'chooses')} {pyr} on {on}."
         if "orient" in j:
             it = piece_words(event["pyramid"], player, p) if "pyramid" in event else "the pyramid"
