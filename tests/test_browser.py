@@ -94,8 +94,11 @@ def browser():
         b.close()
 
 
-def new_page(browser, errors):
-    page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+def new_page(browser, errors, size="desktop"):
+    page = browser.new_context(viewport=SIZES[size], has_touch=size == "phone").new_page()
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_default_timeout(30_000)
     return page
@@ -124,10 +127,15 @@ def wait_turn_or_end(page):
     return page.evaluate("document.body.dataset.status")
 
 
-def click_a_choice(page, rng):
-    """Click a legal choice: on the drawing when the game's renderer offers one, else the panel."""
+def click_a_choice(page, rng, board_only=False):
+    """Click a legal choice: on the drawing when the game's renderer offers one, else the panel
+    (``board_only``: the drawing must offer every legal choice, and one of them is clicked)."""
     before = page.evaluate("document.body.dataset.move")
     on_board = page.locator("#board [data-action]")
+    if board_only:
+        drawn = set(on_board.evaluate_all("els => els.map(e => e.dataset.action)"))
+        legal = set(page.locator("#choices button.choice").evaluate_all("els => els.map(e => e.dataset.choice)"))
+        assert drawn and legal <= drawn, f"choices not on the drawing: {sorted(legal - drawn)}"
     targets = on_board if on_board.count() else page.locator("#choices button.choice")
     n = targets.count()
     assert n, "my turn, but nothing to click"
@@ -137,28 +145,67 @@ def click_a_choice(page, rng):
     )
 
 
-def play_until_end(page, rng, clicks=MAX_CLICKS):
+def play_until_end(page, rng, clicks=MAX_CLICKS, board_only=False, check=None):
     for _ in range(clicks):
         if wait_turn_or_end(page) == "over":
             return
-        click_a_choice(page, rng)
+        if check:
+            check(page)
+        click_a_choice(page, rng, board_only)
     raise AssertionError("game did not end")
 
 
+# Nothing cut off at phone size: no sideways scrolling of the page, every choice on the drawing
+# inside the screen's width and at least 40 px on each side (a finger's width).
+PHONE_PROBLEMS = """() => {
+  const out = [];
+  const W = window.innerWidth;
+  if (document.documentElement.scrollWidth > W + 1) out.push(`page is ${document.documentElement.scrollWidth}px wide`);
+  for (const pan of document.querySelectorAll('#board [data-pan]')) {  // a board that pans and zooms
+    const r = pan.getBoundingClientRect();
+    if (r.left < -1 || r.right > W + 1) out.push(`the panning board is off the screen (${Math.round(r.left)}..${Math.round(r.right)})`);
+  }
+  for (const e of document.querySelectorAll('#board [data-action]')) {
+    const r = e.getBoundingClientRect();
+    if (e.closest('[data-pan]')) {  // reached by panning the board; only its size matters
+      if (r.width < 39.5 || r.height < 39.5) out.push(`choice ${e.dataset.action} is ${Math.round(r.width)}x${Math.round(r.height)}px`);
+      continue;
+    }
+    if (r.width === 0 && r.height === 0) continue;
+    if (r.left < -1 || r.right > W + 1) out.push(`choice ${e.dataset.action} off the screen (${Math.round(r.left)}..${Math.round(r.right)})`);
+    if (r.width < 39.5 || r.height < 39.5) out.push(`choice ${e.dataset.action} is ${Math.round(r.width)}x${Math.round(r.height)}px`);
+  }
+  return out.slice(0, 5);
+}"""
+
+
+def phone_check(page):
+    problems = page.evaluate(PHONE_PROBLEMS)
+    assert not problems, problems
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
 @pytest.mark.parametrize("game", GAMES)
-def test_a_person_plays_each_game_against_bots_to_the_end_screen(browser, server, game):
+def test_each_game_to_the_end_clicking_only_on_the_drawing(browser, server, game, size):
+    """A person plays each game against bots to the end screen (issue 7), and (issue #14) every
+    legal choice is on the drawing: the whole game is played by clicking it, at desktop and phone
+    sizes (phone: nothing cut off, touch targets of 40 px). The smallest player count each."""
     info = meeple.game_info(game)
     players = min(info.player_counts)
     errors: list[str] = []
-    page = new_page(browser, errors)
-    seats = {i: "bot:random" for i in range(1, players)}
-    create_in_lobby(page, server.url, game, players, seats=seats)
-    play_until_end(page, random.Random(7))
+    page = new_page(browser, errors, size)
+    create_in_lobby(page, server.url, game, players, seats={i: "bot:random" for i in range(1, players)})
+    play_until_end(page, random.Random(17), board_only=True, check=phone_check if size == "phone" else None)
     end = page.locator("#end")
     end.wait_for(state="visible")
-    assert "Game over" in end.inner_text()
-    assert end.locator("[data-place]").count() == players
-    assert page.locator("#log li").count() > 0
+    assert "Game over" in end.inner_text() and end.locator("[data-place]").count() == players
+    texts = page.locator("#log li").all_inner_texts()
+    assert texts and all(t.strip() and "_" not in t and "{" not in t for t in texts)
+    page.click("#hide-end")
+    page.click("#rules summary")  # the rules panel: summary, player counts, this table's options
+    rules = page.locator("#rules-body").inner_text()
+    assert f"this table: {players}" in rules and f"docs/games/{game}.md" in rules
+    assert ("Options at this table" in rules) == bool(info.options)
     assert not errors, errors
     page.context.close()
 
@@ -241,17 +288,19 @@ def test_server_killed_and_restarted_mid_game_then_finished(browser, own_server)
 
 
 @pytest.mark.skipif(not os.environ.get("MEEPLE_SCREENSHOT_DIR"), reason="set MEEPLE_SCREENSHOT_DIR")
+@pytest.mark.parametrize("size", sorted(SIZES))
 @pytest.mark.parametrize("game", GAMES)
-def test_screenshot_of_each_games_table(browser, server, game):
+def test_screenshot_of_each_games_table(browser, server, game, size):
     out = Path(os.environ["MEEPLE_SCREENSHOT_DIR"])
     out.mkdir(parents=True, exist_ok=True)
     info = meeple.game_info(game)
     players = 3 if 3 in info.player_counts else min(info.player_counts)
-    page = new_page(browser, [])
+    page = new_page(browser, [], size)
+    suffix = "" if size == "desktop" else "-phone"
     if game == GAMES[0]:
         page.goto(server.url + "/")
         page.fill("#my-name", "Ann")
-        page.screenshot(path=str(out / "lobby.png"))
+        page.screenshot(path=str(out / f"lobby{suffix}.png"))
     bots = "bot:heuristic" if "heuristic" in info.bots else "bot:random"
     create_in_lobby(page, server.url, game, players, seats={i: bots for i in range(1, players)})
     rng = random.Random(11)
@@ -260,6 +309,9 @@ def test_screenshot_of_each_games_table(browser, server, game):
             break
         click_a_choice(page, rng)
     wait_turn_or_end(page)
+    if size == "phone":
+        page.click("#rules summary")  # the whole page, rules panel open
     page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=str(out / f"{game}.png"))
+    page.wait_for_timeout(1600)  # let the last move's slide and glow finish
+    page.screenshot(path=str(out / f"{game}{suffix}.png"), full_page=size == "phone")
     page.context.close()

@@ -28,7 +28,7 @@ def test_play_a_whole_game_with_bad_input_then_replay(tmp_path):
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert out.count("is not one of") == 3  # each bad answer got a message and a new prompt
-    assert "P1 (random)" in out and "Game over" in out and "Result" in out
+    assert "Player 2 (random)" in out and "Player 2 plays" in out and "Game over" in out and "Result" in out
     record = json.loads(record_path.read_text())
     state = meeple.replay(record)
     assert state.is_over() and record["meta"]["seats"] == {"1": "random"}
@@ -36,7 +36,7 @@ def test_play_a_whole_game_with_bad_input_then_replay(tmp_path):
 
     shown = meeple_cmd("replay", str(record_path), "--as", "1")
     assert shown.returncode == 0, shown.stderr
-    assert "P1's view" in shown.stdout and f"#{len(record['actions'])} " in shown.stdout
+    assert "Player 2's view" in shown.stdout and f"#{len(record['actions'])} " in shown.stdout
 
 
 def test_list_shows_every_game():

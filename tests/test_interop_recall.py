@@ -221,7 +221,7 @@ def test_every_event_stays_in_its_own_slot(game_id):
     while not state.is_over():
         state.apply(rng.choice(state.legal_actions()))
     for p in range(players):
-        for event in state.log(p):
+        for event in state.log(p, text=False):
             kind, idx, _, over = layout._event(event)
             assert kind is not None and not over
             assert len(set(idx)) == len(idx) and all(2 <= i < kind.slot for i in idx), event

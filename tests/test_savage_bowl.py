@@ -274,7 +274,7 @@ def test_eliminated_player_loses_the_unused_chameleon_with_the_hand():
     play(s, "red5", "red11", "red3", "red2")
     assert s.out == 0b0010
     assert s.view(None)["chameleon_unused"] == [True, False, True, True]
-    assert {"type": "eliminated", "player": 1} in s.log(None)
+    assert {"type": "eliminated", "player": 1} in s.log(None, text=False)
 
 
 def test_eliminated_winner_in_first_half_passes_lead_past_the_sitting_player():
@@ -327,7 +327,7 @@ def test_runaway_champ_cards_in_order_of_reaching_the_target():
     play(s, "purple3", "purple2", "purple1", "purple9", by=[0, 2, 3, 4])
     assert s.won[4] == 2 and s.champ == [1, 0]  # the third gets none
     assert [c["player"] for c in s.view(None)["runaway_champ"]] == [1, 0]
-    champs = [e for e in s.log(None) if e["type"] == "champ"]
+    champs = [e for e in s.log(None, text=False) if e["type"] == "champ"]
     assert champs == [{"type": "champ", "player": 1, "value": 2}, {"type": "champ", "player": 0, "value": 1}]
 
 
@@ -518,7 +518,7 @@ def test_log_tells_the_table_plays_chameleon_colours_tricks_and_discards():
     holder (first half), and that a discard was made (never which card, except to its owner)."""
     s = chameleon_trick()
     play(s, "blue4", "trump2", "cham:green1", by=[3, 0, 2])
-    log = s.log(None)
+    log = s.log(None, text=False)
     plays = [e for e in log if e["type"] == "play"]
     assert plays[:4] == [
         {"type": "play", "player": 0, "card": "red5", "chameleon": False, "colour": "red"},
@@ -533,7 +533,7 @@ def test_log_tells_the_table_plays_chameleon_colours_tricks_and_discards():
                       {"type": "trick", "trick": 2, "winner": 2, "yellow": 0}]
     assert {"type": "discard", "player": 1, "trick": 1} in log
     assert not any(e.get("card") == "blue7" for e in log)
-    assert {"type": "discard_own", "card": "blue7"} in s.log(1)
+    assert {"type": "discard_own", "card": "blue7"} in s.log(1, text=False)
 
 
 def test_chameleon_action_json_and_describe():

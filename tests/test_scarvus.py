@@ -976,7 +976,7 @@ def test_flight_cards_are_named_as_printed_in_labels():
     s = new(4, fancy_flying=True)
     assert s.describe(R.UPDRAFT) == "play Updraft"
     assert s.describe(R.COUNSEL + VIOLET) == "play Daedalus' Counsel on violet"
-    assert s.describe(R.EYES + 2) == "play Sharp Eyes on player 2"
+    assert s.describe(R.EYES + 2) == "play Sharp Eyes on Player 3"
     assert s.describe(R.DISCARD_FLIGHT + R.WAX_T) == "discard Wax Repair (hand limit)"
 
 
@@ -1002,7 +1002,7 @@ def test_fancy_flying_reveal_any_unrevealed_card_in_play_and_the_log_shows_it():
     assert reveals == list(range(7))
     value = s.hand[INDIGO]
     do(s, {"reveal": "indigo"})
-    assert {"type": "reveal", "player": 0, "colour": "indigo", "value": value} in s.log(None)
+    assert {"type": "reveal", "player": 0, "colour": "indigo", "value": value} in s.log(None, text=False)
     do(s, bid(1, "red"), CHALLENGE)  # red leaves play; P1 opens the next round
     do(s, PASS, bid(1, "blue"), ACCEPT, PASS, bid(2, "blue"), ACCEPT)
     assert s.to_move == 0
@@ -1057,9 +1057,9 @@ def test_fight_in_the_skies_the_fallen_box_their_flight_cards_and_the_log_says_s
     do(s, PASS, bid(2, "red"), CHALLENGE)  # safe: P1 (the challenger) is out
     assert s.flight_hand[1] == [0] * R.NE and s.flight_discard == []
     assert s.view(None)["flight"]["hand_sizes"][1] == 0
-    assert {"type": "out", "player": 1} in s.log(None)
+    assert {"type": "out", "player": 1} in s.log(None, text=False)
     do(s, PASS, bid(40, "blue"), CHALLENGE)
-    assert s.log(None)[-1] == {"type": "game_end", "scores": s.scores()}
+    assert s.log(None, text=False)[-1] == {"type": "game_end", "scores": s.scores()}
 
 
 def test_flight_hand_limit_in_seat_order_from_the_next_starter():
@@ -1085,13 +1085,13 @@ def test_log_tells_who_accepted_and_what_was_seen_and_revealed():
     give_flight(s, 1, "sharp_eyes")
     do(s, {"reveal": "green"}, bid(9, "orange"), {"flight": "sharp_eyes", "player": 3})
     seen = {"type": "saw", "owner": 3, "colour": "orange", "value": s.hand[3 * 7 + ORANGE]}
-    assert seen in s.log(1) and seen not in s.log(None) and seen not in s.log(3)
+    assert seen in s.log(1, text=False) and seen not in s.log(None, text=False) and seen not in s.log(3, text=False)
     do(s, ACCEPT)
-    assert {"type": "accept", "player": 1} in s.log(None)
+    assert {"type": "accept", "player": 1} in s.log(None, text=False)
     do(s, PASS, bid(10, "orange"), ACCEPT, PASS, bid(11, "orange"), ACCEPT, PASS, bid(12, "orange"), ACCEPT)
     assert s.to_move == 0
     do(s, {"swap": "green"})
-    assert s.log(None)[-1] == {"type": "reveal", "player": 0, "colour": "green", "value": s.hand[GREEN]}
+    assert s.log(None, text=False)[-1] == {"type": "reveal", "player": 0, "colour": "green", "value": s.hand[GREEN]}
 
 
 def test_clone_shares_nothing_with_the_original():
@@ -1111,4 +1111,4 @@ def test_fancy_flying_any_players_reveal_is_logged_with_its_value():
     do(s, PASS, bid(1, "red"), ACCEPT)
     assert s.to_move == 1
     do(s, {"reveal": "indigo"})
-    assert {"type": "reveal", "player": 1, "colour": "indigo", "value": s.hand[7 + INDIGO]} in s.log(None)
+    assert {"type": "reveal", "player": 1, "colour": "indigo", "value": s.hand[7 + INDIGO]} in s.log(None, text=False)

@@ -507,7 +507,7 @@ def test_log_tells_the_table_each_play_on_its_active_side_flips_tricks_and_round
     s = arrange(3, {0: ["cloud9"], 1: ["cloud5"], 2: ["cloud2"]}, pos=[10, 4, 6], track=10)
     s.sun_reached = True
     play(s, "cloud9", "cloud5", "cloud2")
-    log = s.log(None)
+    log = s.log(None, text=False)
     assert {"type": "round", "round": 1, "leader": 0} in log
     plays = [e for e in log if e["type"] == "play"]
     assert plays == [

@@ -96,20 +96,21 @@ def play(
     except ValueError as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
-    you = f"You are P{seat}." if me is not None else "You are watching."
+    you = f"You are Player {seat + 1} (seat {seat})." if me is not None else "You are watching."
     console.print(f"[bold]{info.title}[/bold], {players} players, seed {seed} "
                   f"(play this deal again with --seed {seed}). {you}")
+    seen = _print_log(state, me, 0)
     while not state.is_over():
         p = state.to_move
         assert p is not None
         if p in seat_bots:
             action = seat_bots[p].choose(state)
-            console.print(f"[cyan]P{p} ({seat_bots[p].name})[/cyan]: {state.describe(action)}")
             state.apply(action)
+            seen = _print_log(state, me, seen)
             if delay:
                 time.sleep(delay)
             continue
-        console.print(Panel(render(state, seat), title=f"P{seat} · your turn"))
+        console.print(Panel(render(state, seat), title=f"Player {seat + 1} · your turn"))
         legal = state.legal_actions()
         labels = [state.describe(a) for a in legal]
         _print_choices(labels)
@@ -129,6 +130,7 @@ def play(
             if choice is None:
                 continue
             state.apply(choice)
+            seen = _print_log(state, me, seen)
             break
     console.print(Panel(render(state, me), title="Game over"))
     ranking = state.ranking()
@@ -138,9 +140,17 @@ def play(
         table.add_column(col)
     for p in sorted(range(players), key=lambda q: ranking[q]):
         who = "you" if p == seat else seat_bots[p].name
-        table.add_row(f"P{p} ({who})", str(ranking[p]), f"{scores[p]:g}")
+        table.add_row(f"Player {p + 1} ({who})", str(ranking[p]), f"{scores[p]:g}")
     console.print(table)
     _save(state, save, seat_bots)
+
+
+def _print_log(state: State, viewer: int | None, start: int) -> int:
+    """Print the log lines ``viewer`` has not seen yet (each event's own sentence); return the
+    new log size to start from next time."""
+    for event in state.log(viewer, start=start):
+        console.print(f"  [dim]·[/dim] {event['text']}", highlight=False)
+    return state.log_size()
 
 
 def _print_choices(labels: list[str]) -> None:
@@ -222,13 +232,15 @@ def replay(
         console.print(f"[red]--as must be 0..{final.players - 1}[/red]")
         raise typer.Exit(2)
     state = meeple.make(record["game"], record["players"], record["seed"], **record["options"])
-    who = "spectator" if as_player is None else f"P{as_player}"
+    who = "spectator" if as_player is None else f"Player {as_player + 1}"
     console.print(Panel(render(state, as_player), title=f"start · {who}'s view"))
+    seen = _print_log(state, as_player, 0)
     for i, action in enumerate(record["actions"], 1):
         mover = state.to_move
         label = state.describe(action)
         state.apply(action)
-        console.print(f"[cyan]#{i} P{mover}[/cyan]: {label}")
+        console.print(f"[cyan]#{i} Player {mover + 1 if mover is not None else '?'}[/cyan]: {label}")
+        seen = _print_log(state, as_player, seen)
         if step:
             console.print(Panel(render(state, as_player), title=f"after move {i} · {who}'s view"))
             try:
@@ -238,7 +250,7 @@ def replay(
                 step = False
     console.print(Panel(render(state, as_player), title=f"end · {who}'s view"))
     if state.is_over():
-        console.print("Places: " + ", ".join(f"P{p}: {r}" for p, r in enumerate(state.ranking())))
+        console.print("Places: " + ", ".join(f"Player {p + 1}: {r}" for p, r in enumerate(state.ranking())))
 
 
 def _register_optional() -> None:

@@ -276,20 +276,38 @@ class State(ABC):
         if self._events is not None:
             self._events.append((to, event))
 
-    def log(self, player: int | None, start: int = 0) -> list[dict[str, Any]]:
+    def log(self, player: int | None, start: int = 0, text: bool = True) -> list[dict[str, Any]]:
         """The event log as ``player`` saw it (``None``: spectator, public events only).
 
         ``start`` skips the first ``start`` events of the whole log (see `log_size`), so a caller
-        that already has the log up to there formats only what is new.
+        that already has the log up to there formats only what is new. With ``text`` each event
+        carries a ``text`` field: its sentence from ``player``'s seat (`_event_text`), which
+        browsers, the terminal and replays show as it is. Machines reading events pass
+        ``text=False``.
         """
         if self._events is None:
             raise ValueError("this state keeps no log (it is a search copy)")
         fmt = self._format_event
-        return [
+        events = [
             e if type(e) is dict else fmt(e)
             for to, e in self._events[start:]
             if to is None or to == player
         ]
+        if not text:
+            return events
+        say = self._event_text
+        return [{**e, "text": say(e, player)} for e in events]
+
+    def _event_text(self, event: dict[str, Any], player: int | None) -> str:
+        """The sentence for ``event`` as ``player`` (None: a spectator) reads it.
+
+        Built from the event alone (and the game's fixed data), so it can say nothing the event
+        does not already show that seat. Games override this; the fallback only spells the
+        event's fields out.
+        """
+        kind = str(event.get("type") or event.get("event") or event.get("kind") or "event")
+        rest = ", ".join(f"{k} {v}" for k, v in event.items() if k not in ("type", "event", "kind"))
+        return (kind.replace("_", " ").capitalize() + (f": {rest}" if rest else "")).replace("_", " ")
 
     def log_size(self) -> int:
         """How many events the whole log holds (every player's together)."""

@@ -322,7 +322,7 @@ def information_state(state: pyspiel.State, player: int | None) -> dict[str, Any
     if s is None:
         return {"log": [], "own_actions": [], "view": None}
     own = [a for actor, a in zip(c.actors, s.history, strict=True) if actor == player]
-    return {"log": s.log(player), "own_actions": own, "view": s.view(player)}
+    return {"log": s.log(player, text=False), "own_actions": own, "view": s.view(player)}
 
 
 def information_state_digest(record: dict[str, Any], player: int | None) -> str:

@@ -472,7 +472,7 @@ def _sample(game: str, players: int, options: dict[str, Any], table: dict[str, i
                 burst[k] = max(burst.get(k, 0), c + pub)
         for p in [None, *range(players)]:
             _strings(state.view(p), vocab)
-            log = state.log(p)
+            log = state.log(p, text=False)
             most_log = max(most_log, len(log))
             counts: dict[str, int] = {}
             for event in log:

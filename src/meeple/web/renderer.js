@@ -5,7 +5,8 @@
 //   render(root, ctx)        draw ctx.view into the element root (replace its content);
 //                            make legal choices clickable: an element with data-action="<id>"
 //                            whose click calls ctx.act(id).
-//   describeEvent(ev, ctx)   optional: one log line for an event of state.log(), as text.
+//   (log lines are not the renderer's: every event carries its sentence, ev.text, made by the
+//   game's Python from the reading seat's view; pages show it as it is, see logLine below.)
 //   css                      optional: a stylesheet (text) added once to the page.
 // ctx = { view, seat, legal: [{id, label, json}], seats: [{seat, name, kind, zombie, connected}],
 //         act(id), over, ranking, scores, replay: bool }
@@ -53,7 +54,7 @@ export const generic = {
       rest.map(([k, x]) => h("details.gv-fold", { open: JSON.stringify(x).length < 600 },
         h("summary", {}, k, h("span.muted", {}, " " + compact(x, 60))), value(x)))));
   },
-  describeEvent(ev, ctx) {
+  describeEvent(ev, ctx) {  // only for an event without text (a game that gives none)
     if (isScalar(ev)) return String(ev);
     const kind = ev.type ?? ev.event ?? ev.kind ?? "";
     const who = typeof ev.player === "number" ? seatName(ctx.seats, ev.player) + ": " : "";
@@ -73,7 +74,7 @@ export async function loadRenderer(game) {
   if (game.renderer) {
     try {
       const mod = await import(game.renderer);
-      r = { render: mod.render || generic.render, describeEvent: mod.describeEvent || generic.describeEvent };
+      r = { render: mod.render || generic.render, describeEvent: generic.describeEvent };
       if (mod.css) document.head.append(h("style", {}, mod.css));
     } catch (err) {
       console.error("renderer failed to load; using the generic one", err);
@@ -83,12 +84,17 @@ export async function loadRenderer(game) {
   return r;
 }
 
+// One log line: the event's own sentence (State.log's "text"), never rebuilt here.
+export function logLine(ev, ctx) {
+  return ev && typeof ev.text === "string" ? ev.text : generic.describeEvent(ev, ctx);
+}
+
 // The generic panel of labelled choices: works for every game.
 export function choicesPanel(root, ctx) {
   if (!ctx.legal.length) { root.replaceChildren(); return; }
   root.replaceChildren(
     h("h3", {}, "Your choices"),
     h("div.choice-buttons", {}, ctx.legal.map((c) =>
-      h("button.choice", { "data-choice": c.id, title: JSON.stringify(c.json), onclick: () => ctx.act(c.id) }, c.label))),
+      h("button.choice", { "data-choice": c.id, title: c.label, onclick: () => ctx.act(c.id) }, c.label))),
   );
 }

@@ -1,6 +1,6 @@
 // Replays: step through a finished game from any seat's view (or the spectator's).
 import { api, h, seatName } from "./common.js";
-import { loadRenderer } from "./renderer.js";
+import { loadRenderer, logLine } from "./renderer.js";
 
 const tableId = location.pathname.split("/").pop();
 const params = new URLSearchParams(location.search);
@@ -21,7 +21,7 @@ async function show(n) {
   const ctx = { view: data.view, seat, legal: [], seats: data.seats, act: () => {},
     over: step === data.steps, ranking: data.ranking, scores: data.scores, replay: true };
   renderer.render($("board"), ctx);
-  $("log").replaceChildren(...data.log.map((ev) => h("li", {}, renderer.describeEvent(ev, ctx))));
+  $("log").replaceChildren(...data.log.map((ev) => h("li", {}, logLine(ev, ctx))));
   $("moves").replaceChildren(...data.moves.map((m, i) => h(`li${i === step - 1 ? ".current" : ""}`,
     { onclick: () => show(i + 1) }, `${seatName(data.seats, m.seat)}: ${m.label}`)));
   const cur = $("moves").querySelector(".current");
@@ -34,7 +34,7 @@ const game = games.find((g) => g.id === info.game) || { id: info.game, title: in
 $("title").textContent = `Replay · ${game.title} · table #${tableId}`;
 renderer = await loadRenderer(game);
 $("seat").replaceChildren(h("option", { value: "" }, "spectator"),
-  ...info.seats.map((s) => h("option", { value: s.seat, selected: s.seat === seat }, seatName(info.seats, s.seat))));
+  ...info.seats.map((s) => h("option", { value: s.seat, selected: s.seat === seat }, `Player ${s.seat + 1} · ${seatName(info.seats, s.seat)}`)));
 $("seat").addEventListener("change", () => { seat = $("seat").value === "" ? null : Number($("seat").value); show(step); });
 $("first").onclick = () => show(0);
 $("prev").onclick = () => show(Math.max(0, step - 1));

@@ -1,7 +1,7 @@
 // The table page: one WebSocket, the game drawn by its renderer, the generic choices panel,
 // seats, log, clock, end screen and rematch. Everything is redrawn from the last state message.
 import { api, h, myName, ordinal, save, saved, seatName, setMyName } from "./common.js";
-import { choicesPanel, loadRenderer } from "./renderer.js";
+import { choicesPanel, loadRenderer, logLine } from "./renderer.js";
 
 const tableId = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
@@ -13,6 +13,9 @@ let log = [];           // the log as this seat saw it
 let ws = null;
 let retry = 500;
 let sending = false;    // a move is in flight: ignore further clicks until the next state
+let seenUpTo = 0;       // log lines this seat had seen when it last had the turn ("new" after it)
+let myTurnBefore = false;
+let info = null;        // the table (game, options, seats) from /api/tables/<id>
 
 // An invite link carries its seat and secret in the fragment (#seat=2&invite=...).
 const frag = new URLSearchParams(location.hash.slice(1));
@@ -84,6 +87,7 @@ function drawSeats() {
     `div.seat${s.seat === last.to_move && last.status === "running" ? ".to-move" : ""}${s.seat === last.seat ? ".mine" : ""}`,
     { "data-seat": s.seat },
     h("span.dot", { class: `dot ${s.kind === "bot" || s.zombie ? "bot" : s.connected ? "on" : "off"}` }),
+    h("span.tag.player-no", { title: "the log calls this seat so" }, `Player ${s.seat + 1}`),
     h("strong", {}, seatName(last.seats, s.seat)),
     s.seat === last.seat ? h("span.tag", {}, "you") : null,
     s.kind === "bot" ? h("span.tag", {}, "bot") : null,
@@ -185,11 +189,112 @@ function drawSeatActions() {
     : h("button", { id: "leave", onclick: () => ws.send(JSON.stringify({ type: "leave" })) }, "Leave (a bot plays for me)"));
 }
 
+// The log as the game wrote it for this seat; lines since this seat's last turn are marked new.
 function drawLog() {
   const c = ctx();
-  const items = log.map((ev) => h("li", {}, renderer.describeEvent(ev, c)));
+  if (!last.legal.length && myTurnBefore) seenUpTo = log.length;  // my turn just ended
+  myTurnBefore = last.legal.length > 0;
+  const items = log.map((ev, i) => h(`li${i >= seenUpTo && seenUpTo > 0 ? ".new" : ""}`, {}, logLine(ev, c)));
   $("log").replaceChildren(...items);
   $("log").scrollTop = $("log").scrollHeight;
+}
+
+// The last move, visible: the drawn things (cards, spots, places, players, cells) that look
+// different after a redraw are marked "changed" (a glow that fades unless animations are off).
+const MARKS = ["data-card", "data-spot", "data-node", "data-player", "data-cell", "data-played", "data-token", "data-colour", "data-seat", "data-slot", "data-pyramid"];
+function snapshot(root) {
+  const out = new Map();
+  for (const a of MARKS) for (const e of root.querySelectorAll(`[${a}]`)) out.set(`${a}=${e.getAttribute(a)}`, strip(e));
+  return out;
+}
+function strip(e) { return e.innerHTML.replace(/ (data-action|class|title|tabindex|role|data-keys)="[^"]*"/g, ""); }
+function markChanged(root, before) {
+  if (!before.size) return;
+  for (const a of MARKS) {
+    for (const e of root.querySelectorAll(`[${a}]`)) {
+      const was = before.get(`${a}=${e.getAttribute(a)}`);
+      if (was === undefined || was !== strip(e)) e.classList.add("changed");
+    }
+  }
+}
+
+// Cards and pieces move: a card, token, pyramid or die that is drawn somewhere else after a
+// move slides there from where it was (FLIP: first, last, invert, play). Off with animations.
+const MOVERS = ["data-card", "data-token", "data-pyramid", "data-die"];
+function positions(root) {
+  const out = new Map();
+  for (const a of MOVERS) for (const e of root.querySelectorAll(`[${a}]`)) out.set(`${a}=${e.getAttribute(a)}`, e.getBoundingClientRect());
+  return out;
+}
+function slide(root, was) {
+  if (document.body.classList.contains("no-anim") || !was.size) return;
+  for (const a of MOVERS) {
+    for (const e of root.querySelectorAll(`[${a}]`)) {
+      const r0 = was.get(`${a}=${e.getAttribute(a)}`);
+      if (!r0) continue;
+      const r1 = e.getBoundingClientRect();
+      const dx = r0.left - r1.left, dy = r0.top - r1.top;
+      if (Math.abs(dx) < 2 && Math.abs(dy) < 2) continue;
+      e.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], { duration: 350, easing: "ease-out" });
+    }
+  }
+}
+
+// Choices on the drawing work from the keyboard too: Tab to a highlighted spot, Enter or Space.
+// Hovering a choice says what it would do (the game's own label), in SVG drawings too.
+function keyboardChoices(root) {
+  const labels = new Map(last.legal.map((c) => [String(c.id), c.label]));
+  for (const node of root.querySelectorAll("[data-action]")) {
+    const label = labels.get(node.getAttribute("data-action"));
+    if (label) {
+      node.setAttribute("aria-label", label);
+      if (node instanceof SVGElement) {
+        let t = node.querySelector(":scope > title");
+        if (!t) { t = document.createElementNS("http://www.w3.org/2000/svg", "title"); node.prepend(t); }
+        if (!t.textContent.startsWith(label)) t.textContent = t.textContent ? `${label} — ${t.textContent}` : label;
+      } else if (!node.getAttribute("title")) {
+        node.setAttribute("title", label);
+      }
+    }
+    if (node.tagName === "BUTTON" || node.dataset.keys) continue;
+    node.dataset.keys = "1";
+    node.setAttribute("tabindex", "0");
+    node.setAttribute("role", "button");
+    node.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); node.dispatchEvent(new MouseEvent("click", { bubbles: true })); }
+    });
+  }
+}
+
+// The rules panel: the game's summary (web/rules.json), the player-count differences, this
+// table's options and where the rulings are written down.
+async function drawRules() {
+  const body = $("rules-body");
+  let r = null;
+  try { r = await api(`/games/${game.id}/web/rules.json`); } catch { r = null; }
+  const opts = (game.options || []).map((o) => {
+    const v = info && info.options && o.name in info.options ? info.options[o.name] : o.default;
+    const [title, ...rest] = o.description.split(": ");
+    return h("li", {}, h("b", {}, `${title}: `), v === null ? "off" : v === true ? "on" : v === false ? "off" : String(v),
+      rest.length ? h("span.muted", {}, ` — ${rest.join(": ")}`) : null);
+  });
+  body.replaceChildren(...[
+    r ? h("ul.rules-summary", {}, r.summary.map((x) => h("li", {}, x))) : h("p", {}, game.description || ""),
+    r && r.players ? [h("h4", {}, `Player counts (this table: ${info ? info.players : "?"})`), h("ul", {}, r.players.map((x) => h("li", {}, x)))] : null,
+    opts.length ? [h("h4", {}, "Options at this table"), h("ul.rules-options", {}, opts)] : h("p.muted", {}, "This game has no options."),
+    h("p.muted", {}, "Rulings and the full rules summary: ", h("code", {}, (r && r.rulings) || game.rules_doc || ""), " in the meeple source."),
+  ].flat().filter(Boolean));
+}
+
+// Animations can be turned off (and are off when the system asks for reduced motion).
+function setupAnimations() {
+  const box = $("anim");
+  const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  const stored = localStorage.getItem("meeple:animations");
+  box.checked = stored === null ? !reduced : stored === "on";
+  const apply = () => document.body.classList.toggle("no-anim", !box.checked);
+  box.addEventListener("change", () => { localStorage.setItem("meeple:animations", box.checked ? "on" : "off"); apply(); });
+  apply();
 }
 
 function drawEnd() {
@@ -229,7 +334,12 @@ function draw() {
   drawStatus();
   drawSeats();
   drawSit();
+  const before = snapshot($("board"));
+  const places = positions($("board"));
   try { renderer.render($("board"), c); } catch (err) { console.error(err); }
+  markChanged($("board"), before);
+  slide($("board"), places);
+  keyboardChoices($("board"));
   choicesPanel($("choices"), c);
   drawSeatActions();
   drawLog();
@@ -239,9 +349,11 @@ function draw() {
 
 games = await api("/api/games");
 try {
-  const info = await api(`/api/tables/${tableId}`);
+  info = await api(`/api/tables/${tableId}`);
   game = games.find((g) => g.id === info.game) || { id: info.game, title: info.game, bots: ["random"] };
   renderer = await loadRenderer(game);
+  setupAnimations();
+  drawRules();
   connect();
   setInterval(tick, 500);
 } catch (err) {

@@ -5,21 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from . import components as C
+from . import words as Wd
 
 
 def _part(part: list[Any]) -> str:
-    out = []
-    for step in part:
-        if step[0] == "action":
-            out.append(step[1])
-        else:
-            out.append(f"{step[0]} {step[1]}" if len(step) > 1 else step[0])
-    return "+".join(out)
+    return Wd.steps_words(part)
 
 
 def _spot(spot: dict[str, Any]) -> str:
-    sep = f" {spot['join']} "
-    return sep.join(_part(p) for p in spot["parts"])
+    return Wd.spot_words(spot)
 
 
 def _warriors(war: list[int]) -> str:
@@ -37,7 +31,7 @@ def render_text(view: dict[str, Any]) -> str:
     lines = [f"Round {view['round']} of {view['rounds']}" + (" · game over" if view["over"] else "")]
     dice_at: dict[int, list[str]] = {}
     for d in view["dice"]:
-        dice_at.setdefault(d["pos"], []).append(f"P{d['player']}:{d['beer']}" + ("✓" if d["done"] else ""))
+        dice_at.setdefault(d["pos"], []).append(f"P{d['player'] + 1}:{d['beer']}" + ("✓" if d["done"] else ""))
     lines.append("Action track:")
     for i, sp in enumerate(view["track"]):
         mark = " X" if sp["blocked"] else ""
@@ -50,16 +44,16 @@ def render_text(view: dict[str, Any]) -> str:
         lines.append(f"  {t + k:2} {_spot(sp)}" + (f"  <- {here}" if here else ""))
     ships: dict[str, list[str]] = {}
     for q, pl in enumerate(view["players"]):
-        ships.setdefault(pl["ship"], []).append(f"P{q}")
+        ships.setdefault(pl["ship"], []).append(f"P{q + 1}")
     lines.append("Map: " + ", ".join(f"{n}: {' '.join(s)}" for n, s in ships.items()))
-    built = [f"{n} {'/'.join(f'P{q}' for q in v)}" for n, v in view["sites"].items() if v]
+    built = [f"{n} {'/'.join(f'P{q + 1}' for q in v)}" for n, v in view["sites"].items() if v]
     if built:
         lines.append("Buildings: " + ", ".join(built))
     lines.append("Trade display: " + ", ".join(f"#{c + 1}" for c in view["display"]))
     for q, pl in enumerate(view["players"]):
         mark = ">" if view["to_move"] == q else " "
         lines.append(
-            f"{mark}P{q} {pl['points']} pts · fur {pl['fur']} silver {pl['silver']} gold {pl['gold']}"
+            f"{mark}P{q + 1} {pl['points']} pts · fur {pl['fur']} silver {pl['silver']} gold {pl['gold']}"
             f" · provisions {pl['provisions']} · strength {pl['strength']} ({_warriors(pl['warriors'])})"
         )
         kinds = [C.TR_TILES[x]["kind"] for x in pl["beside"]]
@@ -77,9 +71,9 @@ def render_text(view: dict[str, Any]) -> str:
     if view["decision"]:
         dec = view["decision"]
         opts = dec.get("options")
-        lines.append(f"Decision: {dec['kind']}" + (
+        lines.append(f"Decision: {dec['kind'].replace('_', ' ')}" + (
             " — " + " | ".join(f"{i}: {_part(o)}" for i, o in enumerate(opts)) if opts else ""))
     if view["over"] and view["final"]:
         for q, f in enumerate(view["final"]):
-            lines.append(f"Final P{q}: " + ", ".join(f"{k} {v}" for k, v in f.items()) + f" = {view['scores'][q]:g}")
+            lines.append(f"Final P{q + 1}: " + ", ".join(f"{k} {v}" for k, v in f.items()) + f" = {view['scores'][q]:g}")
     return "\n".join(lines)

@@ -18,8 +18,11 @@ from collections import deque
 from typing import Any
 
 from meeple.core import State, derive
+from meeple.core.text import does, plural
+from meeple.core.text import name as name_of
 
 from . import components as C
+from . import words as Wd
 
 # ----- the action space: fixed ranges of ints -------------------------------------------------
 MAX_SPOTS = 26  # 20 action spots + 6 stop positions
@@ -1562,12 +1565,15 @@ class KarviState(State):
                 "posts": {"supply": pl.post_supply, "tableau": pl.post_tab},
                 "built": [[self.nodes[n], b] for n, b in pl.built], "start_card": pl.start,
                 "exception": pl.exception, "displaced": pl.displaced,
+                # the public tiles in words, for tooltips on the drawing
+                "tile_words": {str(x): Wd.tr_tile_words(x) for x in [*pl.beside, *pl.trade_track, *pl.raid_track]},
             }
             if q == player:
                 info["hand"] = sorted(pl.hand)
-                info["hand_text"] = [card_text(c) for c in sorted(pl.hand)]
-                info["tiles_text"] = [tile_text(x) for x in pl.hidden_ut] + [
-                    tile_text(C.NUM_UT + r) for r in pl.hidden_runes]
+                info["hand_text"] = [Wd.card_words(c) for c in sorted(pl.hand)]
+                info["tiles_text"] = [Wd.placeable_words(x) for x in pl.hidden_ut] + [
+                    Wd.placeable_words(C.NUM_UT + r) for r in pl.hidden_runes]
+                info["tile_ids"] = [*pl.hidden_ut, *(C.NUM_UT + r for r in pl.hidden_runes)]  # as tiles_text
                 info["upgrade_tiles"] = list(pl.hidden_ut)
                 info["runes"] = list(pl.hidden_runes)
                 if self.tasks and self.tasks[-1][0] == "keep":
@@ -1598,7 +1604,10 @@ class KarviState(State):
                       for s, b in zip(self.spots, self.blocked, strict=True)],
             "stop_area": self.stop_spots(), "stop_tiles_left": len(self.stop_stack),
             "boards": {b: self.board_sides[b] for b in self.board_order},
-            "nodes": list(self.nodes), "stacks": stacks, "special_stacks": specials,
+            "nodes": list(self.nodes), "stacks": stacks,
+            "map": {"routes": [list(r) for r in self.side["routes"]],
+                    "kinds": [sp["kind"] for sp in self.side["spots"]],
+                    "obstructed": list(self.obstructed)}, "special_stacks": specials,
             "discarded_specials": list(self.discarded_specials),
             "sites": {self.nodes[n]: list(v) for n, v in self.sites.items()},
             "display": list(self.display), "trade_deck": len(self.trade_deck),
@@ -1724,75 +1733,213 @@ class KarviState(State):
         return {"a": fam.lower(), "x": x}
 
     def describe(self, action: int) -> str:
-        return describe_action(action)
+        """The choice in words, in the context of the decision being made (`_task_actions`)."""
+        fam, x = _FAMILY[action]
+        kind = self.tasks[-1][0] if self.tasks else "main"
+        t = self.tasks[-1] if self.tasks else ("main",)
+        q = self.to_move if self.to_move is not None else 0
+        if fam == "END":
+            if kind == "main":
+                return "end your turn" if self.moved else "leave this die in the stop area for the round"
+            return _SKIP.get(kind, "skip")
+        if fam == "MOVE_DIE":
+            beer = self.die_beer[self.cur_die]
+            cost = self._cost(q, x)
+            return f"move your die ({beer} beer) to {self._spot_place(x)}, " + (f"paying {cost} beer" if cost else "free")
+        if fam in ("SHIP_TO", "DISPLACE_TO"):
+            where = self.nodes[x]
+            if fam == "DISPLACE_TO":
+                return f"send the displaced ship to {where}"
+            if kind == "main" and x == self.p[q].ship:
+                return f"stay in {where} and use the place"
+            if kind == "main":
+                return f"sail to {where} ({plural(self._distances(q, self.p[q].ship, self.p[q].prov).get(x, 0), 'provision')})"
+            if kind == "join":
+                return f"join the ship in {where}"
+            return f"sail to {where}"
+        if fam == "SCOUT":
+            return f"scout in {self.nodes[t[1]]}: take a tile from its stack" if kind == "location" else "scout"
+        if fam == "BUILD":
+            if kind == "location":
+                site = self.side["spots"][t[1]]["site"]
+                b = "trading post" if site["building"] == "post" else site["building"]
+                return f"build a {b} in {self.nodes[t[1]]}"
+            return "build"
+        if fam == "TAKE_TILE":
+            return f"take the {Wd.tr_tile_words(x)}"
+        if fam == "ACTIVATE":
+            return f"use the {Wd.tr_tile_words(x)}"
+        if fam == "PLAY_CARD":
+            return f"play the {Wd.card_words(x)}"
+        if fam == "DISCARD":
+            if kind == "discard2":
+                return f"discard the {Wd.card_words(x)} as the second card"
+            return f"discard the {Wd.card_words(x)} (two cards give 1 gold)"
+        if fam == "KEEP":
+            return f"keep the {Wd.card_words(x)}"
+        if fam == "BOX":
+            return Wd.steps_words(t[1][x]) if kind == "boxes" else f"box {x + 1}"
+        if fam == "GOLD_FUR":
+            return "change 1 gold into 1 fur"
+        if fam == "GOLD_SILVER":
+            return "change 1 gold into 1 silver"
+        if fam == "GOLD_PROV":
+            return "change 1 gold into 1 provision"
+        if fam == "GOLD_BEER":
+            return f"change 1 gold into +1 beer on {self._die_words(x, q)}"
+        if fam in ("RES_FUR", "RES_SILVER"):
+            good = "fur" if fam == "RES_FUR" else "silver"
+            return f"pay 1 {good}" if kind == "pay_res" else f"take 1 {good}"
+        if fam == "DIE":
+            die = self._die_words(x, q)
+            return {
+                "beer": f"+1 beer on {die}", "set_die": f"set {die} to {t[1] if len(t) > 1 else ''} beer",
+                "copy_die": f"give {die} another die's beer", "copy_from": f"copy the beer of {die}",
+                "die_back": f"move {die} back", "pay_die": f"pay with {die}",
+                "minus_two": f"take 2 beer from {die}",
+            }.get(kind, f"choose {die}")
+        if fam == "WARRIOR":
+            w = Wd.warrior_words(x)
+            return {
+                "strength": f"strengthen your {w}", "heal": f"heal your {w}",
+                "place_warrior": f"send away your {w} to make room", "damage": f"wound your {w}",
+                "double": f"double your {w}", "flip_for": f"injure your {w}", "sacrifice": f"sacrifice your {w}",
+            }.get(kind, f"choose your {w}")
+        if fam == "DRAW_STACK":
+            return f"draw a {C.CARD_TYPES[x]} card"
+        if fam == "PLACE_TILE":
+            if kind == "free_rune":
+                return f"place the {Wd.placeable_words(x)} on your first rune spot, free"
+            if x < C.NUM_UT:
+                slot = C.UPGRADE_TILES[x]["slot"]
+                return f"place the {Wd.placeable_words(x)} for {Wd.cost_words(C.SLOT_COST[slot])}"
+            return f"place the {Wd.placeable_words(x)}"
+        if fam == "PICK":
+            return f"keep the {Wd.placeable_words(x)}"
+        if fam == "RUNE_SPOT":
+            spot = C.RUNE_SPOTS[x]
+            if kind == "special_spot":
+                return f"put it on rune spot {x + 1}"
+            return f"put it on rune spot {x + 1} (pay {Wd.cost_words(spot['cost'])}, {plural(spot['points'], 'point')})"
+        if fam == "FRANCIA":
+            fr = C.TRADE_TRACK[5]["francia"]
+            return f"trade in Francia: pay {fr['pay_res']} fur and/or silver for {fr['points']} points"
+        if fam == "TRADE_CARD":
+            return f"take {Wd.trade_card_words(x)}"
+        if fam == "PART":
+            if kind == "parts":
+                return Wd.steps_words(t[1][x])
+            if kind == "locked":
+                return Wd.steps_words(t[1][x])
+            if kind == "hook_order":
+                return "take the tile's bonus first" if x == 0 else "take the tile's bonus after the action"
+            if kind == "choice2":
+                return "the trade action" if x == 0 else "the raid action"
+            if kind == "prov_pts":
+                return f"pay 1 provision for {plural(t[1], 'point')}"
+            return f"option {x + 1}"
+        if fam == "ABILITY":
+            return _ABILITY_WORDS[ABILITIES[x]]
+        if fam == "START_CARD":
+            return f"take start card {C.START_CARDS[x]['value']}"
+        if fam == "SPECIAL":
+            return f"take the {Wd.special_words(x)}"
+        if fam == "SPOT":
+            verb = "use again" if kind == "reuse" else "use"
+            return f"{verb} {self._spot_place(x)}"
+        return fam.lower().replace("_", " ")  # (every family is named above)
+
+    def _spot_place(self, s: int) -> str:
+        """An action spot by what it gives: 'the "2 fur" spot', or the stop area's place."""
+        if s >= self.T:
+            return f"the stop area ({Wd.spot_words(self._spot(s))})"
+        return Wd.spot_name(self.spots[s])
+
+    def _die_words(self, d: int, q: int) -> str:
+        owner = d // self.D
+        where = "in the stop area" if self.die_pos[d] >= self.T else "on the track"
+        whose_ = "your" if owner == q else f"Player {owner + 1}'s"
+        return f"{whose_} die with {self.die_beer[d]} beer {where}"
+
+    def _event_text(self, event: dict[str, Any], player: int | None) -> str:
+        p = event.get("player")
+        if "round" in event:
+            return f"Round {event['round']} begins."
+        if "game_over" in event:
+            scores = event["scores"]
+            best = max(scores)
+            top = [q for q, v in enumerate(scores) if v == best]
+            return f"Game over: {' and '.join(name_of(q, player) for q in top)} {'win' if len(top) > 1 or top[0] == player else 'wins'} with {best:g} points."
+        if "start_card" in event:
+            return f"{does(p, player, 'take', 'takes')} start card {event['start_card']}."
+        if "free_rune" in event:
+            return f"{does(p, player, 'place', 'places')} the {Wd.rune_words(event['free_rune'])} on the first rune spot, free."
+        if "sits_out" in event:
+            return f"{name_of(p, player).capitalize()} cannot move a die out of the stop area; it sits out the round."
+        if "to" in event:
+            to = event["to"]
+            where = "the stop area" if to >= self.T else Wd.spot_name(self.spots[to])
+            paid = f"paying {event['paid']} beer" if event["paid"] else "for free"
+            return f"{does(p, player, 'move', 'moves')} a die to {where}, {paid}."
+        if "ship" in event:
+            return f"{does(p, player, 'sail', 'sails')} to {event['ship']}."
+        if "displaced_to" in event:
+            return f"{whose_cap(p, player)} ship is displaced to {event['displaced_to']}."
+        if "scouts" in event:
+            return f"{does(p, player, 'scout', 'scouts')} and take{'' if p == player else 's'} the {Wd.tr_tile_words(event['scouts'])}."
+        if "builds" in event:
+            b = "trading post" if event["builds"] == "post" else event["builds"]
+            return f"{does(p, player, 'build', 'builds')} a {b} in {event['at']} (+{plural(event['points'], 'point')})."
+        if "plays" in event:
+            c = next(i for i, card in enumerate(C.UPGRADE_CARDS) if card["number"] == event["plays"])
+            return f"{does(p, player, 'play', 'plays')} the {Wd.card_words(c)}."
+        if "draws_from" in event:
+            return f"{does(p, player, 'draw', 'draws')} a {event['draws_from']} card."
+        if "discards" in event:
+            return f"{does(p, player, 'discard', 'discards')} two upgrade cards for 1 gold."
+        if "raid" in event:
+            tile = event["raid"]
+            what = f"the {Wd.tr_tile_words(tile)}" if tile is not None else "the raid"
+            return f"{does(p, player, 'raid', 'raids')} {what} and take{'' if p == player else 's'} {event['damage']} damage."
+        if "track" in event:
+            return f"{does(p, player, 'put', 'puts')} the {Wd.tr_tile_words(event['tile'])} on {'your' if p == player else 'their'} {event['track']} track."
+        if "rune" in event:
+            r = event["rune"]
+            what = Wd.special_words(r - 100) if r >= 100 else Wd.rune_words(r)
+            return f"{does(p, player, 'place', 'places')} the {what} on rune spot {event['spot'] + 1}."
+        if "special_rune" in event:
+            return f"{does(p, player, 'take', 'takes')} the {Wd.special_words(event['special_rune'])}."
+        if "trade_card" in event:
+            return f"{does(p, player, 'take', 'takes')} {Wd.trade_card_words(event['trade_card'] - 1)}."
+        if "upgrade_tile" in event:
+            return f"{does(p, player, 'place', 'places')} the {Wd.upgrade_tile_words(event['upgrade_tile'])}."
+        if "francia" in event:
+            return f"{does(p, player, 'trade', 'trades')} in Francia."
+        return super()._event_text(event, player)
 
 
-def _steps_text(steps: list[Any]) -> str:
-    return " + ".join(" ".join(str(a) for a in st).replace("_", " ") for st in steps)
+def whose_cap(p: int, viewer: int | None) -> str:
+    return "Your" if p == viewer else f"Player {p + 1}'s"
 
 
-def _cost_text(cost: dict[str, int]) -> str:
-    return ", ".join(f"{v} {k}" for k, v in cost.items()) or "free"
-
-
-def _req_text(req: dict[str, int]) -> str:
-    return ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in req.items()) or "nothing"
-
-
-def tile_text(x: int) -> str:
-    """An upgrade tile (0..23) or a rune stone (24..35), from the data."""
-    if x < C.NUM_UT:
-        t = C.UPGRADE_TILES[x]
-        return f"{t['slot']} tile {x}: {t.get('text', '')} (needs {_req_text(t['requirement'])})"
-    r = C.RUNES[x - C.NUM_UT]
-    what = r["count"].replace("_", " ")
-    return (f"rune stone {x - C.NUM_UT}: {what} {r['easy'][0]}→{r['easy'][1]}, {r['hard'][0]}→{r['hard'][1]}"
-            f" (needs {_req_text(r['requirement'])})")
-
-
-def tr_tile_text(x: int) -> str:
-    """A trade tile (cost, bonus) or a raid tile (strength, damage, bonus)."""
-    t = C.TR_TILES[x]
-    if x < C.NUM_TR:
-        return f"trade tile {x} ({t['kind']}): pay {_cost_text(t['cost'])} for {_steps_text(t['bonus'])}"
-    return f"raid tile {x} ({t['kind']}): strength {t['strength']}, {t['damage']} damage, {_steps_text(t['bonus'])}"
-
-
-def card_text(c: int) -> str:
-    card = C.UPGRADE_CARDS[c]
-    boxes = " / ".join(_steps_text(b) for b in card["boxes"])
-    return f"{card['type']} card {card['number']} ({_cost_text(card['cost'])}): {card.get('text') or boxes}"
-
-
-def describe_action(action: int) -> str:
-    """A short human label for an action (it depends on the action alone)."""
-    fam, x = _FAMILY[action]
-    if fam == "END":
-        return "done / end turn"
-    if fam == "MOVE_DIE":
-        return f"move die to spot {x}"
-    if fam in ("TAKE_TILE", "ACTIVATE"):
-        return f"{fam.lower().replace('_', ' ')} {tr_tile_text(x)}"
-    if fam in ("PLAY_CARD", "DISCARD", "KEEP"):
-        return f"{fam.lower().replace('_', ' ')} {card_text(x)}"
-    if fam in ("PLACE_TILE", "PICK"):
-        return f"{'place' if fam == 'PLACE_TILE' else 'pick'} {tile_text(x)}"
-    if fam == "SPECIAL":
-        sp = C.SPECIALS[x]
-        return f"special rune stone {x}: {_steps_text(sp['bonus'])} now, {sp['points']} per {', '.join(sp['per'])}"
-    if fam == "START_CARD":
-        return f"start card {C.START_CARDS[x]['value']}"
-    if fam == "WARRIOR":
-        return f"warrior {x // 2 + 1} ({'injured' if x % 2 else 'healthy'})"
-    if fam == "DRAW_STACK":
-        return f"draw a {C.CARD_TYPES[x]} card"
-    if fam == "TRADE_CARD":
-        return f"take trade card {x + 1}: " + " / ".join(_steps_text(b) for b in C.TRADE_CARDS[x]["boxes"])
-    if fam == "ABILITY":
-        return f"use ability {ABILITIES[x]}"
-    if SIZE[fam] == 1:
-        return fam.lower().replace("_", " ")
-    return f"{fam.lower().replace('_', ' ')} {x}"
+# END in each decision: what not choosing means.
+_SKIP = {
+    "res": "take no more fur or silver", "beer": "add no more beer", "strength": "strengthen no more",
+    "heal": "heal no more", "place_warrior": "take no new warrior", "double": "double no warrior",
+    "flip_for": "injure no more warriors", "sacrifice": "sacrifice no warrior",
+    "trade_card": "take no trade card", "upcard": "draw no more upgrade cards",
+    "upgrade_action": "end the upgrade action", "special_spot": "discard the special rune stone",
+    "trade_action": "end the trade action", "raid_action": "end the raid action",
+    "parts": "take nothing more from this spot", "move": "stay where you are",
+    "paid_move": "stay where you are", "join": "join no ship", "location": "neither scout nor build",
+    "die_back": "move no die back", "reuse": "use no spot again", "any_spot": "use no spot",
+    "prov_pts": "pay no more provisions",
+}
+_ABILITY_WORDS = {
+    "sail_any": "sail to any place for 2 provisions (sail tile)",
+    "sail_two": "sail up to 2 spaces for 1 provision (sail tile)",
+    "die_minus_two": "take 2 beer from a die for a trade or raid action (sail tile)",
+}
 
 
 def _public_task(t: tuple[Any, ...]) -> dict[str, Any]:

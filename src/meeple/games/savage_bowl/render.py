@@ -30,7 +30,7 @@ def render_text(view: dict[str, Any]) -> str:
             if champ["player"] == p:
                 tags.append(f"champ +{champ['value']}")
         seats.append(
-            f"P{p}: {view['points'][p]} pts, {view['tricks_won'][p]} tricks, "
+            f"P{p + 1}: {view['points'][p]} pts, {view['tricks_won'][p]} tricks, "
             f"{view['hand_sizes'][p]} cards" + (f" [{', '.join(tags)}]" if tags else "")
         )
     lines += seats
@@ -40,13 +40,13 @@ def render_text(view: dict[str, Any]) -> str:
             label = _card(t)
             if t["chameleon"]:
                 label += f" + Chameleon (as {t['as'].title()})"
-            played.append(f"P{t['player']} {label}")
+            played.append(f"P{t['player'] + 1} {label}")
         lines.append(f"Trick (lead {view['lead_colour'].title()}): " + ", ".join(played))
     if view["progress_sheet"]:
         lines.append(
             "Progress sheet: "
             + ", ".join(
-                f"#{d['trick']} P{d['player']} " + (d["card"] if d["card"] else "face down")
+                f"#{d['trick']} P{d['player'] + 1} " + (d["card"] if d["card"] else "face down")
                 for d in view["progress_sheet"]
             )
         )
@@ -57,9 +57,9 @@ def render_text(view: dict[str, Any]) -> str:
         )
     if view["to_move"] is not None:
         what = "discard a card face down" if view["phase"] == "discard" else "play"
-        lines.append(f"P{view['to_move']} to {what}")
+        lines.append(f"P{view['to_move'] + 1} to {what}")
     if view["over"]:
         lines.append(
-            "Game over. Places: " + ", ".join(f"P{p}:{r}" for p, r in enumerate(view["ranking"]))
+            "Game over. Places: " + ", ".join(f"P{p + 1}:{r}" for p, r in enumerate(view["ranking"]))
         )
     return "\n".join(lines)

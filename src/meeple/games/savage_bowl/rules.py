@@ -23,6 +23,7 @@ from typing import Any
 
 from meeple.core import BadPlayerCount, IllegalAction, State, derive
 from meeple.core.cards import deal_avoiding
+from meeple.core.text import does, name, plural
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
@@ -367,6 +368,54 @@ class SavageBowlState(State):
         p, c, kind, colour = event
         return {"type": "play", "player": p, "card": CODE[c], "chameleon": kind == 1,
                 "colour": COLOURS[colour]}
+
+    def _event_text(self, event: dict[str, Any], player: int | None) -> str:
+        t = event["type"]
+        if t == "deal":
+            cards = ", ".join(card_label(CARD_ID[c]) for c in event["hand"])
+            cham = " You also have your Chameleon." if event.get("chameleon") else ""
+            return f"Round {event['round']}: you are dealt {plural(len(event['hand']), 'card')}: {cards}.{cham}"
+        if t == "round":
+            return f"Round {event['round']} begins; {name(event['leader'], player)} lead{'' if event['leader'] == player else 's'} the first trick."
+        if t == "play":
+            p = event["player"]
+            card = card_label(CARD_ID[event["card"]])
+            if event["chameleon"]:
+                return f"{does(p, player, 'play', 'plays')} {card} with the Chameleon, as a {event['colour']} card."
+            return f"{does(p, player, 'play', 'plays')} {card}."
+        if t == "trick":
+            w = event["winner"]
+            line = f"Trick {event['trick']}: {does(w, player, 'take', 'takes')} the trick"
+            if event["yellow"] is None:
+                return line + "."
+            y = event["yellow"]
+            return (f"{line} with the second strongest card; {name(y, player)} played the strongest and "
+                    f"take{'' if y == player else 's'} the Yellow Card.")
+        if t == "discard":
+            p = event["player"]
+            return f"{does(p, player, 'discard', 'discards')} a card face down with the Yellow Card and sit{'' if p == player else 's'} out the next trick."
+        if t == "discard_own":
+            return f"The card you discarded face down is {card_label(CARD_ID[event['card']])}."
+        if t == "champ":
+            p = event["player"]
+            return (f"{does(p, player, 'reach', 'reaches')} the target and take{'' if p == player else 's'} "
+                    f"the {plural(event['value'], 'point')} Runaway Champ card.").replace(" points Runaway", "-point Runaway").replace(" point Runaway", "-point Runaway")
+        if t == "eliminated":
+            p = event["player"]
+            return f"{does(p, player, 'win', 'wins')} one trick too many and {'are' if p == player else 'is'} eliminated from this round."
+        if t == "round_end":
+            tricks = ", ".join(
+                f"{name(p, player)} {n}" + (" (eliminated)" if event["eliminated"][p] else "")
+                for p, n in enumerate(event["tricks"]))
+            gained = ", ".join(f"{name(p, player)} +{g}" for p, g in enumerate(event["gained"]) if g)
+            totals = ", ".join(f"{name(p, player)} {q}" for p, q in enumerate(event["points"]))
+            return (f"Round {event['round']} ends after {plural(event['tricks_played'], 'trick')}. Tricks won: {tricks}. "
+                    f"Points scored: {gained or 'nobody'}. Totals: {totals}.")
+        if t == "game_end":
+            best = [p for p, r in enumerate(event["ranking"]) if r == 1]
+            return "Game over: " + " and ".join(name(p, player) for p in best) + (
+                " win." if len(best) > 1 or best[0] == player else " wins.")
+        return super()._event_text(event, player)
 
     # ----- results -------------------------------------------------------------------------
     def scores(self) -> list[float]:

@@ -18,9 +18,9 @@ def render_text(view: dict[str, Any]) -> str:
     bid = view["bid"]
     lines = [
         f"Match {view['match']}, round {view['round']} · phase {view['phase']}"
-        + (f" · P{view['to_move']} to move" if view["to_move"] is not None else ""),
-        "Bid: " + (f"{bid['number']} {bid['colour']} by P{bid['bidder']}" if bid else "none yet")
-        + (f" (accepted by {', '.join(f'P{q}' for q in view['accepted_by'])})" if view["accepted_by"] else ""),
+        + (f" · P{view['to_move'] + 1} to move" if view["to_move"] is not None else ""),
+        "Bid: " + (f"{bid['number']} {bid['colour']} by P{bid['bidder'] + 1}" if bid else "none yet")
+        + (f" (accepted by {', '.join(f'P{q + 1}' for q in view['accepted_by'])})" if view["accepted_by"] else ""),
     ]
     hand = view.get("hand", {})
     for colour in view["in_play"]:
@@ -37,23 +37,23 @@ def render_text(view: dict[str, Any]) -> str:
         rev = ", ".join(f"{c} {v}" for c, v in view["revealed"][p].items())
         flights = view["flight"]["hand_sizes"][p]
         lines.append(
-            f"P{p}: {status}" + (f" · revealed {rev}" if rev else "") + (f" · {flights} Flight" if flights else "")
+            f"P{p + 1}: {status}" + (f" · revealed {rev}" if rev else "") + (f" · {flights} Flight" if flights else "")
         )
     if view["flight"]["deck"] or view["flight"]["discard"]:
         lines.append(f"Flight deck {view['flight']['deck']}, used: {', '.join(view['flight']['discard']) or '-'}")
     if view.get("flight_hand"):
         lines.append("Your Flight cards: " + ", ".join(view["flight_hand"]))
     for s in view.get("seen", []):
-        who = "Daedalus" if s["owner"] == "daedalus" else f"P{s['owner']}"
+        who = "Daedalus" if s["owner"] == "daedalus" else f"P{s['owner'] + 1}"
         lines.append(f"You saw {who}'s {s['colour']}: {s['value']}")
     if "scouted" in view:
         lines.append(f"Scouted {view['scouted']['colour']}: {view['scouted']['value']}")
     last = view["last_challenge"]
     if last:
         lines.append(
-            f"Last challenge: P{last['challenger']} on {last['number']} {last['colour']}: total {last['total']}, "
-            + ("safe" if last["safe"] else "unsafe") + f"; P{last['loser']} lost"
+            f"Last challenge: P{last['challenger'] + 1} on {last['number']} {last['colour']}: total {last['total']}, "
+            + ("safe" if last["safe"] else "unsafe") + f"; P{last['loser'] + 1} lost"
         )
     if view["over"]:
-        lines.append("Game over. Places: " + ", ".join(f"P{p}:{r}" for p, r in enumerate(view["ranking"])))
+        lines.append("Game over. Places: " + ", ".join(f"P{p + 1}:{r}" for p, r in enumerate(view["ranking"])))
     return "\n".join(lines)

@@ -31,6 +31,7 @@ from importlib import resources
 from typing import Any
 
 from meeple.core import BadOption, IllegalAction, State, derive
+from meeple.core.text import does, name, plural, whose
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
@@ -801,6 +802,74 @@ class ScarvusState(State):
             raise IllegalAction(f"bid {n!r} {c!r} is not legal now (bids run 1..{CAP}, higher than the last)")
         return super().action_from_json(obj)
 
+    def _event_text(self, event: dict[str, Any], player: int | None) -> str:
+        t = event["type"]
+        p = event.get("player")
+        colour = event.get("colour")
+        value = event.get("value")
+        card = f"{colour} card" if value is None else f"{colour} {value}"
+        if t == "deal":
+            if "hand" not in event:
+                return f"Match {event['match']}: you are dealt one card of each colour."
+            cards = ", ".join(f"{c} {v}" for c, v in event["hand"].items())
+            return f"Match {event['match']}: you are dealt {cards}."
+        if t == "match":
+            return f"Match {event['match']} begins."
+        if t == "match_end":
+            return f"Match {event['match']} ends: every colour is out of play."
+        if t == "discard":
+            if p is None:
+                seen = f": a {value}" if value is not None else ""
+                return f"The top {colour} card of the draw pile is discarded face up{seen}."
+            return f"{does(p, player, 'discard', 'discards')} {'your' if p == player else 'their'} {card} face up."
+        if t == "drew":
+            return f"You draw {card}."
+        if t == "reveal":
+            return f"{does(p, player, 'reveal', 'reveals')} {'your' if p == player else 'their'} {card}."
+        if t == "scouted":
+            return f"You scout the top {colour} card: {card}."
+        if t == "saw":
+            owner = event["owner"]
+            whose_ = "the Daedalus Hand's" if owner == "daedalus" else whose(owner, player)
+            return f"You see {whose_} {card}."
+        if t == "flight":
+            name_ = FLIGHT_NAMES[EFFECTS.index(event["card"])]
+            on = f" on {colour}" if colour else f" on {name(event['target'], player)}" if "target" in event else ""
+            return f"{does(p, player, 'play', 'plays')} the Flight card {name_}{on}."
+        if t == "flight_draw":
+            why = {"fancy flying": "Fancy Flying", "talons challenge": "the Talons Challenge"}.get(event["why"], event["why"])
+            return f"{does(p, player, 'draw', 'draws')} a Flight card ({why})."
+        if t == "flight_drawn":
+            return f"The Flight card you drew is {FLIGHT_NAMES[EFFECTS.index(event['card'])]}."
+        if t == "flight_discard":
+            return (f"{does(p, player, 'discard', 'discards')} the Flight card "
+                    f"{FLIGHT_NAMES[EFFECTS.index(event['card'])]} to keep to the hand limit.")
+        if t == "bid":
+            return f"{does(p, player, 'bid', 'bids')} {event['number']} {colour}."
+        if t == "accept":
+            return f"{does(p, player, 'accept', 'accepts')} the bid."
+        if t == "challenge":
+            b, c = event["bidder"], event["challenger"]
+            cards = ", ".join(f"{name(q, player)} {v}" for q, v in enumerate(event["cards"]) if v >= 0)
+            verdict = (f"the bid is safe, so {name(c, player)} lose{'' if c == player else 's'}" if event["safe"]
+                       else f"the bid is too high, so {name(b, player)} lose{'' if b == player else 's'}")
+            return (f"{does(c, player, 'challenge', 'challenges')} {whose(b, player)} bid of {event['number']} {colour}. "
+                    f"The {colour} cards: {cards}; total {event['total']}: {verdict}.")
+        if t == "feather":
+            return (f"{does(p, player, 'take', 'takes')} a {event['side']} feather "
+                    f"({event['value']} points).")
+        if t == "life_lost":
+            return f"{does(p, player, 'lose', 'loses')} a Life ({plural(event['lives'], 'Life', 'Lives')} left)."
+        if t == "out":
+            return f"{does(p, player, 'are', 'is')} out of the game."
+        if t == "game_end":
+            scores = event["scores"]
+            best = max(scores)
+            winners = [q for q, x in enumerate(scores) if x == best]
+            return "Game over: " + " and ".join(name(q, player) for q in winners) + (
+                " win." if len(winners) > 1 or winners[0] == player else " wins.")
+        return super()._event_text(event, player)
+
     def describe(self, action: int) -> str:
         j = self.action_to_json(action)
         if "bid" in j:
@@ -823,5 +892,5 @@ class ScarvusState(State):
         if "colour" in j:
             return f"play {name} on {j['colour']}"
         if "player" in j:
-            return f"play {name} on player {j['player']}"
+            return f"play {name} on Player {j['player'] + 1}"
         return f"play {name}"

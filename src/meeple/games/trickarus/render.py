@@ -22,18 +22,18 @@ def render_text(view: dict[str, Any]) -> str:
     track = []
     for p, q in enumerate(view["positions"]):
         where = "ground" if q == 0 else f"{q}/{top}"
-        track.append(f"P{p}: {where}")
+        track.append(f"P{p + 1}: {where}")
     lines.append("Track (sun above " + str(top) + "): " + ", ".join(track))
     if view["trick"]:
         lines.append(
-            "Trick: " + ", ".join(f"P{t['player']} {_card(t['card'])}" for t in view["trick"])
+            "Trick: " + ", ".join(f"P{t['player'] + 1} {_card(t['card'])}" for t in view["trick"])
             + (f"  (lead {view['lead_suit'].title()})" if view["lead_suit"] else "")
         )
     elif view["last_trick"]["winner"] is not None:
-        lines.append(f"Last trick won by P{view['last_trick']['winner']}")
+        lines.append(f"Last trick won by P{view['last_trick']['winner'] + 1}")
     if "hand" in view:
         lines.append("Your hand: " + ", ".join(_card(c) for c in view["hand"]))
-    lines.append("Cards in hand: " + ", ".join(f"P{p}:{n}" for p, n in enumerate(view["hand_sizes"])))
+    lines.append("Cards in hand: " + ", ".join(f"P{p + 1}:{n}" for p, n in enumerate(view["hand_sizes"])))
     if view["over"]:
-        lines.append("Game over. Places: " + ", ".join(f"P{p}:{r}" for p, r in enumerate(view["ranking"])))
+        lines.append("Game over. Places: " + ", ".join(f"P{p + 1}:{r}" for p, r in enumerate(view["ranking"])))
     return "\n".join(lines)

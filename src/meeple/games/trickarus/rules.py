@@ -17,6 +17,7 @@ from typing import Any
 
 from meeple.core import BadOption, BadPlayerCount, State, derive
 from meeple.core.cards import deal_avoiding
+from meeple.core.text import does, name, plural
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
@@ -88,6 +89,10 @@ def card_label(card: int, side: int | None = None) -> str:
         return f"{SUITS[SUIT[side][card]].title()} {VALUE[side][card]}"
     d, n = (SUITS[SUIT[0][card]].title(), VALUE[0][card]), (SUITS[SUIT[1][card]].title(), VALUE[1][card])
     return f"{d[0]} {d[1]}/{n[1]}" if d[0] == n[0] else f"{d[0]} {d[1]} / {n[0]} {n[1]}"
+
+
+def _space(n: int) -> str:
+    return "the ground" if n == 0 else f"space {n}"
 
 
 ACTIVE_LABEL = tuple(tuple(card_label(c, side) for c in range(NUM_CARDS)) for side in (0, 1))
@@ -306,6 +311,36 @@ class TrickarusState(State):
                     "lightning": lightning, "from": before, "to": after, "sun": into_sun}
         player, card, side = event
         return {"type": "play", "player": player, "card": CODE[card], "as": ACTIVE_LABEL[side][card]}
+
+    def _event_text(self, event: dict[str, Any], player: int | None) -> str:
+        t = event["type"]
+        if t == "deal":
+            cards = [card_label(CARD_ID[c]) for c in event["hand"]]
+            return f"Round {event['round']}: you are dealt {plural(len(cards), 'card')}: {', '.join(cards)}."
+        if t == "round":
+            return f"Round {event['round']} begins; {name(event['leader'], player)} lead{'' if event['leader'] == player else 's'}."
+        if t == "play":
+            return f"{does(event['player'], player, 'play', 'plays')} {event['as']}."
+        if t == "flip":
+            return f"A 5 was played: every card flips to its {event['side']} side."
+        if t == "trick":
+            w = event["winner"]
+            head = f"{does(w, player, 'win', 'wins')} the trick"
+            if event["lightning"]:
+                head += " with Lightning"
+            if event["sun"]:
+                return f"{head} and fly{'' if w == player else 's'} into the sun, falling to {_space(event['to'])}."
+            if event["to"] == event["from"]:
+                return f"{head} and stay{'' if w == player else 's'} on {_space(event['to'])}."
+            return f"{head} and move{'' if w == player else 's'} from {_space(event['from'])} to {_space(event['to'])}."
+        if t == "round_end":
+            where = ", ".join(f"{name(p, player)} on {_space(q)}" for p, q in enumerate(event["positions"]))
+            return f"Round {event['round']} ends: {where}."
+        if t == "game_end":
+            why = {"rounds over": "the last round is over", "everyone landed": "everyone landed"}.get(
+                event.get("why", ""), event.get("why", ""))
+            return f"Game over{': ' + why if why else ''}."
+        return super()._event_text(event, player)
 
     # ----- results -------------------------------------------------------------------------
     def landed(self) -> int:

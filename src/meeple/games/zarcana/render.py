@@ -57,9 +57,9 @@ def render_text(view: dict[str, Any]) -> str:
             lines.append(f"{y:>3} " + "".join(top))
             lines.append("    " + "".join(bottom))
     lines.append(
-        "Scores: " + ", ".join(f"P{p}:{s:g}" for p, s in enumerate(view["scores"]))
-        + " · hands: " + ", ".join(f"P{p}:{n}" for p, n in enumerate(view["hand_sizes"]))
-        + " · stash S/M/L: " + ", ".join(f"P{p}:{'/'.join(map(str, s))}" for p, s in enumerate(view["stash"]))
+        "Scores: " + ", ".join(f"P{p + 1}:{s:g}" for p, s in enumerate(view["scores"]))
+        + " · hands: " + ", ".join(f"P{p + 1}:{n}" for p, n in enumerate(view["hand_sizes"]))
+        + " · stash S/M/L: " + ", ".join(f"P{p + 1}:{'/'.join(map(str, s))}" for p, s in enumerate(view["stash"]))
     )
     if "hand" in view:
         lines.append("Your hand: " + (", ".join(f"{CARDS[CARD_ID[c]]['name']} ({card_short(c)})" for c in view["hand"]) or "empty"))
@@ -68,15 +68,15 @@ def render_text(view: dict[str, Any]) -> str:
     if view["reorient_next"]:
         lines.append(f"Reorienting {view['reorient_next']}")
     if view["over"]:
-        lines.append("Game over. Places: " + ", ".join(f"P{p}:{r}" for p, r in enumerate(view["ranking"])))
+        lines.append("Game over. Places: " + ", ".join(f"P{p + 1}:{r}" for p, r in enumerate(view["ranking"])))
     return "\n".join(lines)
 
 
 def _header(view: dict[str, Any]) -> str:
     parts = [f"Turn {view['turn'] + 1}"]
     if view["to_move"] is not None:
-        parts.append(f"P{view['to_move']} to move")
+        parts.append(f"P{view['to_move'] + 1} to move")
     parts.append(f"deck {view['deck_size']}, discards {len(view['discard'])}, reshuffles {view['reshuffles']}")
     if view["declared_by"] is not None:
-        parts.append(f"final round declared by P{view['declared_by']} ({view['turns_left']} turns left)")
+        parts.append(f"final round declared by P{view['declared_by'] + 1} ({view['turns_left']} turns left)")
     return " · ".join(parts)

@@ -26,6 +26,7 @@ from importlib import resources
 from typing import Any
 
 from meeple.core import IllegalAction, State, derive
+from meeple.core.text import does, listing, name, plural, whose
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("cards.json").read_text())
@@ -116,6 +117,21 @@ def piece_label(q: int) -> str:
     return f"P{owner_of(q)} {'SML'[size_of(q)]}{q % 5 + 1}"
 
 
+ORIENT_WORDS = {"up": "standing up", "N": "north", "E": "east", "S": "south", "W": "west"}
+
+
+def piece_words(label: str, viewer: int | None, actor: int | None = None) -> str:
+    """"Player 2's small pyramid" for the label "P1 S3" (the number only tells pieces apart);
+    "their" when ``actor`` owns it and is not the reader."""
+    owner, size = int(label[1:label.index(" ")]), label[label.index(" ") + 1]
+    whose_ = "their" if owner == actor and owner != viewer else whose(owner, viewer)
+    return f"{whose_} {SIZE_NAMES['SML'.index(size)]} pyramid"
+
+
+def card_words(code: str | None) -> str:
+    return "an empty space" if code is None else f"the {NAME[CARD_ID[code]]} card"
+
+
 def cell_xy(cell: int) -> tuple[int, int]:
     return cell % W, cell // W
 
@@ -129,6 +145,11 @@ class ZarcanaState(State):
         self.tiebreak_all: bool = options["tiebreak_depth"] == "all"
         self.harvest_own: bool = options["harvest_own"]
         self.spare_unreducible: bool = options["unreducible"] == "unharmed"
+        # What an act event's sentence needs beyond the event (the stage, the card on the chosen
+        # space or under the chosen pyramid), by the event's id: kept out of the event so that
+        # interop's tensors of the log stay as they were. Shared by copies (append-only; an id
+        # is written whenever an act event is logged, so a reused id is overwritten first).
+        self._act_info: dict[int, tuple[str, dict[str, Any]]] = {}
         self.pos = [-1] * (MAX_PLAYERS * PIECES)
         self.orient = [0] * (MAX_PLAYERS * PIECES)
         self.stacks: dict[int, list[int]] = {}
@@ -747,7 +768,10 @@ class ZarcanaState(State):
         me = self.to_move
         assert me is not None
         self._legal = None
-        self.emit({"type": "act", "player": me, "action": self.action_to_json(a)})
+        if self._events is not None:
+            event = {"type": "act", "player": me, "action": self.action_to_json(a)}
+            self._act_info[id(event)] = (self.stage, self._act_detail(a))
+            self.emit(event)
         if self.stage == CHAIN:
             self.chosen.append(a)
             self.cands = [c[1:] for c in self.cands if c[0] == a]
@@ -1030,20 +1054,148 @@ class ZarcanaState(State):
                 raise IllegalAction(f"{obj!r} is not legal now")
         return super().action_from_json(obj)
 
+    def _act_detail(self, a: int) -> dict[str, Any]:
+        """What a logged action's sentence needs that the action alone does not say: the card
+        on the chosen space or under the chosen pyramid, the pyramid being turned."""
+        if A_CELL <= a < A_CARD:
+            c = self.top(a - A_CELL)
+            return {"on": CODE[c] if c >= 0 else None}
+        if A_PIECE <= a < A_ORIENT:
+            cell = self.pos[a - A_PIECE]
+            c = self.top(cell) if cell >= 0 else -1
+            return {"on": CODE[c] if c >= 0 else None}
+        if A_ORIENT <= a < A_SIZE and self.stage == REORIENTING and self.reo:
+            return {"pyramid": piece_label(self.reo[0])}
+        return {}
+
+    def _where(self, cell: int) -> str:
+        """A space as a player names it: the card on it, or the empty space beside a card."""
+        c = self.top(cell)
+        if c >= 0:
+            return f"the {NAME[c]} card"
+        for d, n in zip(("south", "west", "north", "east"), NB[cell][1:], strict=True):
+            if n >= 0 and self.top(n) >= 0:
+                return f"the empty space {d} of the {NAME[self.top(n)]} card"
+        return "an empty space"
+
+    def _pyramid(self, q: int) -> str:
+        who_ = "your" if owner_of(q) == self.to_move else f"Player {owner_of(q) + 1}'s"
+        size = SIZE_NAMES[size_of(q)]
+        if self.pos[q] < 0:
+            return f"{who_} {size} pyramid"
+        facing = ORIENT_WORDS[ORIENT_NAMES[self.orient[q]]]
+        facing = facing if self.orient[q] == 0 else f"pointing {facing}"
+        return f"{who_} {size} pyramid ({facing}) on {self._where(self.pos[q])}"
+
+    def _event_text(self, event: dict[str, Any], player: int | None) -> str:
+        t = event["type"]
+        p = event.get("player")
+        if t == "deal":
+            return f"You are dealt {listing(NAME[CARD_ID[c]] for c in event['hand'])}."
+        if t == "setup":
+            return f"The board is laid out: {listing(NAME[CARD_ID[c[2]]] for c in event['board'])}."
+        if t == "act":
+            return self._act_text(event, player)
+        if t == "discard":
+            return f"{does(p, player, 'discard', 'discards')} {listing(NAME[CARD_ID[c]] for c in event['cards'])}."
+        if t == "draw":
+            return f"{does(p, player, 'draw', 'draws')} {plural(event['count'], 'card')}."
+        if t == "drew":
+            return f"You draw {listing(NAME[CARD_ID[c]] for c in event['cards']) or 'nothing'}."
+        if t == "build":
+            return f"The {NAME[CARD_ID[event['card']]]} card is built onto the board."
+        if t == "card_destroyed":
+            return f"The {NAME[CARD_ID[event['card']]]} card is destroyed."
+        if t == "clone":
+            return f"A clone appears: {piece_words(event['pyramid'], player)}."
+        if t == "create":
+            return f"A new pyramid is placed: {piece_words(event['pyramid'], player)}."
+        if t == "attack":
+            return f"{piece_words(event['by'], player).capitalize()} attacks {piece_words(event['target'], player)}."
+        if t == "destroyed":
+            why = {"attacked": "by the attack", "reduced": "with no smaller pyramid left to replace it",
+                   "isolated": "alone in the wasteland", "sacrifice": "as a sacrifice", "pushed": "pushed off",
+                   "converted": "to be converted"}.get(event["why"], "")
+            return f"{piece_words(event['pyramid'], player).capitalize()} is destroyed {why}.".replace(" .", ".")
+        if t == "unharmed":
+            return f"{piece_words(event['pyramid'], player).capitalize()} has no smaller size left and is unharmed."
+        if t == "grow":
+            return f"{piece_words(event['pyramid'], player).capitalize()} grows to {event['to'].split()[1][0].replace('M', 'medium').replace('L', 'large').replace('S', 'small')}."
+        if t == "reduced":
+            return f"{piece_words(event['pyramid'], player).capitalize()} is reduced to {event['to'].split()[1][0].replace('M', 'medium').replace('L', 'large').replace('S', 'small')}."
+        if t == "reshuffle":
+            return f"The discard pile is shuffled into a new deck of {plural(event['deck'], 'card')} (reshuffle {event['count']})."
+        if t == "transport":
+            return "A stack of cards is carried to another space."
+        if t == "take":
+            return f"{does(p, player, 'take', 'takes')} the {NAME[CARD_ID[event['card']]]} card into {'your' if p == player else 'their'} hand."
+        if t == "copy":
+            return f"It copies {NAME[CARD_ID[event['card']]]}."
+        if t == "declare":
+            return f"{does(p, player, 'declare', 'declares')} the final round."
+        if t == "recenter":
+            return "The board is shifted to stay in view."
+        if t == "game_end":
+            best = [q for q, r in enumerate(event["ranking"]) if r == 1]
+            return "Game over: " + " and ".join(name(q, player) for q in best) + (
+                " win." if len(best) > 1 or best[0] == player else " wins.")
+        return super()._event_text(event, player)
+
+    def _act_text(self, event: dict[str, Any], player: int | None) -> str:
+        stage, detail = self._act_info.get(id(event), (None, {}))
+        event = {**event, **detail}
+        p, j, main = event["player"], event["action"], stage == MAIN
+        on = card_words(event.get("on"))
+        if "cell" in j:
+            if main:
+                return f"{does(p, player, 'place', 'places')} a small pyramid on {on}."
+            return f"{does(p, player, 'choose', 'chooses')} {on}."
+        if "card" in j:
+            card = NAME[CARD_ID[j["card"]]]
+            return f"{does(p, player, 'play', 'plays')} {card} from hand." if main else f"{does(p, player, 'choose', 'chooses')} {card}."
+        if "pyramid" in j:
+            pyr = piece_words(j["pyramid"], player, p)
+            if main:  # the pyramid is the sentence's subject: name its owner
+                own = piece_words(j["pyramid"], player)
+                return f"{own[0].upper()}{own[1:]} uses {on}." if event.get("on") else f"{does(p, player, 'choose', 'chooses')} {pyr}."
+            return f"{does(p, player, 'choose', 'chooses')} {pyr} on {on}."
+        if "orient" in j:
+            it = piece_words(event["pyramid"], player, p) if "pyramid" in event else "the pyramid"
+            if j["orient"] == "up":
+                return f"{does(p, player, 'stand', 'stands')} {it} up."
+            return f"{does(p, player, 'point', 'points')} {it} {ORIENT_WORDS[j['orient']]}."
+        if "size" in j:
+            return f"{does(p, player, 'choose', 'chooses')} a {j['size']} pyramid."
+        if "ability" in j:
+            return f"{does(p, player, 'use', 'uses')} it as {TYPES[j['ability']]['name']}."
+        if "draw" in j:
+            return f"{does(p, player, 'choose', 'chooses')} to draw {plural(j['draw'], 'card')}."
+        return {
+            "discard": f"{does(p, player, 'discard', 'discards')} {'your' if p == player else 'their'} hand.",
+            "pass": f"{does(p, player, 'pass', 'passes')}.",
+            "declare": f"{does(p, player, 'declare', 'declares')} the final round.",
+            "reorient": f"{does(p, player, 'turn', 'turns')} {'your' if p == player else 'their'} pyramids.",
+            "grow": f"{does(p, player, 'choose', 'chooses')} to grow.",
+            "done": f"{does(p, player, 'stop', 'stops')} there.",
+        }[j["do"]]
+
     def describe(self, action: int) -> str:
         j = self.action_to_json(action)
         if "cell" in j:
-            where = f"({j['cell'][0]},{j['cell'][1]})"
-            return f"place a small pyramid on {where}" if self.stage == MAIN else f"choose space {where}"
+            where = self._where(action - A_CELL)
+            return f"place a small pyramid on {where}" if self.stage == MAIN else f"choose {where}"
         if "card" in j:
-            return f"play {NAME[action - A_CARD]} from hand"
+            return f"play {NAME[action - A_CARD]} from hand" if self.stage == MAIN else f"choose {NAME[action - A_CARD]}"
         if "pyramid" in j:
             q = action - A_PIECE
             if self.stage == MAIN and self.pos[q] >= 0 and self.top(self.pos[q]) >= 0:
-                return f"{j['pyramid']} uses {NAME[self.top(self.pos[q])]}"
-            return f"choose pyramid {j['pyramid']}"
+                return f"{self._pyramid(q)} uses its card".replace("your", "Your", 1)
+            return f"choose {self._pyramid(q)}"
         if "orient" in j:
-            return "stand up" if j["orient"] == "up" else f"point {j['orient']}"
+            if self.stage == REORIENTING and self.reo:
+                it = self._pyramid(self.reo[0])
+                return f"stand {it} up" if j["orient"] == "up" else f"turn {it} to point {ORIENT_WORDS[j['orient']]}"
+            return "stand it up" if j["orient"] == "up" else f"point it {ORIENT_WORDS[j['orient']]}"
         if "size" in j:
             return f"clone a {j['size']} pyramid"
         if "ability" in j:
@@ -1051,7 +1203,7 @@ class ZarcanaState(State):
         if "draw" in j:
             return f"draw {j['draw']} card" + ("s" if j["draw"] > 1 else "")
         return {"discard": "discard your hand", "pass": "pass", "declare": "declare the final round",
-                "reorient": "reorient your pyramids", "grow": "grow", "done": "stop here"}[j["do"]]
+                "reorient": "turn your pyramids", "grow": "grow", "done": "stop here"}[j["do"]]
 
 
 # Each card's generator and executor of choice sequences, looked up once.

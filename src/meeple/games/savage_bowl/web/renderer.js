@@ -5,17 +5,15 @@
 // Follows the interface in src/meeple/web/renderer.js.
 import { h as el } from "/static/common.js";
 
+// Each colour has a symbol too, so colour-blind players can tell the cards apart.
 const COLOUR = {
-  red: { fill: "#d94f3d", ink: "#fff", name: "Red" },
-  blue: { fill: "#2f7de1", ink: "#fff", name: "Blue" },
-  green: { fill: "#2faa5e", ink: "#fff", name: "Green" },
-  purple: { fill: "#8e44c9", ink: "#fff", name: "Purple" },
-  trump: { fill: "#222", ink: "#ffd43b", name: "Trump" },
+  red: { fill: "#d94f3d", ink: "#fff", name: "Red", sym: "●" },
+  blue: { fill: "#2f7de1", ink: "#fff", name: "Blue", sym: "★" },
+  green: { fill: "#2faa5e", ink: "#fff", name: "Green", sym: "◆" },
+  purple: { fill: "#8e44c9", ink: "#fff", name: "Purple", sym: "♥" },
+  trump: { fill: "#222", ink: "#ffd43b", name: "Trump", sym: "♛" },
 };
-const colourOf = (c) => COLOUR[c] || { fill: "#888", ink: "#fff", name: c };
-
-// Per browser tab: is the Chameleon toggle on? Reset whenever it is not your turn to play.
-let chameleonOn = false;
+const colourOf = (c) => COLOUR[c] || { fill: "#888", ink: "#fff", name: c, sym: "" };
 
 const name = (ctx, p) => (ctx.seats && ctx.seats[p] && ctx.seats[p].name) || `Seat ${p + 1}`;
 
@@ -32,7 +30,12 @@ function card(c, opts = {}) {
   },
     el("span", { class: "sb-corner" }, String(c.number)),
     el("span", { class: "sb-number" }, String(c.number)),
-    el("span", { class: "sb-colour" }, colourOf(c.colour).name),
+    el("span", { class: "sb-colour" }, `${colourOf(c.colour).sym} ${colourOf(c.colour).name}`),
+    opts.cham !== undefined ? el("button", {
+      class: "sb-cham", "data-action": opts.cham, title: `play ${colourOf(c.colour).name} ${c.number} with your Chameleon (it takes the colour of the card before)`,
+      "aria-label": `play ${colourOf(c.colour).name} ${c.number} with the Chameleon`,
+      onclick: (e) => { e.stopPropagation(); opts.onCham(); },
+    }, "C") : null,
     opts.as ? el("span", { class: "sb-as", style: `--as:${k.fill};--asink:${k.ink}` }, `as ${k.name}`) : null);
 }
 
@@ -43,9 +46,9 @@ function back(label) {
 function players(v, ctx) {
   return el("div", { class: "sb-players" }, v.points.map((pts, p) => {
     const tags = [];
-    if (v.eliminated[p]) tags.push(el("span", { class: "sb-tag out" }, "ejected"));
-    if (v.yellow_card === p) tags.push(el("span", { class: "sb-tag yellow" }, "Yellow Card"));
-    if (v.sitting_out === p) tags.push(el("span", { class: "sb-tag" }, "sits out"));
+    if (v.eliminated[p]) tags.push(el("span", { class: "sb-tag out", title: "won one trick too many: out of this round, 0 points" }, "✖ eliminated"));
+    if (v.yellow_card === p) tags.push(el("span", { class: "sb-tag yellow", title: "played the strongest card: discards face down and sits out the next trick" }, "▮ Yellow Card"));
+    if (v.sitting_out === p) tags.push(el("span", { class: "sb-tag", title: "holds the Yellow Card: plays no card in this trick" }, "sits out this trick"));
     if (v.options.chameleons && v.chameleon_unused[p]) tags.push(el("span", { class: "sb-tag cham" }, "Chameleon"));
     for (const ch of v.runaway_champ) if (ch.player === p) tags.push(el("span", { class: "sb-tag champ" }, `Champ +${ch.value}`));
     const won = v.tricks_won[p];
@@ -55,7 +58,8 @@ function players(v, ctx) {
     },
       el("strong", {}, name(ctx, p)),
       el("span", { class: "sb-pts" }, `${pts} pt${pts === 1 ? "" : "s"}`),
-      el("span", { class: `sb-tricks${won === v.target ? " exact" : won > v.target ? " over" : ""}` }, `${won}/${v.target} tricks`),
+      el("span", { class: `sb-tricks${won === v.target ? " exact" : won > v.target ? " over" : ""}`, title: `tricks won against the target of exactly ${v.target}` },
+        Array.from({ length: Math.max(v.target, won) }, (_, i) => el("span", { class: `sb-pip${i < won ? " won" : ""}${i >= v.target ? " extra" : ""}` })), ` ${won}/${v.target}`),
       el("span", { class: "sb-muted" }, `${v.hand_sizes[p]} card${v.hand_sizes[p] === 1 ? "" : "s"}`),
       ...tags,
       v.over ? el("span", { class: "sb-place" }, `place ${v.ranking[p]}`) : null);
@@ -85,9 +89,8 @@ export function render(root, ctx) {
     else if (j.play && j.chameleon) chams.set(j.play, c.id);
     else if (j.play) plays.set(j.play, c.id);
   }
-  if (!chams.size) chameleonOn = false;
   const discarding = discards.size > 0;
-  const pick = discarding ? discards : chameleonOn ? chams : plays;
+  const pick = discarding ? discards : plays;
 
   const header = el("div", { class: `sb-header ${v.half}` },
     el("span", {}, `Round ${v.round} of ${v.rounds}`),
@@ -108,13 +111,14 @@ export function render(root, ctx) {
     hand = el("div", { class: "sb-hand", "aria-label": "your hand" }, v.hand.map((c) => {
       const id = pick.get(c.code);
       const legal = id !== undefined;
-      return card(c, { legal, dim: myTurn && !legal, action: legal ? id : null, onclick: legal ? () => ctx.act(id) : null });
+      const cham = discarding ? undefined : chams.get(c.code);
+      return card(c, {
+        legal: legal || cham !== undefined, dim: myTurn && !legal && cham === undefined, action: legal ? id : null,
+        onclick: legal ? () => ctx.act(id) : null, cham, onCham: () => ctx.act(cham),
+      });
     }));
   }
-  const toggle = chams.size && !discarding ? el("button", {
-    class: `sb-cham-toggle${chameleonOn ? " on" : ""}`, "data-chameleon-toggle": "",
-    onclick: () => { chameleonOn = !chameleonOn; render(root, ctx); },
-  }, chameleonOn ? "Chameleon ON: pick the card to play with it" : "Add your Chameleon") : null;
+  const toggle = chams.size && !discarding ? el("p", { class: "sb-muted" }, "The green C on a card plays it with your Chameleon (it takes the colour of the card played before it).") : null;
 
   const title = v.set_aside ? "Your hand (set aside: you are ejected this round)"
     : discarding ? "Yellow Card: discard a card face down" : myTurn ? "Your hand: pick a card" : "Your hand";
@@ -125,26 +129,11 @@ export function render(root, ctx) {
       : el("p", { class: "sb-muted" }, ctx.seat === null || ctx.seat === undefined ? "Watching: hands, discards and won tricks are hidden." : "")));
 }
 
-export function describeEvent(ev, ctx) {
-  switch (ev.type) {
-    case "deal": return `Round ${ev.round}: you were dealt ${ev.hand.length} cards${ev.chameleon ? " and a Chameleon" : ""}`;
-    case "round": return `Round ${ev.round} begins; ${name(ctx, ev.leader)} leads`;
-    case "play": {
-      const [, col, num] = ev.card.match(/^([a-z]+)(\d+)$/) || [null, ev.card, ""];
-      return `${name(ctx, ev.player)} plays ${colourOf(col).name} ${num}${ev.chameleon ? ` with the Chameleon (as ${colourOf(ev.colour).name})` : ""}`;
-    }
-    case "trick": return `${name(ctx, ev.winner)} wins trick ${ev.trick}${ev.yellow !== null && ev.yellow !== undefined ? `; ${name(ctx, ev.yellow)} gets the Yellow Card` : ""}`;
-    case "discard": return `${name(ctx, ev.player)} discards a card face down`;
-    case "discard_own": return `You discarded ${ev.card}`;
-    case "champ": return `${name(ctx, ev.player)} takes the ${ev.value}-point Runaway Champ card`;
-    case "eliminated": return `${name(ctx, ev.player)} won one trick too many and is ejected from the round`;
-    case "round_end": return `Round ${ev.round} ends: ${ev.gained.map((g, p) => `${name(ctx, p)} +${g}`).join(", ")}`;
-    case "game_end": return "Game over";
-    default: return `${ev.type} ${JSON.stringify(ev)}`;
-  }
-}
-
 export const css = `
+.sb-cham { position: absolute; top: 2px; right: 2px; width: 28px; height: 28px; padding: 0; border-radius: 50%; border: 2px solid #2faa5e; background: #efffed; color: #1b7a3c; font-weight: 800; font-size: 14px; cursor: pointer; }
+.sb-pip { display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; border: 2px solid #2f6f4f; margin-right: 2px; vertical-align: middle; }
+.sb-pip.won { background: #2f6f4f; } .sb-pip.extra { border-color: #c92a2a; background: #c92a2a; }
+@media (max-width: 600px) { .sb-cham { width: 40px; height: 40px; top: -8px; right: -8px; } .sb-card { margin: 6px 4px 0 0; } }
 .sb-board { display: grid; gap: .7rem; }
 .sb-header { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; font-weight: 600; padding: .4rem .8rem; border-radius: 8px; }
 .sb-header.first { background: #fff3bf; color: #5c4400; } .sb-header.second { background: #ffe3e3; color: #6b1010; }

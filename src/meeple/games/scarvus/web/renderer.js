@@ -12,7 +12,9 @@ const FLIGHT = {
   sharp_eyes: "Sharp Eyes", tailwind: "Tailwind", wax_repair: "Wax Repair",
 };
 
-const chip = (colour, text, extra = "") => h(`span.sc-chip${extra}`, { style: `--c:${COLOUR[colour]}` }, text);
+// A symbol per colour as well as the colour itself, for colour-blind players.
+const SYMBOL = { red: "●", orange: "▲", yellow: "■", green: "◆", blue: "★", indigo: "✚", violet: "♥" };
+const chip = (colour, text, extra = "") => h(`span.sc-chip${extra}`, { style: `--c:${COLOUR[colour]}`, title: colour }, text);
 
 // A legal choice drawn as a button on the board (the browser tests click [data-action]).
 function choice(ctx, a, text, cls = "") {
@@ -34,7 +36,7 @@ function colours(view, ctx, byJson) {
     const flights = ["scout", "sun_flare", "counsel"].map((f) => byJson(`{"flight":"${f}","colour":"${c}"}`)).filter(Boolean);
     const revealedMine = view.player !== null && view.revealed[view.player] && c in view.revealed[view.player];
     return h("div.sc-colour", { style: `--c:${COLOUR[c]}`, "data-colour": c },
-      h("div.sc-name", {}, c),
+      h("div.sc-name", {}, `${SYMBOL[c]} ${c}`),
       h("div.sc-deck", {}, `deck ${view.decks[c]}`),
       h("div.sc-discards", { title: "discard pile" }, discards(view.discards[c])),
       mine === undefined ? h("div.sc-card.hidden", {}, "?")
@@ -45,22 +47,26 @@ function colours(view, ctx, byJson) {
   }));
 }
 
+// The bid ladder, upright like the printed bid track: a row per number (lowest legal first), a
+// column per colour still in play, so it fits a phone's width and scrolls within its own box.
 function bidGrid(view, ctx) {
   const bids = ctx.legal.filter((a) => a.json && "bid" in a.json);
   if (!bids.length) return null;
   const numbers = [...new Set(bids.map((a) => a.json.bid))].sort((x, y) => x - y);
   const at = new Map(bids.map((a) => [`${a.json.bid}:${a.json.colour}`, a]));
-  return h("div.sc-bids", { style: "overflow-x:auto" },
+  return h("div.sc-bids", {},
     h("div.sc-bids-title", {}, "Bid: the players' cards of a colour add up to at least…"),
-    h("table.sc-grid", {},
-      h("tbody", {}, view.in_play.map((c) => h("tr", {},
-        h("th", {}, chip(c, c)),
-        numbers.map((n) => {
-          const a = at.get(`${n}:${c}`);
-          return h("td", {}, a ? h("button.sc-bid", {
-            "data-action": a.id, title: a.label, style: `--c:${COLOUR[c]}`, onclick: () => ctx.act(a.id),
-          }, String(n)) : null);
-        }))))));
+    h("div.sc-ladder", { role: "grid", "aria-label": "bid ladder" },
+      h("table.sc-grid", {},
+        h("thead", {}, h("tr", {}, h("th", {}, ""), view.in_play.map((c) => h("th", {}, chip(c, SYMBOL[c], ".sym"))))),
+        h("tbody", {}, numbers.map((n) => h("tr", {},
+          h("th.sc-n", {}, String(n)),
+          view.in_play.map((c) => {
+            const a = at.get(`${n}:${c}`);
+            return h("td", {}, a ? h("button.sc-bid", {
+              "data-action": a.id, title: a.label, "aria-label": a.label, style: `--c:${COLOUR[c]}`, onclick: () => ctx.act(a.id),
+            }, `${n}${SYMBOL[c]}`) : null);
+          })))))));
 }
 
 function players(view, ctx) {
@@ -111,39 +117,6 @@ export function render(root, ctx) {
       ? h("div.muted", {}, `Flight deck ${view.flight.deck}; used: ${view.flight.discard.map((f) => FLIGHT[f]).join(", ") || "—"}`) : null));
 }
 
-// The Daedalus Challenge logs card movements without values (a covered discard must be
-// remembered, not read back from the log): a value is shown only when the event has one.
-const val = (ev) => ("value" in ev ? " " + ev.value : "");
-
-export function describeEvent(ev, ctx) {
-  const who = typeof ev.player === "number" ? seatName(ctx.seats, ev.player) : "";
-  switch (ev.type) {
-    case "bid": return `${who} bids ${ev.number} ${ev.colour}`;
-    case "accept": return `${who} accepts`;
-    case "challenge": return `${seatName(ctx.seats, ev.challenger)} challenges ${ev.number} ${ev.colour}: `
-      + `${ev.cards.join("+")} = ${ev.total}, ${ev.safe ? "safe" : "unsafe"}`;
-    case "feather": return `${who} takes a ${ev.side} feather (${ev.value})`;
-    case "life_lost": return `${who} loses a Life (${ev.lives} left)`;
-    case "out": return `${who} is out`;
-    case "discard": return `${ev.player === null ? "Sun Flare" : who} discards ${ev.colour}${val(ev)}`;
-    case "reveal": return `${who} reveals ${ev.colour}${val(ev)}`;
-    case "drew": return `you draw ${ev.colour}${val(ev)}`;
-    case "deal": return ev.hand ? `Match ${ev.match}: your hand ${Object.entries(ev.hand).map(([c, v]) => `${c} ${v}`).join(", ")}`
-      : `Match ${ev.match}: you are dealt one card of each colour`;
-    case "flight": return `${who} plays ${FLIGHT[ev.card]}${ev.colour ? " on " + ev.colour : ""}`
-      + `${typeof ev.target === "number" ? " on " + seatName(ctx.seats, ev.target) : ""}`;
-    case "flight_draw": return `${who} draws a Flight card (${ev.why})`;
-    case "flight_drawn": return `you drew ${FLIGHT[ev.card]}`;
-    case "flight_discard": return `${who} discards ${FLIGHT[ev.card]} (${ev.why})`;
-    case "saw": return `you saw ${ev.owner === "daedalus" ? "the Daedalus" : seatName(ctx.seats, ev.owner) + "'s"} ${ev.colour}${"value" in ev ? ": " + ev.value : ""}`;
-    case "scouted": return `you scouted ${ev.colour}${val(ev)}`;
-    case "match": return `Match ${ev.match} begins`;
-    case "match_end": return `Match ${ev.match} is over`;
-    case "game_end": return `Game over: ${ev.scores.join(", ")}`;
-    default: return ev.type;
-  }
-}
-
 export const css = `
 .sc-table { font: 14px system-ui, sans-serif; display: grid; gap: 10px; }
 .sc-head { display: flex; gap: 16px; align-items: center; flex-wrap: wrap; }
@@ -159,9 +132,15 @@ export const css = `
 .sc-act:hover, .sc-bid:hover { background: #ffe08a; }
 .sc-act.small { font-size: 11px; padding: 2px 6px; }
 .sc-act.flight { border-color: #9b51e0; }
+.sc-ladder { max-height: 360px; overflow-y: auto; max-width: 100%; border: 1px solid #ddd; border-radius: 8px; }
 .sc-grid { border-collapse: collapse; }
-.sc-grid td, .sc-grid th { padding: 0 1px; }
-.sc-bid { width: 19px; height: 20px; padding: 0; font-size: 9px; border: 1px solid var(--c); border-radius: 4px; background: #fff; cursor: pointer; }
+.sc-grid thead th { position: sticky; top: 0; background: #fff; z-index: 1; }
+.sc-grid td, .sc-grid th { padding: 1px; }
+.sc-grid th.sc-n { font-weight: 700; color: #555; min-width: 24px; text-align: right; padding-right: 4px; }
+.sc-bid { width: 42px; height: 40px; padding: 0; font-size: 13px; border: 2px solid var(--c); border-radius: 6px; background: #fff; color: var(--c); font-weight: 700; cursor: pointer; }
+.sc-chip.sym { font-size: 14px; min-width: 34px; text-align: center; }
+.sc-act.small { min-height: 40px; min-width: 40px; }
+@media (max-width: 600px) { .sc-colour { width: 80px; } .sc-bid { width: 40px; } .sc-grid td, .sc-grid th { padding: 0; } }
 .sc-feather { display: inline-block; padding: 0 5px; margin-right: 2px; border-radius: 8px; font-size: 11px; color: #fff; }
 .sc-feather.singed { background: #e0902b; }
 .sc-feather.burnt { background: #8c1c13; }

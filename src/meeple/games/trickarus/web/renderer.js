@@ -122,19 +122,6 @@ export function render(root, ctx) {
       : el("p", { class: "tk-muted" }, ctx.seat === null ? "Watching: hands are hidden." : v.over ? "" : "No cards in hand.")));
 }
 
-export function describeEvent(ev, ctx) {
-  switch (ev.type) {
-    case "deal": return `Round ${ev.round}: you were dealt ${ev.hand.length} cards`;
-    case "round": return `Round ${ev.round} begins; ${name(ctx, ev.leader)} leads`;
-    case "play": return `${name(ctx, ev.player)} plays ${ev.as}`;
-    case "flip": return `A 5! The cards flip to ${ev.side}`;
-    case "trick": return `${name(ctx, ev.winner)} wins the trick${ev.lightning ? " with Lightning" : ""}: ${ev.from} → ${ev.to}${ev.sun ? " (into the sun!)" : ""}`;
-    case "round_end": return `Round ${ev.round} ends`;
-    case "game_end": return `Game over${ev.why ? `: ${ev.why}` : ""}`;
-    default: return `${ev.type} ${JSON.stringify(ev)}`;
-  }
-}
-
 export const css = `
 .tk-board { display: grid; gap: .7rem; }
 .tk-header { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; font-weight: 600; padding: .4rem .8rem; border-radius: 8px; }

@@ -16,6 +16,11 @@ const TYPE = {
 const CELL = 84;
 const SIZE = { small: 0.55, medium: 0.75, large: 0.95 };
 const ANGLE = { N: 0, E: 90, S: 180, W: 270 };
+const FACING = { N: "north", E: "east", S: "south", W: "west" };
+// Pan and zoom: the board keeps its natural size (84 px a space, big enough for a finger) inside
+// a box that scrolls (drag or swipe); the buttons zoom. Kept per tab, across redraws.
+let zoom = 1;
+const keepScroll = { left: null, top: null };
 
 function svg(tag, attrs = {}, ...kids) {
   const e = document.createElementNS(SVG, tag);
@@ -64,12 +69,15 @@ function pyramid(p, cx, cy, r, action, ctx) {
     class: `zc-pyramid${action !== undefined ? " legal" : ""}`, "data-pyramid": p.id,
     "data-action": action, onclick: action !== undefined ? () => ctx.act(action) : null,
   },
+    action !== undefined ? svg("circle", { cx, cy, r: Math.max(r, 20), fill: "transparent", class: "zc-hit" }) : null,
     svg("polygon", {
       points: pts, fill: OWNER[p.owner % 4], stroke: standing ? "#fff" : "#222", "stroke-width": standing ? 1.5 : 1,
       transform: standing ? null : `rotate(${ANGLE[p.orient]} ${cx} ${cy})`,
     }),
-    standing ? svg("circle", { cx, cy: cy + s * 0.15, r: 2.2, fill: "#fff" }) : null);
-  g.append(svg("title", {}, `${name(ctx, p.owner)}: ${p.size} ${standing ? "standing" : `pointing ${p.orient}`} (${pyramidLabel(p)})`));
+    standing ? svg("circle", { cx, cy: cy - s * 0.35, r: 2.2, fill: "#fff" }) : null,
+    // the owner's number as well as the colour
+    svg("text", { x: cx, y: cy + s * 0.55, "text-anchor": "middle", "font-size": Math.max(8, s * 0.55), "font-weight": 800, fill: "#fff" }, String(p.owner + 1)));
+  g.append(svg("title", {}, `${name(ctx, p.owner)}'s ${p.size} pyramid, ${standing ? "standing up (it targets its own space)" : `pointing ${FACING[p.orient]} (it targets the space that way)`}`));
   return g;
 }
 
@@ -87,7 +95,7 @@ function board(v, ctx, legal) {
   const xs = spaces.map((s) => s[0]), ys = spaces.map((s) => s[1]);
   const x0 = Math.min(...xs) - 1, x1 = Math.max(...xs) + 1, y0 = Math.min(...ys) - 1, y1 = Math.max(...ys) + 1;
   const W = (x1 - x0 + 1) * CELL, H = (y1 - y0 + 1) * CELL;
-  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "zc-board", role: "img", "aria-label": "the board", width: Math.min(W, 900) });
+  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "zc-board", role: "img", "aria-label": "the board", width: W * zoom, height: H * zoom });
   root.append(svg("rect", { x: 0, y: 0, width: W, height: H, fill: "#cbbd9b", rx: 10 }));
   for (let y = y0; y <= y1; y++) {
     for (let x = x0; x <= x1; x++) {
@@ -164,53 +172,54 @@ export function render(root, ctx) {
     return el("div", {
       class: `zc-card ${info.type}${id !== undefined ? " legal" : ""}`, "data-card": c.code, "data-action": id,
       title: c.text, onclick: id !== undefined ? () => ctx.act(id) : null,
-    }, el("b", {}, `${c.name} · ${c.value}`), el("span", {}, clip(c.text, 70)));
+    }, el("b", {}, `${c.name} · ${c.value}`), el("span", {}, c.text));
   })) : el("p", { class: "zc-muted" }, ctx.seat === null ? "Watching: hands are hidden." : "");
   const buttons = legal.rest.length ? el("div", { class: "zc-buttons" }, legal.rest.map((c) =>
     el("button", { class: "zc-choice", "data-action": c.id, onclick: () => ctx.act(c.id) }, c.label))) : null;
+  const old = root.querySelector(".zc-pan");
+  if (old) { keepScroll.left = old.scrollLeft; keepScroll.top = old.scrollTop; }
+  const pan = el("div", { class: "zc-pan", "data-pan": "" }, board(v, ctx, legal));
+  dragToPan(pan);
+  const zoomBy = (f) => () => { zoom = Math.min(2, Math.max(0.4, zoom * f)); render(root, ctx); };
+  const zoomBar = el("div", { class: "zc-zoom" },
+    el("button", { onclick: zoomBy(1 / 1.25), title: "zoom out", "aria-label": "zoom out" }, "−"),
+    el("button", { onclick: zoomBy(1.25), title: "zoom in", "aria-label": "zoom in" }, "+"),
+    el("button", { onclick: () => { zoom = 1; render(root, ctx); }, title: "actual size" }, "1:1"),
+    el("span", { class: "zc-muted" }, "drag to move the board; hover or long-press a card for its text"));
   root.replaceChildren(el("div", { class: "zc-table" },
-    header, players, board(v, ctx, legal), buttons,
+    header, players, zoomBar, pan, buttons,
     el("div", { class: "zc-hand-box" }, el("h4", {}, "Your hand"), hand)));
 }
 
-export function describeEvent(ev, ctx) {
-  const who = typeof ev.player === "number" ? name(ctx, ev.player) : "";
-  switch (ev.type) {
-    case "setup": return "The nine cards are laid out";
-    case "deal": return `You were dealt ${ev.hand.length} cards`;
-    case "act": {
-      const a = ev.action;
-      if (a.cell) return `${who}: space ${a.cell[0]},${a.cell[1]}`;
-      if (a.card) return `${who} plays ${cardInfo(a.card).title}`;
-      if (a.pyramid) return `${who}: pyramid ${a.pyramid}`;
-      if (a.orient) return `${who}: ${a.orient === "up" ? "standing" : `pointing ${a.orient}`}`;
-      if (a.size) return `${who}: ${a.size}`;
-      if (a.ability) return `${who}: as ${TYPE[a.ability].name}`;
-      if (a.draw) return `${who} draws ${a.draw}`;
-      return `${who}: ${a.do}`;
-    }
-    case "grow": return `${ev.pyramid} grows`;
-    case "clone": case "create": return `${ev.pyramid} is placed`;
-    case "attack": return `${ev.by} attacks ${ev.target}`;
-    case "reduced": return `${ev.pyramid} is reduced`;
-    case "take": return `${who} takes ${cardInfo(ev.card).title} into the hand`;
-    case "transport": return `A territory travels from ${ev.from} to ${ev.to}`;
-    case "copy": return `Copying ${cardInfo(ev.card).title}`;
-    case "recenter": return "The board is re-centred";
-    case "draw": return `${who} drew ${ev.count} card${ev.count === 1 ? "" : "s"}`;
-    case "drew": return `You drew ${ev.cards.map((c) => cardInfo(c).title).join(", ")}`;
-    case "discard": return `${who} discards ${ev.cards.map((c) => cardInfo(c).title).join(", ")}`;
-    case "reshuffle": return `The discards are reshuffled into a new deck (reshuffle ${ev.count})`;
-    case "declare": return `${who} declares the final round`;
-    case "destroyed": return `${ev.pyramid} is destroyed (${ev.why})`;
-    case "card_destroyed": return `${cardInfo(ev.card).title} is destroyed`;
-    case "build": return `${cardInfo(ev.card).title} is built`;
-    case "game_end": return "Game over";
-    default: return `${ev.type} ${JSON.stringify(ev)}`;
-  }
+// Mouse drag scrolls the board (touch screens scroll it natively).
+function dragToPan(box) {
+  let start = null;
+  box.addEventListener("pointerdown", (e) => {
+    if (e.pointerType !== "mouse") return;
+    start = { x: e.clientX, y: e.clientY, left: box.scrollLeft, top: box.scrollTop, moved: false };
+  });
+  box.addEventListener("pointermove", (e) => {
+    if (!start) return;
+    const dx = e.clientX - start.x, dy = e.clientY - start.y;
+    if (Math.abs(dx) + Math.abs(dy) > 4) start.moved = true;
+    box.scrollLeft = start.left - dx;
+    box.scrollTop = start.top - dy;
+  });
+  box.addEventListener("click", (e) => { if (start && start.moved) { e.stopPropagation(); e.preventDefault(); } start = null; }, true);
+  box.addEventListener("pointerup", () => { if (start && !start.moved) start = null; });
+  box.addEventListener("pointerleave", () => { start = null; });
+  requestAnimationFrame(() => {
+    if (keepScroll.left !== null) { box.scrollLeft = keepScroll.left; box.scrollTop = keepScroll.top; }
+    else { box.scrollLeft = (box.scrollWidth - box.clientWidth) / 2; box.scrollTop = (box.scrollHeight - box.clientHeight) / 2; }
+  });
 }
 
 export const css = `
+.zc-pan { max-width: 100%; max-height: 70vh; overflow: auto; border-radius: 10px; touch-action: pan-x pan-y; cursor: grab; }
+.zc-zoom { display: flex; gap: .3rem; align-items: center; flex-wrap: wrap; }
+.zc-zoom button { min-width: 40px; min-height: 40px; }
+.zc-board { display: block; }
+.zc-choice { min-height: 40px; }
 .zc-table { display: grid; gap: .6rem; }
 .zc-header { display: flex; gap: 1rem; flex-wrap: wrap; font-weight: 600; padding: .4rem .8rem; border-radius: 8px; background: #efe6cf; }
 .zc-hot { color: #d9480f; }
@@ -220,14 +229,13 @@ export const css = `
 .zc-player.me { background: #e8f2ec; }
 .zc-token { width: 1.3rem; height: 1.3rem; border-radius: 50%; color: #fff; font-weight: 700; display: inline-grid; place-items: center; font-size: .8rem; }
 .zc-muted { color: #7a7466; font-size: .85rem; } .zc-place { font-weight: 700; color: #2f6f4f; }
-.zc-board { max-width: 100%; height: auto; }
 .zc-space.legal, .zc-pyramid.legal { cursor: pointer; }
 .zc-pyramid:not(.legal), .zc-board text { pointer-events: none; }
 .zc-space.legal rect:first-child, rect.zc-space.legal { stroke: #ffb703; stroke-width: 3; }
 .zc-pyramid.legal polygon { stroke: #ffb703; stroke-width: 3; }
 .zc-buttons { display: flex; gap: .4rem; flex-wrap: wrap; }
 .zc-hand { display: flex; gap: .5rem; flex-wrap: wrap; }
-.zc-card { width: 8.5rem; min-height: 4.4rem; padding: .3rem; border-radius: 8px; border: 1.5px solid #8a7f66; display: grid; gap: .2rem; font-size: .8rem; background: #fff; }
+.zc-card { width: 10rem; min-height: 4.4rem; padding: .3rem; border-radius: 8px; border: 1.5px solid #8a7f66; display: grid; gap: .2rem; font-size: .8rem; background: #fff; }
 .zc-card.grow_clone { background: #dff3e4; } .zc-card.move { background: #dfeafb; } .zc-card.attack { background: #fbe1dd; }
 .zc-card.build { background: #fbf0d4; } .zc-card.special { background: #ece3fb; }
 .zc-card.legal { cursor: pointer; box-shadow: 0 0 0 3px #ffb703; }
