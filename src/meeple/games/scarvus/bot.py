@@ -260,7 +260,7 @@ class ProbabilisticBot:
         are (the share that were absurd, with two sensible bids as the prior)."""
         self.erratic = {}
         try:
-            events = state.log(view["player"])
+            events = state.log(view["player"], text=False)  # reads events, not sentences
         except ValueError:  # a search copy keeps no log
             return
         bids: dict[int, list[int]] = {}
