@@ -47,6 +47,7 @@ class GameSpec:
     lineup: tuple[str, ...]  # the bot level per seat
     bot_seeds: tuple[int, ...]
     max_moves: int = 5000  # a game still going after this many is stopped and left out
+    max_seconds: float | None = None  # a search move's safety cap, as a server sets it (None: off)
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class GameResult:
     move_times: tuple[tuple[float, ...], ...] = field(repr=False)  # per seat, decisions only
     iterations: tuple[int, ...] = ()  # per seat: search iterations run (bots that report them)
     finished: bool = True  # False: stopped at max_moves; such games are left out of the stats
+    cap_hits: tuple[int, ...] = ()  # per seat: moves cut by the time cap (``max_seconds``)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ class BotStats:
     p95_move_seconds: float
     max_move_seconds: float
     mean_iterations: float | None = None  # per decision, for search bots (`bot.last.iterations`)
+    cap_hits: int = 0  # decisions cut by the time cap (then not repeatable)
 
 
 @dataclass
@@ -104,6 +107,7 @@ class ArenaResult:
     stats: list[BotStats]
     seconds: float
     command: str = ""  # how the run was started, for the record
+    max_seconds: float | None = None  # the safety cap per search move, if any
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -113,6 +117,7 @@ class ArenaResult:
             "options": self.options,
             "bots": self.bots,
             "seed": self.seed,
+            "max_seconds": self.max_seconds,
             "seconds": self.seconds,
             "stats": [asdict(s) for s in self.stats],
             "games": [
@@ -130,6 +135,7 @@ def schedule(
     seed: int = 0,
     options: dict[str, Any] | None = None,
     max_moves: int = 5000,
+    max_seconds: float | None = None,
 ) -> list[GameSpec]:
     """The arena's games, in order. Pure: the same arguments give the same games."""
     if not bots:
@@ -154,7 +160,15 @@ def schedule(
         )
         specs.append(
             GameSpec(
-                index, game, players, dict(options or {}), game_seed, lineup, bot_seeds, max_moves
+                index,
+                game,
+                players,
+                dict(options or {}),
+                game_seed,
+                lineup,
+                bot_seeds,
+                max_moves,
+                max_seconds,
             )
         )
     return specs
@@ -178,8 +192,13 @@ def play_game(spec: GameSpec) -> GameResult:
     seats = [
         make_bot(level, info, seed) for level, seed in zip(spec.lineup, spec.bot_seeds, strict=True)
     ]
+    if spec.max_seconds is not None:
+        for bot in seats:
+            if hasattr(bot, "max_seconds"):
+                bot.max_seconds = spec.max_seconds
     times: list[list[float]] = [[] for _ in range(spec.players)]
     iterations = [0] * spec.players
+    caps = [0] * spec.players
     moves = 0
     while not state.is_over() and moves < spec.max_moves:
         p = state.to_move
@@ -189,7 +208,9 @@ def play_game(spec: GameSpec) -> GameResult:
         elapsed = time.perf_counter() - t0
         if len(state.legal_actions()) > 1:  # forced moves are not decisions
             times[p].append(elapsed)
-            iterations[p] += getattr(getattr(seats[p], "last", None), "iterations", 0)
+            last = getattr(seats[p], "last", None)
+            iterations[p] += getattr(last, "iterations", 0)
+            caps[p] += bool(getattr(last, "capped", False))
         state.apply(action)
         moves += 1
     return GameResult(
@@ -203,6 +224,7 @@ def play_game(spec: GameSpec) -> GameResult:
         move_times=tuple(tuple(t) for t in times),
         iterations=tuple(iterations),
         finished=state.is_over(),
+        cap_hits=tuple(caps),
     )
 
 
@@ -255,13 +277,14 @@ def run_arena(
     ray_address: str | None = None,
     on_result: Callable[[GameResult], None] | None = None,
     max_moves: int = 5000,
+    max_seconds: float | None = None,
 ) -> ArenaResult:
     """Schedule, play and rank. ``on_result`` sees each game as it finishes (progress bars)."""
     info = meeple.game_info(game)
     resolved = info.resolve_options(players, options or {})
     for level in bots:  # fail before any game starts, naming the levels
         make_bot(level, info, 0)
-    specs = schedule(game, bots, games, players, seed, options or {}, max_moves)
+    specs = schedule(game, bots, games, players, seed, options or {}, max_moves, max_seconds)
     start = time.perf_counter()
     results: list[GameResult] = []
     for result in run_games(specs, workers, use_ray, ray_address):
@@ -278,6 +301,7 @@ def run_arena(
         games=results,
         stats=summarize(results, bots),
         seconds=time.perf_counter() - start,
+        max_seconds=max_seconds,
     )
 
 
@@ -327,6 +351,7 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
     seats = dict.fromkeys(bots, 0)
     times: dict[str, list[float]] = {b: [] for b in bots}
     iters = dict.fromkeys(bots, 0)
+    capped = dict.fromkeys(bots, 0)
     for r in results:
         for bot in dict.fromkeys(r.lineup):
             mine = [s for s, b in enumerate(r.lineup) if b == bot]
@@ -337,6 +362,7 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
             for s in mine:
                 times[bot].extend(r.move_times[s])
                 iters[bot] += r.iterations[s] if r.iterations else 0
+                capped[bot] += r.cap_hits[s] if r.cap_hits else 0
     ratings = rate(results, bots)
     out = []
     for bot in bots:
@@ -356,6 +382,7 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
                 p95_move_seconds=percentile(ts, 0.95),
                 max_move_seconds=ts[-1] if ts else 0.0,
                 mean_iterations=iters[bot] / len(ts) if iters[bot] and ts else None,
+                cap_hits=capped[bot],
             )
         )
     return out
@@ -441,6 +468,7 @@ def write_csv(result: ArenaResult, path: Path) -> None:
                 "rating_sigma",
                 "p95_move_seconds",
                 "mean_iterations",
+                "cap_hits",
             ]
         )
         for s in result.stats:
@@ -459,6 +487,7 @@ def write_csv(result: ArenaResult, path: Path) -> None:
                     f"{s.rating_sigma:.3f}",
                     f"{s.p95_move_seconds:.4f}",
                     "" if s.mean_iterations is None else f"{s.mean_iterations:.1f}",
+                    s.cap_hits,
                 ]
             )
 
