@@ -20,6 +20,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich import box
 from rich.table import Table
 
 import meeple
@@ -117,8 +118,8 @@ def arena(
 def results_table(result: ArenaResult) -> Table:
     """The results as a Rich table, best mean place first, with which gaps are significant.
 
-    It fits 80 columns whole: short heads, bot names in full (the win-rate interval, mean score
-    and openskill details are in the saved JSON/CSV).
+    It fits 80 columns whole: short heads, light borders, bot names in full (the win-rate
+    interval, score interval and openskill rating are in the saved JSON/CSV).
     """
     opts = ", ".join(f"{k}={v}" for k, v in result.options.items())
     cap = f", cap {result.max_seconds:g} s" if result.max_seconds is not None else ""
@@ -127,11 +128,13 @@ def results_table(result: ArenaResult) -> Table:
         f"seed {result.seed}{cap}" + (f" ({opts})" if opts else ""),
         caption="place: mean ± 95% interval; > its interval is clear of the next bot's. "
         "caps: moves cut by the time cap",
+        box=box.SIMPLE_HEAD,
         padding=(0, 1),
     )
-    for col in ("bot", "place", "win", "score", "rating", "p95 s", "it/move", "caps"):
-        table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=True,
-                         overflow="fold")
+    width = max([3, *(len(s.bot) for s in result.stats)])
+    table.add_column("bot", min_width=min(width, 30), overflow="fold")
+    for col in ("place", "win", "score", "p95 s", "it/move", "caps"):
+        table.add_column(col, justify="right", no_wrap=True)
     rows = sorted(result.stats, key=lambda s: s.mean_place.mean)
     for i, s in enumerate(rows):
         mark = ""
@@ -142,7 +145,6 @@ def results_table(result: ArenaResult) -> Table:
             f"{s.mean_place.mean:.2f}±{_half(s.mean_place):.2f}{mark}",
             f"{s.win_rate.mean:.0%}",
             f"{s.mean_score.mean:.1f}",
-            f"{s.rating:.1f}",
             f"{s.p95_move_seconds:.2f}",
             f"{s.mean_iterations:.0f}" if s.mean_iterations else "",
             str(s.cap_hits),
