@@ -29,6 +29,7 @@ def test_every_game_has_the_five_named_levels_and_the_old_names(game: str) -> No
     assert isinstance(make_bot("easy", info, 1), EpsilonBot)
     assert "heuristic" in aliases(info) and "ismcts" in aliases(info)
     specs = level_specs(info)
+    assert specs["medium"] == "heuristic"  # the game's own heuristic, as the issue names it
     for name in ("hard", "expert"):
         bot = make_bot(name, info, 1)
         assert bot.name == name
@@ -47,7 +48,9 @@ def _budget(bot: object) -> int | None:
 def test_expert_searches_more_than_hard(game: str) -> None:
     info = meeple.game_info(game)
     hard, expert = make_bot("hard", info, 0), make_bot("expert", info, 0)
-    assert _budget(hard) and _budget(expert) and _budget(expert) > _budget(hard)  # type: ignore[operator]
+    assert _budget(expert)  # expert is always a search
+    # hard is a smaller search, or (where search could not beat the heuristic) a better heuristic
+    assert _budget(expert) > (_budget(hard) or 0)  # type: ignore[operator]
 
 
 # ----- repeatable on any machine at any load ------------------------------------------------------
