@@ -43,8 +43,8 @@ PAIRS = [("hard", "medium"), ("expert", "hard"), ("medium", "easy"), ("easy", "r
 GAMES = {  # games per run (rounded up to a balanced multiple): search pairs cost far more
     ("hard", "medium"): 40,
     ("expert", "hard"): 40,
-    ("medium", "easy"): 60,
-    ("easy", "random"): 60,
+    ("medium", "easy"): 200,
+    ("easy", "random"): 200,
 }
 
 
