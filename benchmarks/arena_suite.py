@@ -131,7 +131,7 @@ def verdict(sa: dict[str, Any], sb: dict[str, Any]) -> str:
 def report_rows() -> list[str]:
     counts = player_counts()
     rows = ["| game | P | pair | games | stronger: mean place | weaker: mean place | verdict | "
-            "p95 move s | caps | seed |", "|---|---|---|---|---|---|---|---|---|---|"]
+            "p95 move s (CPU) | caps | seed |", "|---|---|---|---|---|---|---|---|---|---|"]
     missing: list[str] = []
     for a, b in PAIRS:
         for game, ps in counts.items():
@@ -144,10 +144,12 @@ def report_rows() -> list[str]:
                 stats = {s["bot"]: s for s in run["stats"]}
                 sa, sb = stats[a], stats[b]
                 p95 = max(sa["p95_move_seconds"], sb["p95_move_seconds"])
+                cpu = max(sa.get("p95_cpu_seconds", 0.0), sb.get("p95_cpu_seconds", 0.0))
+                p95_text = f"{p95:.2f} ({cpu:.2f})" if cpu else f"{p95:.2f} (-)"
                 caps = sa.get("cap_hits", 0) + sb.get("cap_hits", 0)
                 rows.append(
                     f"| {game} | {players} | {a} vs {b} | {sa['games']} | {_iv(sa['mean_place'])} | "
-                    f"{_iv(sb['mean_place'])} | {verdict(sa, sb)} | {p95:.2f} | {caps} | "
+                    f"{_iv(sb['mean_place'])} | {verdict(sa, sb)} | {p95_text} | {caps} | "
                     f"{run['seed']} |"
                 )
     rows += ["", f"Not measured ({len(missing)} rows): " + (", ".join(missing) or "none") + "."]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -20,7 +21,6 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich import box
 from rich.table import Table
 
 import meeple
@@ -127,13 +127,14 @@ def results_table(result: ArenaResult) -> Table:
         title=f"{result.game}, {result.players} players, {len(result.games)} games, "
         f"seed {result.seed}{cap}" + (f" ({opts})" if opts else ""),
         caption="place: mean ± 95% interval; > its interval is clear of the next bot's. "
+        "p95: 95th percentile of a decision's wall-clock and CPU seconds. "
         "caps: moves cut by the time cap",
         box=box.SIMPLE_HEAD,
         padding=(0, 1),
     )
     width = max([3, *(len(s.bot) for s in result.stats)])
     table.add_column("bot", min_width=min(width, 30), overflow="fold")
-    for col in ("place", "win", "score", "p95 s", "it/move", "caps"):
+    for col in ("place", "win", "score", "p95 s", "p95 cpu", "it/move", "caps"):
         table.add_column(col, justify="right", no_wrap=True)
     rows = sorted(result.stats, key=lambda s: s.mean_place.mean)
     for i, s in enumerate(rows):
@@ -146,6 +147,7 @@ def results_table(result: ArenaResult) -> Table:
             f"{s.win_rate.mean:.0%}",
             f"{s.mean_score.mean:.1f}",
             f"{s.p95_move_seconds:.2f}",
+            f"{s.p95_cpu_seconds:.2f}",
             f"{s.mean_iterations:.0f}" if s.mean_iterations else "",
             str(s.cap_hits),
         )

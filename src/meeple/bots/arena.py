@@ -65,6 +65,7 @@ class GameResult:
     iterations: tuple[int, ...] = ()  # per seat: search iterations run (bots that report them)
     finished: bool = True  # False: stopped at max_moves; such games are left out of the stats
     cap_hits: tuple[int, ...] = ()  # per seat: moves cut by the time cap (``max_seconds``)
+    cpu_times: tuple[tuple[float, ...], ...] = field(default=(), repr=False)  # per seat, CPU s
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,7 @@ class BotStats:
     max_move_seconds: float
     mean_iterations: float | None = None  # per decision, for search bots (`bot.last.iterations`)
     cap_hits: int = 0  # decisions cut by the time cap (then not repeatable)
+    p95_cpu_seconds: float = 0.0  # the same in CPU time: one core's work, whatever the load
 
 
 @dataclass
@@ -121,7 +123,8 @@ class ArenaResult:
             "seconds": self.seconds,
             "stats": [asdict(s) for s in self.stats],
             "games": [
-                {k: v for k, v in asdict(g).items() if k != "move_times"} for g in self.games
+                {k: v for k, v in asdict(g).items() if k not in ("move_times", "cpu_times")}
+                for g in self.games
             ],
         }
 
@@ -197,17 +200,19 @@ def play_game(spec: GameSpec) -> GameResult:
             if hasattr(bot, "max_seconds"):
                 bot.max_seconds = spec.max_seconds
     times: list[list[float]] = [[] for _ in range(spec.players)]
+    cpu: list[list[float]] = [[] for _ in range(spec.players)]
     iterations = [0] * spec.players
     caps = [0] * spec.players
     moves = 0
     while not state.is_over() and moves < spec.max_moves:
         p = state.to_move
         assert p is not None
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         action = seats[p].choose(state)
-        elapsed = time.perf_counter() - t0
+        elapsed, used = time.perf_counter() - t0, time.process_time() - c0
         if len(state.legal_actions()) > 1:  # forced moves are not decisions
             times[p].append(elapsed)
+            cpu[p].append(used)
             last = getattr(seats[p], "last", None)
             iterations[p] += getattr(last, "iterations", 0)
             caps[p] += bool(getattr(last, "capped", False))
@@ -225,6 +230,7 @@ def play_game(spec: GameSpec) -> GameResult:
         iterations=tuple(iterations),
         finished=state.is_over(),
         cap_hits=tuple(caps),
+        cpu_times=tuple(tuple(t) for t in cpu),
     )
 
 
@@ -350,6 +356,7 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
     wins = dict.fromkeys(bots, 0)
     seats = dict.fromkeys(bots, 0)
     times: dict[str, list[float]] = {b: [] for b in bots}
+    cpu: dict[str, list[float]] = {b: [] for b in bots}
     iters = dict.fromkeys(bots, 0)
     capped = dict.fromkeys(bots, 0)
     for r in results:
@@ -361,6 +368,7 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
             seats[bot] += len(mine)
             for s in mine:
                 times[bot].extend(r.move_times[s])
+                cpu[bot].extend(r.cpu_times[s] if r.cpu_times else ())
                 iters[bot] += r.iterations[s] if r.iterations else 0
                 capped[bot] += r.cap_hits[s] if r.cap_hits else 0
     ratings = rate(results, bots)
@@ -383,6 +391,7 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
                 max_move_seconds=ts[-1] if ts else 0.0,
                 mean_iterations=iters[bot] / len(ts) if iters[bot] and ts else None,
                 cap_hits=capped[bot],
+                p95_cpu_seconds=percentile(sorted(cpu[bot]), 0.95),
             )
         )
     return out
@@ -469,6 +478,7 @@ def write_csv(result: ArenaResult, path: Path) -> None:
                 "p95_move_seconds",
                 "mean_iterations",
                 "cap_hits",
+                "p95_cpu_seconds",
             ]
         )
         for s in result.stats:
@@ -488,6 +498,7 @@ def write_csv(result: ArenaResult, path: Path) -> None:
                     f"{s.p95_move_seconds:.4f}",
                     "" if s.mean_iterations is None else f"{s.mean_iterations:.1f}",
                     s.cap_hits,
+                    f"{s.p95_cpu_seconds:.4f}",
                 ]
             )
 
