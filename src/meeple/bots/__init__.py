@@ -14,8 +14,8 @@ A game defines its levels with ``BOT_LEVELS`` next to ``GAME`` in its package: a
 ``medium``/``hard``/``expert`` to any level string `make_bot` accepts, e.g.
 ``{"hard": "ismcts:1000", "expert": "ismcts:3000"}`` or ``{"medium": "heuristic"}``. What it
 leaves out gets `default_level_specs`. The older names keep working: each game's own bots
-(``heuristic``, Scarvus' ``probabilistic``), ``ismcts`` (now the game's ``hard``) and the knob
-levels ``ismcts:<knob>``.
+(``heuristic``, Scarvus' ``probabilistic``), ``ismcts`` (the game's default search, now without a
+clock: ``hard`` in every game whose ``hard`` is a search) and the knob levels ``ismcts:<knob>``.
 """
 
 from __future__ import annotations
@@ -125,8 +125,8 @@ def make_bot(level: str, info: GameInfo, seed: int = 0) -> Bot:
     A level with a knob is written ``level:knob`` (e.g. ``ismcts:2000``, ``ismcts:0.5s``).
     """
     bot: Bot
-    if level in ("medium", "hard", "expert", "ismcts"):
-        spec = level_specs(info)["hard" if level == "ismcts" else level]
+    if level in ("medium", "hard", "expert"):
+        spec = level_specs(info)[level]
         if spec in ("medium", "hard", "expert", "ismcts", "easy"):
             raise ValueError(f"{info.id}: level {level!r} is defined as another named level")
         bot = make_bot(spec, info, seed)
@@ -138,6 +138,8 @@ def make_bot(level: str, info: GameInfo, seed: int = 0) -> Bot:
         return info.bots[level](seed)
     if level in GENERIC_LEVELS:
         return GENERIC_LEVELS[level](info, seed)
+    if level == "ismcts":  # the game's default search at its default budget, no clock
+        return KNOB_LEVELS["ismcts"](info, seed, "")
     base, sep, knob = level.partition(":")
     if sep and base in KNOB_LEVELS:
         return KNOB_LEVELS[base](info, seed, knob)
