@@ -107,7 +107,13 @@ def table(args: argparse.Namespace) -> None:
                 # in a checkout), not whichever `meeple` script is first on PATH.
                 env_cmd = [sys.executable, "-m", "meeple.cli", *cmd[1:]]
                 start = time.time()
-                subprocess.run(env_cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+                log = (Path(args.log_dir) / f"{name}.log").open("w") if args.log_dir else None
+                try:  # the log has one line per game as it ends: a run cut short still tells
+                    subprocess.run(env_cmd, check=True, cwd=ROOT,
+                                   stdout=log or subprocess.DEVNULL)  # fmt: skip
+                finally:
+                    if log is not None:
+                        log.close()
                 print(f"  done in {(time.time() - start) / 60:.1f} min", flush=True)
 
 
@@ -128,7 +134,32 @@ def verdict(sa: dict[str, Any], sb: dict[str, Any]) -> str:
     return f"{lead} ahead, intervals overlap: not shown"
 
 
-def report_rows() -> list[str]:
+def partial_run(log: Path, a: str, b: str) -> dict[str, Any] | None:
+    """A run stopped before its end (a deadline), from its per-game log: the games that ended,
+    ranked as the arena ranks them (no scores or times: the log has none)."""
+    import ast
+    import re
+
+    from meeple.bots.arena import GameResult, summarize
+
+    pattern = re.compile(r"game (\d+)/(\d+): #(\d+) (\(.*?\)) places (\(.*?\))")
+    games, planned = [], 0
+    for line in log.read_text().splitlines():
+        m = pattern.match(line)
+        if m:
+            planned = int(m.group(2))
+            lineup, places = ast.literal_eval(m.group(4)), ast.literal_eval(m.group(5))
+            games.append(GameResult(int(m.group(3)), 0, lineup, places, (0.0,) * len(places),
+                                    0, 0.0, ((),) * len(places)))  # fmt: skip
+    if not games:
+        return None
+    stats = {s.bot: {"bot": s.bot, "games": s.games, "mean_place": vars(s.mean_place),
+                     "p95_move_seconds": 0.0} for s in summarize(games, [a, b])}  # fmt: skip
+    return {"stats": list(stats.values()), "seed": f"partial: {len(games)} of {planned} games",
+            "partial": True}
+
+
+def report_rows(logs: Path | None = None) -> list[str]:
     counts = player_counts()
     rows = ["| game | P | pair | games | stronger: mean place | weaker: mean place | verdict | "
             "p95 move s (CPU) | caps | seed |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -137,15 +168,21 @@ def report_rows() -> list[str]:
         for game, ps in counts.items():
             for players in ps:
                 path = OUT / f"{run_name(game, players, a, b)}.json"
-                if not path.exists():
+                log = logs / f"{run_name(game, players, a, b)}.log" if logs else None
+                if path.exists():
+                    run = json.loads(path.read_text())
+                elif log is not None and log.exists() and (part := partial_run(log, a, b)):
+                    run = part
+                else:
                     missing.append(f"{game} {players}p {a}-{b}")
                     continue
-                run = json.loads(path.read_text())
                 stats = {s["bot"]: s for s in run["stats"]}
                 sa, sb = stats[a], stats[b]
                 p95 = max(sa["p95_move_seconds"], sb["p95_move_seconds"])
                 cpu = max(sa.get("p95_cpu_seconds", 0.0), sb.get("p95_cpu_seconds", 0.0))
                 p95_text = f"{p95:.2f} ({cpu:.2f})" if cpu else f"{p95:.2f} (-)"
+                if run.get("partial"):
+                    p95_text = "-"
                 caps = sa.get("cap_hits", 0) + sb.get("cap_hits", 0)
                 rows.append(
                     f"| {game} | {players} | {a} vs {b} | {sa['games']} | {_iv(sa['mean_place'])} | "
@@ -157,7 +194,7 @@ def report_rows() -> list[str]:
 
 
 def report(args: argparse.Namespace) -> None:
-    text = "\n".join(report_rows())
+    text = "\n".join(report_rows(Path(args.logs) if args.logs else None))
     if args.print:
         print(text)
         return
@@ -181,8 +218,11 @@ def main() -> None:
     t.add_argument("--workers", type=int, default=1)
     t.add_argument("--force", action="store_true", help="replay runs already saved")
     t.add_argument("--list", action="store_true", help="print the commands only")
+    t.add_argument("--log-dir", help="write each run's per-game log here")
     r = sub.add_parser("report", help="rewrite the table in docs/arena.md from the saved runs")
     r.add_argument("--print", action="store_true", help="print it instead")
+    r.add_argument("--logs", help="per-game logs (table --log-dir) of runs cut short: "
+                   "their finished games fill rows marked partial")
     args = ap.parse_args()
     table(args) if args.mode == "table" else report(args)
 
