@@ -14,8 +14,9 @@ ISMCTS_ROLLOUT_DEPTH = MAX_ROUND_ACTIONS
 # beats the heuristic (docs/games/savage_bowl.md, "Search").
 ISMCTS_ITERATIONS = 400
 # Named levels (meeple.bots): hard is the search above; expert spends what 3 s of one core allow
-# (p95 CPU per decision, benchmarks/level_times.py: hard 0.46 s, 1000 iterations 1.38 s at 5p).
-BOT_LEVELS = {"hard": "ismcts:400", "expert": "ismcts:1800"}
+# (p95 CPU per decision, benchmarks/level_times.py: hard 0.46 s and 1000 iterations 1.38 s at
+# 5p; 1800 iterations 3.0 s at 4p, too slow; so 1400).
+BOT_LEVELS = {"hard": "ismcts:400", "expert": "ismcts:1400"}
 
 GAME = GameInfo(
     id="savage_bowl",
