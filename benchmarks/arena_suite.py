@@ -181,12 +181,12 @@ def report_rows(logs: Path | None = None) -> list[str]:
                 p95 = max(sa["p95_move_seconds"], sb["p95_move_seconds"])
                 cpu = max(sa.get("p95_cpu_seconds", 0.0), sb.get("p95_cpu_seconds", 0.0))
                 p95_text = f"{p95:.2f} ({cpu:.2f})" if cpu else f"{p95:.2f} (-)"
+                caps_text = str(sa.get("cap_hits", 0) + sb.get("cap_hits", 0))
                 if run.get("partial"):
-                    p95_text = "-"
-                caps = sa.get("cap_hits", 0) + sb.get("cap_hits", 0)
+                    p95_text = caps_text = "-"
                 rows.append(
                     f"| {game} | {players} | {a} vs {b} | {sa['games']} | {_iv(sa['mean_place'])} | "
-                    f"{_iv(sb['mean_place'])} | {verdict(sa, sb)} | {p95_text} | {caps} | "
+                    f"{_iv(sb['mean_place'])} | {verdict(sa, sb)} | {p95_text} | {caps_text} | "
                     f"{run['seed']} |"
                 )
     rows += ["", f"Not measured ({len(missing)} rows): " + (", ".join(missing) or "none") + "."]
