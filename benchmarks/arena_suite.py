@@ -1,71 +1,230 @@
-"""The arena runs behind docs/arena.md, one `meeple arena` command each, saved to docs/arena/.
+"""The level table behind docs/arena.md: every game x every player count x each pair of
+neighbouring levels (random-easy, easy-medium, medium-hard, hard-expert), head to head.
 
-    .venv/bin/python benchmarks/arena_suite.py --list            # the commands, nothing run
-    .venv/bin/python benchmarks/arena_suite.py ladder            # heuristic vs random, every count
-    .venv/bin/python benchmarks/arena_suite.py search --workers 2  # ismcts vs heuristic (slow)
-    .venv/bin/python benchmarks/arena_suite.py search --only karvi
+    python benchmarks/arena_suite.py table --list                 # the runs, nothing played
+    nice python benchmarks/arena_suite.py table                   # play what is missing
+    nice python benchmarks/arena_suite.py table --only karvi --players 2 --pairs hard-medium
+    python benchmarks/arena_suite.py report                       # rewrite the table in docs/arena.md
 
-Why head-to-head pairs: the issue's target is a chain (ismcts > heuristic > random), and a
-two-bot run separates a pair with far fewer games than a three-bot table, because every game
-compares the two directly. `ismcts` plays at its default level, so the runs measure what a
-player meets on the platform. Then `python benchmarks/arena_report.py docs/arena/<run>.json`
-prints each run's table.
+Why this shape:
+- **Head to head, seats rotating over shared deals** (`meeple.bots.arena.schedule`): every game
+  compares the pair directly, so far fewer games separate two levels than a mixed table needs.
+- **Seeds drawn at random when the run starts** and printed; each run's seed is saved in its
+  JSON. No seed is chosen after seeing results, and tuning seeds are never reported. Each run
+  derives its own seed from the session seed, game, player count and pair.
+- **The server's safety cap** (``--max-seconds``, 5 s like ``MEEPLE_BOT_MAX_SECONDS``) is on, so
+  the table counts the moves it would cut; levels themselves are work budgets.
+- Runs already saved in ``docs/arena/levels/`` are kept (``--force`` replays them), so a long
+  table can be filled over several sessions; ``report`` lists the rows not measured yet.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import math
+import secrets
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
-OUT = Path(__file__).resolve().parent.parent / "docs" / "arena"
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "arena" / "levels"
+DOC = ROOT / "docs" / "arena.md"
+BEGIN, END = "<!-- levels table: begin -->", "<!-- levels table: end -->"
 
-# (suite, game, players, bots, games, seed)
-RUNS: list[tuple[str, str, int, str, int, int]] = [
-    *(("ladder", "trickarus", p, "heuristic,random", 400, 7) for p in (2, 3, 4, 5)),
-    *(("ladder", "savage_bowl", p, "heuristic,random", 200, 7) for p in (4, 5)),
-    *(("ladder", "scarvus", p, "heuristic,random", 200, 7) for p in (3, 4, 5, 6, 7)),
-    ("ladder", "scarvus", 4, "probabilistic,heuristic", 200, 7),
-    *(("ladder", "karvi", p, "heuristic,random", 100, 7) for p in (2, 3, 4)),
-    *(("ladder", "zarcana", p, "heuristic,random", 100, 7) for p in (2, 3, 4)),
-    ("search", "trickarus", 3, "ismcts,heuristic", 60, 41),
-    ("search", "savage_bowl", 4, "ismcts,heuristic", 40, 41),
-    ("search", "savage_bowl", 4, "ismcts,heuristic", 40, 51),  # pooled with seed 41
-    ("search", "scarvus", 4, "ismcts,heuristic", 80, 41),
-    ("search", "scarvus", 4, "ismcts,probabilistic", 40, 41),
-    ("search", "karvi", 2, "ismcts,heuristic", 80, 41),
-    ("search", "karvi", 2, "ismcts,heuristic", 60, 51),  # pooled with seed 41 (arena_report --pool)
-    ("search", "zarcana", 2, "ismcts,heuristic", 40, 41),
-]
+PAIRS = [("hard", "medium"), ("expert", "hard"), ("medium", "easy"), ("easy", "random")]
+"""Neighbouring levels, stronger first: the pairs the issue's chain is made of."""
+
+GAMES = {  # games per run (rounded up to a balanced multiple): search pairs cost far more
+    ("hard", "medium"): 40,
+    ("expert", "hard"): 40,
+    ("medium", "easy"): 200,
+    ("easy", "random"): 200,
+}
 
 
-def command(game: str, players: int, bots: str, games: int, seed: int, workers: int) -> list[str]:
-    name = f"{game}-{players}p-{bots.replace(',', '-').replace(':', '_')}-s{seed}.json"
-    cmd = ["meeple", "arena", game, "--bots", bots, "--players", str(players),
-           "--games", str(games), "--seed", str(seed), "--max-moves", "3000",
-           "--out", str((OUT / name).relative_to(OUT.parent.parent))]  # fmt: skip
+def player_counts() -> dict[str, tuple[int, ...]]:
+    sys.path.insert(0, str(ROOT / "src"))
+    import meeple
+
+    return {g["id"]: tuple(g["players"]) for g in meeple.games()}
+
+
+def run_name(game: str, players: int, a: str, b: str) -> str:
+    return f"{game}-{players}p-{a}-{b}"
+
+
+def run_seed(session: int, name: str) -> int:
+    digest = hashlib.sha256(f"{session}:{name}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") >> 1
+
+
+def balanced(games: int, players: int) -> int:
+    period = 2 * players
+    return math.ceil(games / period) * period
+
+
+def command(game: str, players: int, a: str, b: str, games: int, seed: int, max_seconds: float,
+            workers: int) -> list[str]:
+    out = OUT / f"{run_name(game, players, a, b)}.json"
+    cmd = ["meeple", "arena", game, "--bots", f"{a},{b}", "--players", str(players),
+           "--games", str(games), "--seed", str(seed), "--max-moves", "5000",
+           "--max-seconds", f"{max_seconds:g}", "--out", str(out.relative_to(ROOT)), "--no-plot"]
     return cmd + (["--workers", str(workers)] if workers > 1 else [])
+
+
+def table(args: argparse.Namespace) -> None:
+    session = args.seed if args.seed is not None else secrets.randbits(31)
+    print(f"session seed {session} ({'given' if args.seed is not None else 'drawn at random now'})",
+          flush=True)
+    counts = player_counts()
+    only = set(args.only.split(",")) if args.only else None
+    pairs = [tuple(p.split("-")) for p in args.pairs.split(",")] if args.pairs else PAIRS
+    wanted_p = {int(p) for p in args.players.split(",")} if args.players else None
+    OUT.mkdir(parents=True, exist_ok=True)
+    for a, b in pairs:
+        for game, ps in counts.items():
+            if only and game not in only:
+                continue
+            for players in ps:
+                if wanted_p and players not in wanted_p:
+                    continue
+                name = run_name(game, players, a, b)
+                if (OUT / f"{name}.json").exists() and not args.force:
+                    continue
+                games = balanced(args.games or GAMES[(a, b)], players)
+                cmd = command(game, players, a, b, games, run_seed(session, name),
+                              args.max_seconds, args.workers)
+                print(shlex.join(cmd), flush=True)
+                if args.list:
+                    continue
+                # `python -m meeple.cli`: the meeple this interpreter imports (PYTHONPATH=src
+                # in a checkout), not whichever `meeple` script is first on PATH.
+                env_cmd = [sys.executable, "-m", "meeple.cli", *cmd[1:]]
+                start = time.time()
+                log = (Path(args.log_dir) / f"{name}.log").open("w") if args.log_dir else None
+                try:  # the log has one line per game as it ends: a run cut short still tells
+                    subprocess.run(env_cmd, check=True, cwd=ROOT,
+                                   stdout=log or subprocess.DEVNULL)  # fmt: skip
+                finally:
+                    if log is not None:
+                        log.close()
+                print(f"  done in {(time.time() - start) / 60:.1f} min", flush=True)
+
+
+# ----- report --------------------------------------------------------------------------------------
+def _iv(d: dict[str, float]) -> str:
+    return f"{d['mean']:.2f} [{d['lo']:.2f}, {d['hi']:.2f}]"
+
+
+def verdict(sa: dict[str, Any], sb: dict[str, Any]) -> str:
+    pa, pb = sa["mean_place"], sb["mean_place"]
+    if pa["hi"] < pb["lo"]:
+        return f"**{sa['bot']} beats {sb['bot']}**"
+    if pb["hi"] < pa["lo"]:
+        return f"**{sb['bot']} beats {sa['bot']}** (against the chain)"
+    lead = sa["bot"] if pa["mean"] < pb["mean"] else sb["bot"]
+    if pa["mean"] == pb["mean"]:
+        return "level; intervals overlap"
+    return f"{lead} ahead, intervals overlap: not shown"
+
+
+def partial_run(log: Path, a: str, b: str) -> dict[str, Any] | None:
+    """A run stopped before its end (a deadline), from its per-game log: the games that ended,
+    ranked as the arena ranks them (no scores or times: the log has none)."""
+    import ast
+    import re
+
+    from meeple.bots.arena import GameResult, summarize
+
+    pattern = re.compile(r"game (\d+)/(\d+): #(\d+) (\(.*?\)) places (\(.*?\))")
+    games, planned = [], 0
+    for line in log.read_text().splitlines():
+        m = pattern.match(line)
+        if m:
+            planned = int(m.group(2))
+            lineup, places = ast.literal_eval(m.group(4)), ast.literal_eval(m.group(5))
+            games.append(GameResult(int(m.group(3)), 0, lineup, places, (0.0,) * len(places),
+                                    0, 0.0, ((),) * len(places)))  # fmt: skip
+    if not games:
+        return None
+    stats = {s.bot: {"bot": s.bot, "games": s.games, "mean_place": vars(s.mean_place),
+                     "p95_move_seconds": 0.0} for s in summarize(games, [a, b])}  # fmt: skip
+    return {"stats": list(stats.values()), "seed": f"partial: {len(games)} of {planned} games",
+            "partial": True}
+
+
+def report_rows(logs: Path | None = None) -> list[str]:
+    counts = player_counts()
+    rows = ["| game | P | pair | games | stronger: mean place | weaker: mean place | verdict | "
+            "p95 move s (CPU) | caps | seed |", "|---|---|---|---|---|---|---|---|---|---|"]
+    missing: list[str] = []
+    for a, b in PAIRS:
+        for game, ps in counts.items():
+            for players in ps:
+                path = OUT / f"{run_name(game, players, a, b)}.json"
+                log = logs / f"{run_name(game, players, a, b)}.log" if logs else None
+                if path.exists():
+                    run = json.loads(path.read_text())
+                elif log is not None and log.exists() and (part := partial_run(log, a, b)):
+                    run = part
+                else:
+                    missing.append(f"{game} {players}p {a}-{b}")
+                    continue
+                stats = {s["bot"]: s for s in run["stats"]}
+                sa, sb = stats[a], stats[b]
+                p95 = max(sa["p95_move_seconds"], sb["p95_move_seconds"])
+                cpu = max(sa.get("p95_cpu_seconds", 0.0), sb.get("p95_cpu_seconds", 0.0))
+                p95_text = f"{p95:.2f} ({cpu:.2f})" if cpu else f"{p95:.2f} (-)"
+                caps_text = str(sa.get("cap_hits", 0) + sb.get("cap_hits", 0))
+                if run.get("partial"):
+                    p95_text = caps_text = "-"
+                rows.append(
+                    f"| {game} | {players} | {a} vs {b} | {sa['games']} | {_iv(sa['mean_place'])} | "
+                    f"{_iv(sb['mean_place'])} | {verdict(sa, sb)} | {p95_text} | {caps_text} | "
+                    f"{run['seed']} |"
+                )
+    rows += ["", f"Not measured ({len(missing)} rows): " + (", ".join(missing) or "none") + "."]
+    return rows
+
+
+def report(args: argparse.Namespace) -> None:
+    text = "\n".join(report_rows(Path(args.logs) if args.logs else None))
+    if args.print:
+        print(text)
+        return
+    doc = DOC.read_text()
+    head, _, rest = doc.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    DOC.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}")
+    print(f"rewrote the table in {DOC.relative_to(ROOT)}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("suite", nargs="?", choices=("ladder", "search", "all"), default="all")
-    ap.add_argument("--only", help="comma-separated game ids")
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--list", action="store_true", help="print the commands only")
+    sub = ap.add_subparsers(dest="mode", required=True)
+    t = sub.add_parser("table", help="play the runs the table still lacks")
+    t.add_argument("--only", help="comma-separated game ids")
+    t.add_argument("--players", help="comma-separated player counts")
+    t.add_argument("--pairs", help="e.g. hard-medium,expert-hard (default: all neighbours)")
+    t.add_argument("--games", type=int, help="games per run (default per pair, see GAMES)")
+    t.add_argument("--seed", type=int, help="session seed (default: drawn at random, printed)")
+    t.add_argument("--max-seconds", type=float, default=5.0, help="the server's safety cap")
+    t.add_argument("--workers", type=int, default=1)
+    t.add_argument("--force", action="store_true", help="replay runs already saved")
+    t.add_argument("--list", action="store_true", help="print the commands only")
+    t.add_argument("--log-dir", help="write each run's per-game log here")
+    r = sub.add_parser("report", help="rewrite the table in docs/arena.md from the saved runs")
+    r.add_argument("--print", action="store_true", help="print it instead")
+    r.add_argument("--logs", help="per-game logs (table --log-dir) of runs cut short: "
+                   "their finished games fill rows marked partial")
     args = ap.parse_args()
-    only = set(args.only.split(",")) if args.only else None
-    for suite, game, players, bots, games, seed in RUNS:
-        if args.suite not in ("all", suite) or (only and game not in only):
-            continue
-        cmd = command(game, players, bots, games, seed, args.workers)
-        print(shlex.join(cmd), flush=True)
-        if not args.list:
-            exe = str(Path(sys.executable).with_name("meeple"))
-            subprocess.run([exe, *cmd[1:]], check=True, cwd=OUT.parent.parent,
-                           stdout=subprocess.DEVNULL)  # fmt: skip
+    table(args) if args.mode == "table" else report(args)
 
 
 if __name__ == "__main__":

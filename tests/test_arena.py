@@ -163,7 +163,7 @@ def test_cli_arena_prints_the_table_and_saves_json_csv_png(tmp_path: Path) -> No
     res = runner.invoke(app, ["arena", GAME, "--bots", "ismcts:10,random", "--games", "4",
                               "--players", "2", "--out", str(tmp_path / "r.json")])
     assert res.exit_code == 0, res.output
-    assert "ismcts:10" in res.output and "mean place" in res.output
+    assert "ismcts:10" in res.output and "place" in res.output and "caps" in res.output
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["game"] == GAME and len(data["games"]) == 4
     assert {s["bot"] for s in data["stats"]} == {"ismcts:10", "random"}

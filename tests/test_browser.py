@@ -214,7 +214,7 @@ def test_two_people_by_invite_link_and_a_spectator_who_sees_no_hand(browser, ser
     errors: list[str] = []
     ann = new_page(browser, errors)
     table = create_in_lobby(ann, server.url, "trickarus", 3,
-                            seats={1: "open", 2: "bot:heuristic"})
+                            seats={1: "open", 2: "bot:medium"})
     ann.click('[data-invite="1"]')
     link = ann.locator(".invite-link").input_value()
     assert f"/table/{table}#seat=1&invite=" in link
@@ -265,7 +265,7 @@ def test_server_killed_and_restarted_mid_game_then_finished(browser, own_server)
     server = own_server
     errors: list[str] = []
     page = new_page(browser, errors)
-    create_in_lobby(page, server.url, "trickarus", 3, seats={1: "bot:heuristic", 2: "bot:random"})
+    create_in_lobby(page, server.url, "trickarus", 3, seats={1: "bot:medium", 2: "bot:random"})
     rng = random.Random(5)
     for _ in range(3):
         assert wait_turn_or_end(page) == "running"
@@ -301,7 +301,7 @@ def test_screenshot_of_each_games_table(browser, server, game, size):
         page.goto(server.url + "/")
         page.fill("#my-name", "Ann")
         page.screenshot(path=str(out / f"lobby{suffix}.png"))
-    bots = "bot:heuristic" if "heuristic" in info.bots else "bot:random"
+    bots = "bot:medium"
     create_in_lobby(page, server.url, game, players, seats={i: bots for i in range(1, players)})
     rng = random.Random(11)
     for _ in range(4):

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import meeple
-from meeple.bots import GENERIC_LEVELS, make_bot
+from meeple.bots import KNOB_LEVELS, make_bot
 from meeple.bots.ismcts import ISMCTSBot, _playout, leaf_returns, parse_knob, rollout_policy_for
 from meeple.core import GameInfo, State
 
@@ -213,11 +213,12 @@ _nim_factory.__module__ = "nim_test_pkg.rules"
 
 
 def test_levels_and_knob() -> None:
-    """Stable level name `ismcts`; `ismcts:N` sets iterations, `ismcts:Xs` a time budget."""
-    assert "ismcts" in GENERIC_LEVELS
+    """Old name `ismcts` (now level `hard`: a budget, no clock); `ismcts:N` sets iterations,
+    `ismcts:Xs` a time budget."""
+    assert "ismcts" in KNOB_LEVELS
     info = meeple.game_info("trickarus")
     default = make_bot("ismcts", info, seed=0)
-    assert isinstance(default, ISMCTSBot) and default.iterations and default.max_seconds
+    assert isinstance(default, ISMCTSBot) and default.iterations and default.max_seconds is None
     strong = make_bot("ismcts:2000", info, seed=0)
     assert (
         isinstance(strong, ISMCTSBot) and strong.iterations == 2000 and strong.max_seconds is None
@@ -232,7 +233,7 @@ def test_levels_and_knob() -> None:
     assert isinstance(plain, ISMCTSBot) and plain.rollout_policy is None
     assert parse_knob("d40:300") == {"depth": 40, "iterations": 300}
     cut = make_bot("ismcts:d25", info, seed=0)
-    assert isinstance(cut, ISMCTSBot) and cut.rollout_depth == 25 and cut.max_seconds
+    assert isinstance(cut, ISMCTSBot) and cut.rollout_depth == 25 and cut.max_seconds is None
     for bad in ("", "x", "-3", "0s", "5:6", "5:heuristic:random", "d0", "d3:d4"):
         with pytest.raises(ValueError):
             parse_knob(bad)

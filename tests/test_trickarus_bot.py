@@ -304,3 +304,23 @@ def test_heuristic_seat_places_better_than_a_random_seat(players):
         return total / games
 
     assert mean_place(True) < mean_place(False) - {2: 0.12, 3: 0.23, 5: 0.2}[players]
+
+
+def test_search_evaluation_ranks_the_track_and_fears_the_sun() -> None:
+    """`evaluate` (ISMCTS_EVAL for cut playouts): values in [-1, 1]; with many tricks left a
+    player just under the sun is worth less than one with room, and a lone leader far from the
+    sun, with no tricks left, is worth the most."""
+    from meeple.games.trickarus.bot import evaluate
+
+    s = meeple.make("trickarus", players=3, seed=2)
+    assert isinstance(s, TrickarusState)
+    top = s.track_length
+    s.pos = [top, 2, 1]  # P0 at the top space: any trick it wins flies it into the sun
+    v = evaluate(s)
+    assert all(-1.0 <= x <= 1.0 for x in v)
+    assert v[0] < v[1], v
+    for q in range(3):
+        s.hands[q] = 0  # no tricks left this round, and the sun already reached: the game ends
+    s.sun_reached = True
+    s.pos = [5, 2, 1]
+    assert evaluate(s) == [1.0, 0.0, -1.0]

@@ -15,7 +15,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 import meeple
-from meeple.bots import levels, make_bot
+from meeple.bots import DEFAULT_LEVEL, levels, make_bot
 from meeple.core import IllegalAction, State
 
 app = typer.Typer(
@@ -67,7 +67,10 @@ def play(
     game: str = typer.Argument(..., help="game id, see `meeple list`"),
     players: int = typer.Option(4, help="number of players"),
     seat: int = typer.Option(0, help="your seat (0-based); -1 to watch bots only"),
-    bots: str = typer.Option("heuristic", help="bot level(s) for the other seats, comma-separated"),
+    bots: str = typer.Option(
+        DEFAULT_LEVEL,
+        help="bot level(s) for the other seats, comma-separated: random, easy, medium, hard, expert",
+    ),
     seed: int | None = typer.Option(
         None, help="game seed (a game is fully determined by it and the moves); default: random"
     ),
@@ -88,7 +91,7 @@ def play(
         console.print(f"[red]--seat must be 0..{players - 1}, or -1 to watch[/red]")
         raise typer.Exit(2)
     me = seat if seat >= 0 else None  # -1: a spectator watching bots
-    names = [b.strip() for b in bots.split(",") if b.strip()] or ["heuristic"]
+    names = [b.strip() for b in bots.split(",") if b.strip()] or [DEFAULT_LEVEL]
     seat_bots: dict[int, Any] = {}
     try:
         for i, p in enumerate(q for q in range(players) if q != seat):

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -44,7 +45,7 @@ def _options(pairs: list[str]) -> dict[str, Any]:
 
 def arena(
     game: Annotated[str, typer.Argument(help="game id (see `meeple list`)")],
-    bots: Annotated[str, typer.Option(help="comma-separated levels; ismcts takes a knob: ismcts:2000, ismcts:0.5s")] = "ismcts,heuristic,random",
+    bots: Annotated[str, typer.Option(help="comma-separated levels: random, easy, medium, hard, expert (or heuristic, ismcts:2000, ...)")] = "hard,medium,random",
     games: Annotated[int, typer.Option(min=1, help="games to play; balanced when a multiple of bots x players")] = 24,
     players: Annotated[int | None, typer.Option(help="seats per game (default: the number of bots if the game allows it)")] = None,
     workers: Annotated[int, typer.Option(min=1, help="local processes")] = 1,
@@ -55,6 +56,7 @@ def arena(
     option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")] = None,
     plot: Annotated[bool, typer.Option(help="with --out, also save a PNG plot")] = True,
     max_moves: Annotated[int, typer.Option(min=1, help="stop a game after this many actions and leave it out")] = 5000,
+    max_seconds: Annotated[float | None, typer.Option(min=0.001, help="cut a search move here, as a server does (counted: 'caps')")] = None,
 ) -> None:
     """Rank bots by playing GAME: mean place, win rate, mean score (95% CI) and an openskill rating."""
     try:  # a bare install has no arena: say which install brings it
@@ -92,13 +94,14 @@ def arena(
 
             result = run_arena(
                 game, levels, games, players, seed, _options(option or []), workers, ray,
-                ray_address, on_result, max_moves,
+                ray_address, on_result, max_moves, max_seconds,
             )
     except (MeepleError, ValueError) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from exc
     argv = [game, "--bots", bots, "--games", str(games), "--players", str(players), "--seed", str(seed)]
     argv += [a for o in option or [] for a in ("-o", o)]
+    argv += ["--max-seconds", f"{max_seconds:g}"] if max_seconds is not None else []
     argv += ["--workers", str(workers)] * (workers > 1) + ["--ray"] * ray
     argv += ["--out", str(out)] if out is not None else []
     result.command = "meeple arena " + " ".join(shlex.quote(a) for a in argv)
@@ -113,16 +116,26 @@ def arena(
 
 
 def results_table(result: ArenaResult) -> Table:
-    """The results as a Rich table, best mean place first, with which gaps are significant."""
+    """The results as a Rich table, best mean place first, with which gaps are significant.
+
+    It fits 80 columns whole: short heads, light borders, bot names in full (the win-rate
+    interval, score interval and openskill rating are in the saved JSON/CSV).
+    """
     opts = ", ".join(f"{k}={v}" for k, v in result.options.items())
+    cap = f", cap {result.max_seconds:g} s" if result.max_seconds is not None else ""
     table = Table(
-        title=f"{result.game}, {result.players} players, {len(result.games)} games, seed {result.seed}"
-        + (f" ({opts})" if opts else ""),
-        caption="95% intervals; > marks a mean place whose interval is clear of the next bot's",
+        title=f"{result.game}, {result.players} players, {len(result.games)} games, "
+        f"seed {result.seed}{cap}" + (f" ({opts})" if opts else ""),
+        caption="place: mean ± 95% interval; > its interval is clear of the next bot's. "
+        "p95: 95th percentile of a decision's wall-clock and CPU seconds. "
+        "caps: moves cut by the time cap",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
     )
-    for col in ("bot", "mean place", "win rate", "mean score", "rating (mu-3σ)", "p95 move s",
-                "iters/move"):
-        table.add_column(col, justify="left" if col == "bot" else "right")
+    width = max([3, *(len(s.bot) for s in result.stats)])
+    table.add_column("bot", min_width=min(width, 30), overflow="fold")
+    for col in ("place", "win", "score", "p95 s", "p95 cpu", "it/move", "caps"):
+        table.add_column(col, justify="right", no_wrap=True)
     rows = sorted(result.stats, key=lambda s: s.mean_place.mean)
     for i, s in enumerate(rows):
         mark = ""
@@ -130,12 +143,13 @@ def results_table(result: ArenaResult) -> Table:
             mark = " >"
         table.add_row(
             s.bot,
-            f"{s.mean_place.mean:.2f} ± {_half(s.mean_place):.2f}{mark}",
-            f"{s.win_rate.mean:.0%} [{s.win_rate.lo:.0%}, {s.win_rate.hi:.0%}]",
-            f"{s.mean_score.mean:.1f} ± {_half(s.mean_score):.1f}",
-            f"{s.rating:.1f} ({s.rating_mu:.1f}±{s.rating_sigma:.1f})",
-            f"{s.p95_move_seconds:.3f}",
+            f"{s.mean_place.mean:.2f}±{_half(s.mean_place):.2f}{mark}",
+            f"{s.win_rate.mean:.0%}",
+            f"{s.mean_score.mean:.1f}",
+            f"{s.p95_move_seconds:.2f}",
+            f"{s.p95_cpu_seconds:.2f}",
             f"{s.mean_iterations:.0f}" if s.mean_iterations else "",
+            str(s.cap_hits),
         )
     return table
 

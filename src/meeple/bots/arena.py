@@ -47,6 +47,7 @@ class GameSpec:
     lineup: tuple[str, ...]  # the bot level per seat
     bot_seeds: tuple[int, ...]
     max_moves: int = 5000  # a game still going after this many is stopped and left out
+    max_seconds: float | None = None  # a search move's safety cap, as a server sets it (None: off)
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,8 @@ class GameResult:
     move_times: tuple[tuple[float, ...], ...] = field(repr=False)  # per seat, decisions only
     iterations: tuple[int, ...] = ()  # per seat: search iterations run (bots that report them)
     finished: bool = True  # False: stopped at max_moves; such games are left out of the stats
+    cap_hits: tuple[int, ...] = ()  # per seat: moves cut by the time cap (``max_seconds``)
+    cpu_times: tuple[tuple[float, ...], ...] = field(default=(), repr=False)  # per seat, CPU s
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,8 @@ class BotStats:
     p95_move_seconds: float
     max_move_seconds: float
     mean_iterations: float | None = None  # per decision, for search bots (`bot.last.iterations`)
+    cap_hits: int = 0  # decisions cut by the time cap (then not repeatable)
+    p95_cpu_seconds: float = 0.0  # the same in CPU time: one core's work, whatever the load
 
 
 @dataclass
@@ -104,6 +109,7 @@ class ArenaResult:
     stats: list[BotStats]
     seconds: float
     command: str = ""  # how the run was started, for the record
+    max_seconds: float | None = None  # the safety cap per search move, if any
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -113,10 +119,12 @@ class ArenaResult:
             "options": self.options,
             "bots": self.bots,
             "seed": self.seed,
+            "max_seconds": self.max_seconds,
             "seconds": self.seconds,
             "stats": [asdict(s) for s in self.stats],
             "games": [
-                {k: v for k, v in asdict(g).items() if k != "move_times"} for g in self.games
+                {k: v for k, v in asdict(g).items() if k not in ("move_times", "cpu_times")}
+                for g in self.games
             ],
         }
 
@@ -130,6 +138,7 @@ def schedule(
     seed: int = 0,
     options: dict[str, Any] | None = None,
     max_moves: int = 5000,
+    max_seconds: float | None = None,
 ) -> list[GameSpec]:
     """The arena's games, in order. Pure: the same arguments give the same games."""
     if not bots:
@@ -154,7 +163,15 @@ def schedule(
         )
         specs.append(
             GameSpec(
-                index, game, players, dict(options or {}), game_seed, lineup, bot_seeds, max_moves
+                index,
+                game,
+                players,
+                dict(options or {}),
+                game_seed,
+                lineup,
+                bot_seeds,
+                max_moves,
+                max_seconds,
             )
         )
     return specs
@@ -178,18 +195,27 @@ def play_game(spec: GameSpec) -> GameResult:
     seats = [
         make_bot(level, info, seed) for level, seed in zip(spec.lineup, spec.bot_seeds, strict=True)
     ]
+    if spec.max_seconds is not None:
+        for bot in seats:
+            if hasattr(bot, "max_seconds"):
+                bot.max_seconds = spec.max_seconds
     times: list[list[float]] = [[] for _ in range(spec.players)]
+    cpu: list[list[float]] = [[] for _ in range(spec.players)]
     iterations = [0] * spec.players
+    caps = [0] * spec.players
     moves = 0
     while not state.is_over() and moves < spec.max_moves:
         p = state.to_move
         assert p is not None
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         action = seats[p].choose(state)
-        elapsed = time.perf_counter() - t0
+        elapsed, used = time.perf_counter() - t0, time.process_time() - c0
         if len(state.legal_actions()) > 1:  # forced moves are not decisions
             times[p].append(elapsed)
-            iterations[p] += getattr(getattr(seats[p], "last", None), "iterations", 0)
+            cpu[p].append(used)
+            last = getattr(seats[p], "last", None)
+            iterations[p] += getattr(last, "iterations", 0)
+            caps[p] += bool(getattr(last, "capped", False))
         state.apply(action)
         moves += 1
     return GameResult(
@@ -203,6 +229,8 @@ def play_game(spec: GameSpec) -> GameResult:
         move_times=tuple(tuple(t) for t in times),
         iterations=tuple(iterations),
         finished=state.is_over(),
+        cap_hits=tuple(caps),
+        cpu_times=tuple(tuple(t) for t in cpu),
     )
 
 
@@ -255,13 +283,14 @@ def run_arena(
     ray_address: str | None = None,
     on_result: Callable[[GameResult], None] | None = None,
     max_moves: int = 5000,
+    max_seconds: float | None = None,
 ) -> ArenaResult:
     """Schedule, play and rank. ``on_result`` sees each game as it finishes (progress bars)."""
     info = meeple.game_info(game)
     resolved = info.resolve_options(players, options or {})
     for level in bots:  # fail before any game starts, naming the levels
         make_bot(level, info, 0)
-    specs = schedule(game, bots, games, players, seed, options or {}, max_moves)
+    specs = schedule(game, bots, games, players, seed, options or {}, max_moves, max_seconds)
     start = time.perf_counter()
     results: list[GameResult] = []
     for result in run_games(specs, workers, use_ray, ray_address):
@@ -278,6 +307,7 @@ def run_arena(
         games=results,
         stats=summarize(results, bots),
         seconds=time.perf_counter() - start,
+        max_seconds=max_seconds,
     )
 
 
@@ -326,7 +356,9 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
     wins = dict.fromkeys(bots, 0)
     seats = dict.fromkeys(bots, 0)
     times: dict[str, list[float]] = {b: [] for b in bots}
+    cpu: dict[str, list[float]] = {b: [] for b in bots}
     iters = dict.fromkeys(bots, 0)
+    capped = dict.fromkeys(bots, 0)
     for r in results:
         for bot in dict.fromkeys(r.lineup):
             mine = [s for s, b in enumerate(r.lineup) if b == bot]
@@ -336,7 +368,9 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
             seats[bot] += len(mine)
             for s in mine:
                 times[bot].extend(r.move_times[s])
+                cpu[bot].extend(r.cpu_times[s] if r.cpu_times else ())
                 iters[bot] += r.iterations[s] if r.iterations else 0
+                capped[bot] += r.cap_hits[s] if r.cap_hits else 0
     ratings = rate(results, bots)
     out = []
     for bot in bots:
@@ -356,6 +390,8 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
                 p95_move_seconds=percentile(ts, 0.95),
                 max_move_seconds=ts[-1] if ts else 0.0,
                 mean_iterations=iters[bot] / len(ts) if iters[bot] and ts else None,
+                cap_hits=capped[bot],
+                p95_cpu_seconds=percentile(sorted(cpu[bot]), 0.95),
             )
         )
     return out
@@ -441,6 +477,8 @@ def write_csv(result: ArenaResult, path: Path) -> None:
                 "rating_sigma",
                 "p95_move_seconds",
                 "mean_iterations",
+                "cap_hits",
+                "p95_cpu_seconds",
             ]
         )
         for s in result.stats:
@@ -459,6 +497,8 @@ def write_csv(result: ArenaResult, path: Path) -> None:
                     f"{s.rating_sigma:.3f}",
                     f"{s.p95_move_seconds:.4f}",
                     "" if s.mean_iterations is None else f"{s.mean_iterations:.1f}",
+                    s.cap_hits,
+                    f"{s.p95_cpu_seconds:.4f}",
                 ]
             )
 

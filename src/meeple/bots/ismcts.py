@@ -12,8 +12,8 @@ base class' re-validation: every action comes from ``legal_actions`` of that ver
 
 Two optional hooks a game package may export next to ``GAME``:
 ``ROLLOUT_POLICY: Callable[[State, random.Random], int]`` drives the playouts instead of uniform
-random; ``ISMCTS_ITERATIONS: int`` sets the default budget of level ``ismcts`` (a slow game
-lowers it so that its moves stay under the time cap, and so stay repeatable);
+random; ``ISMCTS_ITERATIONS: int`` sets the default iteration budget (that of ``ismcts:<knob>`` without
+a budget, and of levels ``hard``/``expert`` unless the game's ``BOT_LEVELS`` say otherwise);
 ``ISMCTS_ROLLOUT = "heuristic"`` makes level ``ismcts`` play out with the game's heuristic bot
 (for games where it is cheap and random playouts say little);
 ``ISMCTS_ROLLOUT_DEPTH: int`` cuts playouts after that many actions and judges them by the
@@ -50,8 +50,6 @@ Candidates = Callable[[State], list[int]]
 
 DEFAULT_ITERATIONS = 1000
 """Iterations per move of level ``ismcts`` unless the game's package exports ``ISMCTS_ITERATIONS``."""
-DEFAULT_MAX_SECONDS = 0.9
-"""Level ``ismcts`` stops there even short of its iterations: p95 move time < 1 s on any game."""
 DEFAULT_ROLLOUT = "game"
 EXPLORATION = 0.7  # UCB constant for rewards in [0, 1], the value Cowling et al. use
 MAX_ROLLOUT = 20_000  # a playout longer than this is a game bug, not a search problem
@@ -78,6 +76,7 @@ class SearchStats:
     iterations: int
     seconds: float
     visits: dict[int, int]
+    capped: bool = False  # stopped by ``max_seconds`` short of its iterations (the safety net)
 
 
 def rollout_policy_for(info: GameInfo) -> RolloutPolicy | None:
@@ -145,7 +144,8 @@ class ISMCTSBot:
     """SO-ISMCTS with a budget of ``iterations`` or ``seconds`` (whichever is given; both: first hit).
 
     With an iteration budget the choice is a pure function of the player's information and the
-    bot's seed, which is what makes arenas repeatable; ``max_seconds`` caps it on slow hardware.
+    bot's seed, which is what makes arenas repeatable. ``max_seconds`` is a safety net a server
+    sets (a move that hits it is no longer repeatable, and says so in ``last.capped``).
     """
 
     name = "ismcts"
@@ -157,7 +157,7 @@ class ISMCTSBot:
         seconds: float | None = None,
         exploration: float = EXPLORATION,
         rollout_policy: RolloutPolicy | None = None,
-        max_seconds: float | None = DEFAULT_MAX_SECONDS,
+        max_seconds: float | None = None,
         rollout_depth: int | None = None,
         evaluate: Evaluation | None = None,
         prior: Prior | None = None,
@@ -207,11 +207,13 @@ class ISMCTSBot:
         cap = min(t for t in (self.seconds, self.max_seconds, math.inf) if t is not None)
         start = time.perf_counter()
         done = 0
+        capped = False
         path: list[_Node] = []
         while done < limit:
             if cap != math.inf and done:
                 elapsed = time.perf_counter() - start
                 if elapsed * (done + 1) / done >= cap:  # the next iteration would end past the cap
+                    capped = self.seconds is None or cap < self.seconds
                     break
             world = state.determinize(me, rng)
             node = root
@@ -255,7 +257,10 @@ class ISMCTSBot:
                 n.reward += rewards[n.player]
             done += 1
         self.last = SearchStats(
-            done, time.perf_counter() - start, {a: n.visits for a, n in root.children.items()}
+            done,
+            time.perf_counter() - start,
+            {a: n.visits for a, n in root.children.items()},
+            capped,
         )
         return root
 
@@ -368,7 +373,10 @@ def parse_knob(knob: str) -> dict[str, Any]:
 
 
 def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot:
-    """Level ``ismcts`` (default budget and rollout) or ``ismcts:<knob>`` (see `parse_knob`)."""
+    """``ismcts:<knob>`` (see `parse_knob`); without a budget in the knob, the game's default.
+
+    No wall-clock cap: the budget alone decides, so a seed gives the same moves anywhere.
+    """
     spec = parse_knob(knob) if knob else {}
     iterations: int | None = spec.get("iterations")
     seconds: float | None = spec.get("seconds")
@@ -390,7 +398,6 @@ def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot
         iterations=iterations,
         seconds=seconds,
         rollout_policy=policy,
-        max_seconds=None if explicit_budget else DEFAULT_MAX_SECONDS,
         rollout_depth=spec.get("depth", default_rollout_depth(info)),
         evaluate=evaluation_for(info),
         prior=prior,

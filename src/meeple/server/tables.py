@@ -122,15 +122,16 @@ class LiveTable:
 
 
 def check_level(level: str | None, info: meeple.core.GameInfo, settings: Settings) -> str:
-    """The bot level to seat, or `TableError` ``bad_level``: a named level of the game, or a
-    knob level (``ismcts:<knob>``) whose budget stays within the server's caps.
+    """The bot level to seat, or `TableError` ``bad_level``: a named level of the game (or an
+    older name: ``heuristic``, ``ismcts``), or a knob level (``ismcts:<knob>``) whose budget
+    stays within the server's caps.
 
     Why here and not in `meeple.bots`: the caps protect this server's shared bot pool (one
     ``ismcts:infs`` seat would stall every table); the arena and the terminal may search as long
     as their owner likes.
     """
     level = level or levels(info)[0]
-    if level in levels(info):
+    if level in levels(info) or level in info.bots:
         return level
     try:
         bot = make_bot(level, info, 0)
@@ -156,13 +157,19 @@ def check_level(level: str | None, info: meeple.core.GameInfo, settings: Setting
 def bot_choose(game: str, level: str, seed: int, state: State, max_seconds: float | None = None) -> int:
     """Run in a worker: a fresh bot of ``level`` picks a move (top level, so it pickles).
 
-    ``max_seconds`` cuts a search bot's think time, whatever budget its level names.
+    ``max_seconds`` cuts a search bot's think time, whatever budget its level names: a safety
+    net only (levels are work budgets), so a move it cuts is logged.
     """
     bot = make_bot(level, meeple.game_info(game), seed)
     if max_seconds is not None and hasattr(bot, "max_seconds"):
         current = getattr(bot, "max_seconds", None)
         bot.max_seconds = max_seconds if current is None else min(current, max_seconds)
-    return bot.choose(state)
+    action = bot.choose(state)
+    last = getattr(bot, "last", None)
+    if getattr(last, "capped", False):
+        log.warning("bot %s in %s hit the %.3g s cap after %d iterations", level, game,
+                    max_seconds, getattr(last, "iterations", 0))
+    return action
 
 
 class TableManager:

@@ -15,12 +15,16 @@ function optionField(opt) {
     h("small.muted", {}, opt.description));
 }
 
+// meeple.bots.DEFAULT_LEVEL: the level a new table seats unless the host picks another.
+const DEFAULT_LEVEL = "hard";
+const defaultLevel = (game) => (game.bots.includes(DEFAULT_LEVEL) ? DEFAULT_LEVEL : game.bots[0]);
+
 function seatRows(game, players, box) {
   box.replaceChildren(...Array.from({ length: players }, (_, i) => {
     const sel = h("select", { name: `seat-${i}`, "data-seat": i },
       i === 0 ? h("option", { value: "me" }, "me") : null,
       h("option", { value: "open" }, "open (a friend)"),
-      game.bots.map((lvl) => h("option", { value: `bot:${lvl}`, selected: i > 0 && lvl === (game.bots.includes("heuristic") ? "heuristic" : game.bots[0]) }, `bot: ${lvl}`)));
+      game.bots.map((lvl) => h("option", { value: `bot:${lvl}`, selected: i > 0 && lvl === defaultLevel(game) }, `bot: ${lvl}`)));
     return h("label.field.seat-field", {}, `Seat ${i + 1}`, sel);
   }));
 }

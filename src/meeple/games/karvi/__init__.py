@@ -52,5 +52,9 @@ ISMCTS_EVAL = evaluate
 ISMCTS_ROLLOUT_DEPTH = 30
 ISMCTS_PRIOR = 1.0
 ISMCTS_ITERATIONS = 300
+# Named levels (meeple.bots): hard is the search above; expert spends what 3 s of one core allow
+# (p95 CPU per decision, benchmarks/level_times.py at 4p: hard 0.34 s; 900 iterations 1.06 s,
+# 2100 iterations 3.2 s, too slow; so 1800).
+BOT_LEVELS = {"hard": "ismcts:300", "expert": "ismcts:1800"}
 # The observation-tensor interop hook lives in `tensor.py` (numpy); `meeple.interop.tensor.hook`
 # imports it only when an adapter asks, so playing the game needs the standard library alone.

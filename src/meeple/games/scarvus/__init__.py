@@ -59,3 +59,11 @@ ISMCTS_ROLLOUT_DEPTH = 20
 ISMCTS_PRIOR = 20.0
 ISMCTS_CANDIDATES = candidate_actions
 ISMCTS_PRIOR_BOT = "probabilistic"
+
+# Named levels (meeple.bots): the search at 1000 iterations did not beat `heuristic` on fresh
+# seeds (3p, 30 games: 2.02 vs 1.85), while `probabilistic` does (3p, 120 games: 1.73 [1.61,
+# 1.85] vs 2.20 [2.08, 2.32]); so `hard` is that better heuristic, and `expert` the search on
+# top of it (its root bias leans on `probabilistic`). Figures: docs/arena.md.
+# expert: p95 CPU a move (benchmarks/level_times.py) 1.0-1.2 s at 3000 iterations, 3.1 s at 6000
+# (3p), so 4500.
+BOT_LEVELS = {"medium": "heuristic", "hard": "probabilistic", "expert": "ismcts:4500"}

@@ -2,7 +2,7 @@
 
 from meeple.core import GameInfo, Option
 
-from .bot import HeuristicBot
+from .bot import HeuristicBot, evaluate
 from .render import render_text
 from .rules import NUM_CARDS, TrickarusState, check
 
@@ -32,3 +32,7 @@ GAME = GameInfo(
     bots={"heuristic": HeuristicBot},
     text_renderer=render_text,
 )
+
+# ISMCTS hook (meeple.bots.ismcts): a playout cut short (a knob's ``d<actions>``) is judged by the
+# heuristic's estimate of each player's final place. Full random playouts stay the default.
+ISMCTS_EVAL = evaluate

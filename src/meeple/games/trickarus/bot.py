@@ -335,3 +335,25 @@ def _danger(card: int, players: int, side: int, stay: float) -> float:
         table = _WINS_TRUMP[players] if SUIT[s][card] == TRUMP[s] else _WINS_OTHER[players]
         total += weight * table[VALUE[s][card]]
     return total
+
+
+def evaluate(state: TrickarusState) -> list[float]:
+    """A search playout cut mid-game, judged per player by the heuristic's own estimate of its
+    final place (`_leaf`) from the track and the tricks still to come, as a value in [-1, 1].
+
+    Why: a random playout to the end of a round (or of several) mostly measures random play near
+    the sun; the track and the tricks left say more, cheaply. Co-op: everyone shares the team's
+    value, fewer tricks still needed being better.
+    """
+    n, top, pos = state.players, state.track_length, state.pos
+    if state.coop:
+        v = -_coop_cost(pos, top, state.sun_reached) / (2 * top)
+        return [max(-1.0, min(1.0, v))] * n
+    left = max(hand.bit_count() for hand in state.hands)
+    nxt = 0 if state.sun_reached or n == 2 else int(HeuristicBot.carry * HAND_SIZE[n])
+    out = []
+    for me in range(n):
+        others = tuple(sorted(pos[q] for q in range(n) if q != me))
+        place = _leaf(pos[me], others, top, left + nxt)
+        out.append(1.0 - 2.0 * (place - 1) / (n - 1))
+    return out

@@ -1,0 +1,164 @@
+"""Named bot levels: budgets not clocks, repeatable under load, blind to hidden information."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import subprocess
+import sys
+
+import pytest
+from rich.console import Console
+
+import meeple
+from meeple.bots import LEVELS, EpsilonBot, RandomBot, aliases, level_specs, levels, make_bot
+from meeple.bots import ismcts as ismcts_module
+from meeple.bots.arena import ArenaResult, BotStats, Interval, run_arena
+from meeple.bots.ismcts import ISMCTSBot
+from meeple.cli_arena import results_table
+from meeple.core import State
+
+GAMES = [g["id"] for g in meeple.games()]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_has_the_five_named_levels_and_the_old_names(game: str) -> None:
+    info = meeple.game_info(game)
+    assert levels(info) == list(LEVELS) == ["random", "easy", "medium", "hard", "expert"]
+    assert isinstance(make_bot("random", info, 1), RandomBot)
+    assert isinstance(make_bot("easy", info, 1), EpsilonBot)
+    assert "heuristic" in aliases(info) and "ismcts" in aliases(info)
+    specs = level_specs(info)
+    assert specs["medium"] == "heuristic"  # the game's own heuristic, as the issue names it
+    for name in ("hard", "expert"):
+        bot = make_bot(name, info, 1)
+        assert bot.name == name
+        # A work budget, never a clock: no time budget and no time cap.
+        assert getattr(bot, "seconds", None) is None and getattr(bot, "max_seconds", None) is None
+        assert specs[name] not in LEVELS
+    for old in aliases(info):
+        make_bot(old, info, 1)
+
+
+def _budget(bot: object) -> int | None:
+    return getattr(bot, "iterations", None)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_expert_searches_more_than_hard(game: str) -> None:
+    info = meeple.game_info(game)
+    hard, expert = make_bot("hard", info, 0), make_bot("expert", info, 0)
+    assert _budget(expert)  # expert is always a search
+    # hard is a smaller search, or (where search could not beat the heuristic) a better heuristic
+    assert _budget(expert) > (_budget(hard) or 0)  # type: ignore[operator]
+
+
+# ----- repeatable on any machine at any load ------------------------------------------------------
+class _SlowClock:
+    """A clock on which every reading is a full second later: a machine as slow as can be."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def _games(result: ArenaResult) -> list[tuple[object, ...]]:
+    return [(g.lineup, g.places, g.scores, g.moves, g.iterations) for g in result.games]
+
+
+def test_same_seed_same_games_on_a_loaded_or_slow_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A level is a work budget, so neither load nor a slow clock changes a single move."""
+    args = dict(game="trickarus", bots=["hard", "medium"], games=2, players=2, seed=4242)
+    quiet = run_arena(**args)  # type: ignore[arg-type]
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)
+    ]
+    try:
+        loaded = run_arena(**args)  # type: ignore[arg-type]
+    finally:
+        for p in burners:
+            p.kill()
+            p.wait()
+    monkeypatch.setattr(ismcts_module, "time", _SlowClock())
+    slow = run_arena(**args)  # type: ignore[arg-type]
+    assert _games(quiet) == _games(loaded) == _games(slow)
+    budget = _budget(make_bot("hard", meeple.game_info("trickarus"), 0))
+    hard = next(s for s in slow.stats if s.bot == "hard")
+    assert hard.mean_iterations == budget and hard.cap_hits == 0
+
+
+def test_a_time_cap_is_counted_when_it_cuts_a_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's safety net: a move cut by ``max_seconds`` shows in the arena's cap count."""
+    monkeypatch.setattr(ismcts_module, "time", _SlowClock())
+    r = run_arena("trickarus", ["hard", "medium"], games=2, players=2, seed=5, max_seconds=3.0)
+    hard = next(s for s in r.stats if s.bot == "hard")
+    assert hard.cap_hits > 0 and hard.mean_iterations is not None and hard.mean_iterations < 10
+
+
+# ----- hard and expert decide from their own seat's information only ------------------------------
+def _midgame_states(game: str, seed: int, stops: int) -> list[State]:
+    info = meeple.game_info(game)
+    state = meeple.make(game, players=min(info.player_counts), seed=seed)
+    rng = random.Random(seed)
+    found: list[State] = []
+    for step in itertools.count():
+        if state.is_over() or len(found) >= stops:
+            break
+        if len(state.legal_actions()) > 1 and step % 3 == 0:
+            found.append(state.clone())
+        state.apply(rng.choice(state.legal_actions()))
+    return found
+
+
+@pytest.mark.parametrize("level", ["hard", "expert"])
+@pytest.mark.parametrize("game", GAMES)
+def test_level_never_reads_hidden_information(game: str, level: str) -> None:
+    """The level as a player meets it (its game's playouts, evaluation, prior and candidates),
+    on two worlds that differ only in what the mover cannot see, decides the same way.
+
+    The budget is cut to a few iterations to keep this fast; every hook still runs.
+    """
+    info = meeple.game_info(game)
+    checked = 0
+    for seed in range(3):
+        for state in _midgame_states(game, seed, stops=2):
+            me = state.to_move
+            assert me is not None
+            a = state.determinize(me, random.Random(1))
+            b = state.determinize(me, random.Random(2))
+            assert a.view(me) == b.view(me)
+            x, y = a.determinize(me, random.Random(9)), b.determinize(me, random.Random(9))
+            if not all(x.view(p) == y.view(p) for p in [None, *range(a.players)]):
+                pytest.xfail(f"{game}: determinize's sample depends on the hidden layout")
+            bot_a, bot_b = make_bot(level, info, 7), make_bot(level, info, 7)
+            for bot in (bot_a, bot_b):
+                if isinstance(bot, ISMCTSBot):
+                    bot.iterations = 12
+            assert bot_a.choose(a) == bot_b.choose(b)
+            if isinstance(bot_a, ISMCTSBot):
+                assert bot_a.last is not None and bot_b.last is not None  # type: ignore[attr-defined]
+                assert bot_a.last.visits == bot_b.last.visits  # type: ignore[attr-defined]
+            checked += 1
+    assert checked >= 3
+
+
+# ----- the arena table at 80 columns -----------------------------------------------------------
+def test_arena_table_reads_whole_at_80_columns() -> None:
+    iv = Interval(2.345, 2.1, 2.6)
+    names = ["expert", "hard", "medium", "probabilistic", "ismcts:3000:heuristic"]
+    stats = [
+        BotStats(n, 120, 120, iv, Interval(0.25, 0.2, 0.3), Interval(123.4, 100.0, 150.0),
+                 25.0, 1.5, 20.5, 12.345, 13.0, 2999.0, 17)
+        for n in names
+    ]
+    result = ArenaResult("savage_bowl", 5, {}, names, 123456789, [], stats, 1.0)
+    console = Console(width=80, record=True, force_terminal=False)
+    console.print(results_table(result))
+    text = console.export_text()
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+    for name in names:
+        assert name in text
