@@ -80,13 +80,13 @@ class Server:
     def start(self) -> Server:
         cmd = [sys.executable, "-m", "meeple.server", "--host", "127.0.0.1", "--port", str(self.port),
                "--database-url", self.database_url, "--bot-delay", str(self.bot_delay),
-               "--bot-processes" if self.bot_processes else "--no-bot-processes",
-               "--log-format", "text"]
+               "--bot-processes" if self.bot_processes else "--no-bot-processes"]
         if self.redis_url:
             cmd += ["--redis-url", self.redis_url]
         env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
                "MEEPLE_LEASE_SECONDS": "1.5", "MEEPLE_RESYNC_SECONDS": "1.0",
-               "MEEPLE_DRAIN_SECONDS": "0.5", **self.extra_env}
+               "MEEPLE_DRAIN_SECONDS": "0.5", "MEEPLE_LOG_FORMAT": "text",
+               **self.extra_env}
         env.pop("MEEPLE_REDIS_URL", None)
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=self.log)
         self.wait_ready()

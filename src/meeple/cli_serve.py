@@ -76,7 +76,8 @@ def serve(
     ] = True,
     log_level: Annotated[str, typer.Option(help="uvicorn's log level.")] = "warning",
     log_format: Annotated[
-        str, typer.Option(help="The server's own log lines: json (one object a line) or text.")
+        str, typer.Option(help="The server's own log lines: json (one object a line) or text.",
+                          envvar="MEEPLE_LOG_FORMAT")
     ] = "json",
 ) -> None:
     """Start the web platform: lobby, tables with friends and bots, spectators, replays."""
