@@ -16,10 +16,23 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import and_, delete, exists, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from .storage import Storage, leases_t, tables_t
+from .storage import Storage, TableRecord, leases_t, seats_t, tables_t
+
+# Only a table with something to drive has a lease: a clock, a bot, or a seat a bot plays for
+# a player who left. People playing without a clock need no server in particular.
+_NEEDS_DRIVER = or_(
+    tables_t.c.time_limit.is_not(None),
+    exists().where(seats_t.c.table_id == tables_t.c.id,
+                   or_(seats_t.c.kind == "bot", seats_t.c.zombie.is_(True))),
+)
+
+
+def needs_driver(rec: TableRecord) -> bool:
+    return rec.status == "running" and (
+        rec.time_limit is not None or any(s.kind == "bot" or s.zombie for s in rec.seats))
 
 
 @dataclass
@@ -97,7 +110,7 @@ class Leases:
             rows = conn.execute(
                 select(tables_t.c.id)
                 .select_from(tables_t.outerjoin(leases_t, leases_t.c.table_id == tables_t.c.id))
-                .where(tables_t.c.status == "running",
+                .where(tables_t.c.status == "running", _NEEDS_DRIVER,
                        or_(leases_t.c.table_id.is_(None), leases_t.c.expires_at < now,
                            leases_t.c.holder.like(self.node + ":%")))
                 .limit(limit + len(self.mine))
@@ -118,4 +131,4 @@ class Leases:
         self.mine.clear()
         with self.storage.engine.begin() as conn:
             conn.execute(update(leases_t).where(leases_t.c.holder == self.holder)
-                         .values(expires_at=0.0, renewed_at=now))
+                         .values(holder="", expires_at=0.0, renewed_at=now))

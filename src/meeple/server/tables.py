@@ -30,7 +30,7 @@ from meeple.bots import levels, make_bot
 from meeple.core import State
 
 from .config import Settings
-from .leases import Leases
+from .leases import Leases, needs_driver
 from .ops import Metrics
 from .pubsub import LocalBus, RedisBus
 from .storage import (
@@ -292,12 +292,12 @@ class TableManager:
 
     async def _lease_tick(self) -> None:
         """Renew our leases, stop driving the ones taken from us, take up orphaned tables."""
+        if self.draining:  # handed on: renewing would take them back
+            return
         for tid in await self._db(self.leases.renew):
             t = self.tables.get(tid)
             if t is not None:
                 self._stop_driving(t)
-        if self.draining:
-            return
         for tid in await self._db(self.leases.orphans):
             try:
                 if await self._db(self.leases.acquire, tid):
@@ -318,7 +318,7 @@ class TableManager:
 
     async def _claim(self, t: LiveTable) -> None:
         """A table this server just started: drive it (unless another server already does)."""
-        if t.rec.status == "running" and not self.draining \
+        if needs_driver(t.rec) and t.rec.id not in self.leases.mine and not self.draining \
                 and await self._db(self.leases.acquire, t.rec.id):
             self._schedule(t)
 
@@ -562,8 +562,7 @@ class TableManager:
             if stale:
                 await self.catch_up(t)
             self._changed(t)
-        if before.status == "open" and rec.status == "running":
-            await self._claim(t)
+        await self._claim(t)  # started, or a bot now plays a seat
         return out
 
     async def join(self, t: LiveTable, seat: int, name: str, secret: str | None,
@@ -795,7 +794,8 @@ class TableManager:
             self.metrics.move_seconds.observe(time.perf_counter() - t0)
         if over:
             t.rec.version = await self._db(self.storage.set_status, t.rec.id, "over")
-            await self._db(self.leases.release, t.rec.id)
+            if t.rec.id in self.leases.mine:
+                await self._db(self.leases.release, t.rec.id)
 
     def _changed(self, t: LiveTable, publish: bool = True, move: int | None = None,
                  action: int | None = None) -> None:
