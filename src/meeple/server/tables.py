@@ -764,11 +764,13 @@ class TableManager:
                 return  # a retry of a move already logged
             refusal = self._refusal(t, seat, n, by_bot)
             if refusal is not None and n >= len(st.history):  # maybe we have not heard yet
-                if await self.catch_up(t):
-                    self._changed(t, publish=False)
+                caught_up = await self.catch_up(t)
                 if not by_bot and n < len(st.history) and st.history[n] == action:
+                    self._changed(t, publish=False)
                     return
                 refusal = self._refusal(t, seat, n, by_bot)
+                if caught_up:
+                    self._changed_after(t, refusal)
             if refusal is not None:
                 raise refusal
             if not st.is_legal(action):
@@ -779,10 +781,12 @@ class TableManager:
                                          None, deadline)
             except DuplicateMove:
                 await self.catch_up(t)  # another server logged this move first
-                self._changed(t, publish=False)
                 if not by_bot and n < len(st.history) and st.history[n] == action:
+                    self._changed(t, publish=False)
                     return
-                raise TableError("stale", f"move {n} was already played") from None
+                refusal = TableError("stale", f"move {n} was already played")
+                self._changed_after(t, refusal)
+                raise refusal from None
             st.apply(action)
             t.rec.version = version
             t.deadline = t.rec.deadline = deadline
@@ -796,6 +800,14 @@ class TableManager:
             t.rec.version = await self._db(self.storage.set_status, t.rec.id, "over")
             if t.rec.id in self.leases.mine:
                 await self._db(self.leases.release, t.rec.id)
+
+    def _changed_after(self, t: LiveTable, refusal: TableError | None) -> None:
+        """Show the table as read, after the refusal (if any) reaches the mover: a client sees
+        "stale" before the state that explains it, never a state that looks like its ack."""
+        if refusal is None:
+            self._changed(t, publish=False)
+        else:
+            asyncio.get_running_loop().call_soon(self._changed, t, False)
 
     def _changed(self, t: LiveTable, publish: bool = True, move: int | None = None,
                  action: int | None = None) -> None:
