@@ -214,6 +214,14 @@ def test_chaos_kill9_loses_no_acknowledged_move_or_seat(db):
     its seat on every server."""
     rng = random.Random(16)
     servers = [Server(db), Server(db), Server(db)]
+    try:
+        _chaos(rng, servers, db)
+    finally:
+        for s in servers:
+            s.stop()
+
+
+def _chaos(rng: random.Random, servers: list[Server], db: str) -> None:
     acked_moves: dict[str, dict[int, int]] = {}
     seats: dict[str, dict[int, str]] = {}
     errors: list[str] = []
@@ -290,7 +298,5 @@ def test_chaos_kill9_loses_no_acknowledged_move_or_seat(db):
                 ws.close()
                 assert m["type"] == "state" and m["seat"] == seat, m
     store.dispose()
-    for s in servers:
-        s.stop()
     assert sum(len(m) for m in acked_moves.values()) > 10
     assert errors == []
