@@ -7,6 +7,7 @@ dropped afterwards), so no running table of another suite is taken up by these s
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
@@ -67,6 +68,7 @@ class Server:
         self.port = port or free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="meeple-server-", suffix=".log", delete=False)
         self.proc: subprocess.Popen[bytes] | None = None
+        atexit.register(self.kill)  # a test that fails half-way leaves no server behind
         self.start()
 
     @property
