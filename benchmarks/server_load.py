@@ -84,6 +84,13 @@ class Load:
         self.tasks: list[asyncio.Task[None]] = []
         self.games = 0
 
+    def node_of(self, index: int, seat: int) -> int:
+        """``ring``: each seat on the next server (every move crosses servers); ``table``: all
+        of a table's seats on one server (what a load balancer hashing the table id does)."""
+        if self.args.placement == "table":
+            return index % len(self.nodes)
+        return (index + seat) % len(self.nodes)
+
     async def post(self, node: str, path: str, body: dict, cookie: str) -> dict:
         key = uuid.uuid4().hex  # a retry after a lost answer is the same request
         for attempt in range(5):
@@ -110,7 +117,7 @@ class Load:
                                     "name": "P0"}, uuid.uuid4().hex)
                 secrets = {0: t["secret"]}
                 for seat in range(1, self.args.players):
-                    node = self.nodes[(index + seat) % n]
+                    node = self.nodes[self.node_of(index, seat)]
                     j = await self.post(node, f"/api/tables/{t['id']}/join",
                                         {"seat": seat, "name": f"P{seat}"}, uuid.uuid4().hex)
                     secrets[seat] = j["secret"]
@@ -120,7 +127,8 @@ class Load:
                 continue
             sent: dict[int, tuple[float, int]] = {}  # move number -> (sent at, mover's node)
             await asyncio.gather(*[
-                self.seat(t["id"], seat, secret, (index + seat) % n, sent, random.Random(rng.random()))
+                self.seat(t["id"], seat, secret, self.node_of(index, seat), sent,
+                          random.Random(rng.random()))
                 for seat, secret in secrets.items()])
             self.games += 1
 
@@ -299,6 +307,8 @@ def main() -> None:
     p.add_argument("--think", type=float, default=1.0, help="mean seconds a player waits before moving")
     p.add_argument("--database-url", default=os.environ.get("MEEPLE_TEST_POSTGRES_URL"))
     p.add_argument("--redis-url", default=os.environ.get("MEEPLE_TEST_REDIS_URL"))
+    p.add_argument("--placement", choices=["ring", "table"], default="ring",
+                   help="ring: a table's seats on different servers; table: all on one")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
     args.nodes = max(1, min(args.nodes, 8))
@@ -329,7 +339,8 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 pr.kill()
         drop()
-    print(f"db={db.split(':')[0]} nodes={args.nodes} think={args.think}s game={args.game} "
+    print(f"db={db.split(':')[0]} nodes={args.nodes} placement={args.placement} "
+          f"think={args.think}s game={args.game} "
           f"players={args.players} ran {time.monotonic() - started:.0f}s; server logs in {tmp}")
     print(json.dumps(result))
 
