@@ -6,6 +6,10 @@ Bots and zombie seats (a player who left or ran out of time) are played by `meep
 pool of worker processes (or threads), so the event loop keeps serving everyone else while a
 bot thinks. A bot is rebuilt for each move from a seed fixed by (table, seat, move number), so
 its choices do not depend on which worker or which server process runs it, restarts included.
+
+With several servers, this memory is a copy: seats and starts are decided in the database
+(`Storage.transact`), bots and clocks run on the lease holder only (`leases.py`), and copies
+catch up from pub/sub messages and a periodic version check (docs/web.md, *Many servers*).
 """
 
 from __future__ import annotations
