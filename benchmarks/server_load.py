@@ -261,9 +261,12 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
     try:
         while True:
             load.grow(tables)
+            await asyncio.sleep(args.warmup)
             cpu0 = [cpu_seconds(p.pid) for p in procs]
-            w = await load.measure(args.step_seconds, args.warmup)
+            own0 = time.process_time()
+            w = await load.measure(args.step_seconds, 0.0)
             cpu1 = [cpu_seconds(p.pid) for p in procs]
+            own = time.process_time() - own0
             both = w.local + w.cross
             p99 = q(both, 99)
             total_errors += len(w.errors)
@@ -272,7 +275,8 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
             print(f"tables={tables} moves/s={w.moves / args.step_seconds:.0f} deliveries={len(both)} "
                   f"p50={q(both, 50):.1f} p99={p99:.1f} ms (same server p99={q(w.local, 99):.1f}, "
                   f"other server p99={q(w.cross, 99):.1f}) errors={len(w.errors)} "
-                  f"lost_seats={w.lost_seats} server_cpu_s={cpu} load={os.getloadavg()[0]:.1f}"
+                  f"lost_seats={w.lost_seats} server_cpu_s={cpu} client_cpu_s={own:.1f} "
+                  f"load={os.getloadavg()[0]:.1f}"
                   + (f" e.g. {w.errors[:2]}" if w.errors else ""), flush=True)
             ok = p99 < 100 and not w.errors and not w.lost_seats and len(both) > 10
             if ok:
