@@ -202,6 +202,10 @@ class Storage:
             "script_location", str(resources.files("meeple.server").joinpath("migrations"))
         )
         with self.engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                # servers starting together on one database migrate one after the other (the
+                # lock ends with this transaction); the later ones then find the schema current
+                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7316016)")
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
 
