@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import gc
 import json
 import os
@@ -277,7 +278,8 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
                   f"other server p99={q(w.cross, 99):.1f}) errors={len(w.errors)} "
                   f"lost_seats={w.lost_seats} server_cpu_s={cpu} client_cpu_s={own:.1f} "
                   f"load={os.getloadavg()[0]:.1f}"
-                  + (f" e.g. {w.errors[:2]}" if w.errors else ""), flush=True)
+                  + (f" kinds={collections.Counter(e.split(': ', 1)[-1][:40] for e in w.errors)}"
+                     if w.errors else ""), flush=True)
             ok = p99 < 100 and not w.errors and not w.lost_seats and len(both) > 10
             if ok:
                 best.update(max_tables=tables, p99_ms=round(p99, 1))

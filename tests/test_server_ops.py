@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from importlib import resources
 
@@ -231,3 +232,19 @@ def test_upgrading_a_database_with_running_tables_resumes_them(kind, tmp_path, r
     store.dispose()
 
 
+
+
+@needs_services
+def test_servers_starting_together_on_an_empty_database_all_start():
+    """Found by the load benchmark: two servers migrating one empty database at once both
+    created Alembic's version table, and one died. Migrations now take a lock."""
+    url, drop = fresh_database()
+    servers: list[Server] = []
+    try:
+        with ThreadPoolExecutor(3) as pool:
+            servers = list(pool.map(lambda _: Server(url), range(3)))
+        assert all(s.get("/readyz")[0] == 200 for s in servers)
+    finally:
+        for s in servers:
+            s.stop()
+        drop()

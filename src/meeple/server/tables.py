@@ -50,6 +50,7 @@ from .workers import bot_process_pool
 log = logging.getLogger("meeple.server")
 
 QUEUE_LIMIT = 256  # messages waiting for one slow client before it is dropped
+IDLE_SECONDS = 60.0  # a copy with no socket, not driven, unused this long is forgotten
 
 
 class TableError(Exception):
@@ -115,6 +116,7 @@ class LiveTable:
     # since when each person's seat has had no socket on this server (the host may hand a seat
     # gone long enough to a bot); a seat with a socket open is absent from it
     gone_since: dict[int, float] = field(default_factory=dict)
+    used_at: float = field(default_factory=time.monotonic)  # last asked for (get, sockets)
 
     _logs: dict[int | None, tuple[int, list[dict[str, Any]]]] = field(default_factory=dict)
 
@@ -337,8 +339,12 @@ class TableManager:
     async def _resync(self) -> None:
         """Re-read every open table whose stored version moved without our hearing of it (a
         lost pub/sub message costs at most this period), and forget tables nobody uses here."""
+        idle = time.monotonic() - IDLE_SECONDS
         for tid, t in list(self.tables.items()):
-            if not t.conns and tid not in self.leases.mine and not t.lock.locked():
+            # a copy asked for a moment ago may be about to get a socket (hello can take 30 s):
+            # forgetting it then would leave that socket on a copy nobody updates
+            if not t.conns and tid not in self.leases.mine and not t.lock.locked() \
+                    and t.used_at < idle:
                 del self.tables[tid]
         if not self.tables:
             return
@@ -355,6 +361,7 @@ class TableManager:
     async def get(self, table_id: str) -> LiveTable:
         t = self.tables.get(table_id)
         if t is not None:
+            t.used_at = time.monotonic()
             return t
         lock = self._loading.setdefault(table_id, asyncio.Lock())
         try:
@@ -892,6 +899,9 @@ class TableManager:
         """A socket joins: it gets the full state; the others get one small ``seats`` message,
         and only if a seat's presence changed (a spectator arriving changes nothing they see)."""
         before = self._present(t)
+        t.used_at = time.monotonic()
+        if self.tables.setdefault(t.rec.id, t) is not t:  # never attach to a forgotten copy
+            log.warning("table %s: socket attached to a forgotten copy", t.rec.id)
         t.conns.add(conn)
         if conn.seat is not None:
             t.gone_since.pop(conn.seat, None)
