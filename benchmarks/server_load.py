@@ -238,16 +238,31 @@ def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: 
         p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
         p.port = port  # type: ignore[attr-defined]
         procs.append(p)
-    for p in procs:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{p.port}/readyz", timeout=1).read()  # type: ignore[attr-defined]
-                break
-            except OSError:
-                if p.poll() is not None:
-                    raise RuntimeError(f"server exited; see {logdir}") from None
-                time.sleep(0.1)
+    try:
+        for p in procs:
+            for _ in range(600):
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{p.port}/readyz", timeout=1).read()  # type: ignore[attr-defined]
+                    break
+                except OSError:
+                    if p.poll() is not None:
+                        raise RuntimeError(f"server exited; see {logdir}") from None
+                    time.sleep(0.1)
+    except BaseException:
+        stop_servers(procs)
+        raise
     return procs
+
+
+def stop_servers(procs: list[subprocess.Popen]) -> None:
+    for pr in procs:
+        if pr.poll() is None:
+            pr.send_signal(signal.SIGINT)
+    for pr in procs:
+        try:
+            pr.wait(10)
+        except subprocess.TimeoutExpired:
+            pr.kill()
 
 
 async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess.Popen]) -> dict:
@@ -330,20 +345,15 @@ def main() -> None:
     redis = args.redis_url if args.nodes > 1 else None
     if args.nodes > 1 and not redis:
         sys.exit("several servers need Redis (--redis-url or MEEPLE_TEST_REDIS_URL)")
-    procs = start_servers(args, db, redis, tmp)
     started = time.monotonic()
+    procs: list[subprocess.Popen] = []
     try:
+        procs = start_servers(args, db, redis, tmp)
         result = asyncio.run(asyncio.wait_for(
             run(args, [f"127.0.0.1:{p.port}" for p in procs], procs),  # type: ignore[attr-defined]
             timeout=args.max_seconds - 10))
     finally:
-        for pr in procs:
-            pr.send_signal(signal.SIGINT)
-        for pr in procs:
-            try:
-                pr.wait(10)
-            except subprocess.TimeoutExpired:
-                pr.kill()
+        stop_servers(procs)
         drop()
     print(f"db={db.split(':')[0]} nodes={args.nodes} placement={args.placement} "
           f"think={args.think}s game={args.game} "
