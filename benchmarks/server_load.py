@@ -1,23 +1,36 @@
-"""Load test of the web platform: many concurrent tables of bot-driven WebSocket clients.
+"""Load test of the web platform: tables of WebSocket players on one or several servers.
 
-Starts `python -m meeple.server` on a loopback port with a fresh SQLite database (or the URL
-given), creates ``--tables`` tables whose every seat is a client of this script, and has each
-client answer its turns with random legal moves after ``--think`` seconds. It measures moves per
-second and the move round trip: from sending a move to receiving the state that contains it.
+Starts ``--nodes`` servers (`python -m meeple.server`) on loopback ports, sharing one database
+(and Redis when there are several), and keeps ``--tables`` tables playing: each table is
+created on one server and each of its seats plays through a socket on the next server round
+the ring, so with two or more servers every move crosses servers. A seat answers its turns
+with random legal moves after a think time. Measured: moves per second and the delivery time
+of each move to every seat (from sending it to receiving the state that contains it), split
+into seats on the mover's server and seats on another.
 
-Bounded: at most ``--seconds`` of play, ``--tables`` <= 1000, one game per table, loopback only.
+``--ramp`` raises the table count step by step (x``--growth``) until p99 passes 100 ms or an
+error happens, and stops by itself within ``--max-seconds`` (300). Its last line is JSON:
+``{"nodes", "max_tables", "p99_ms", "errors", "lost_seats"}``, ``max_tables`` being the most
+tables held at p99 < 100 ms with no errors (and ``p99_ms`` that step's p99).
 
-    .venv/bin/python benchmarks/server_load.py --tables 200 --think 0.5 --seconds 60
+    python benchmarks/server_load.py --nodes 2 --ramp          # PostgreSQL + Redis from the env
+    python benchmarks/server_load.py --tables 200 --think 1.0  # one server, SQLite, one step
+
+``--database-url``/``--redis-url`` default to MEEPLE_TEST_POSTGRES_URL/MEEPLE_TEST_REDIS_URL
+(SQLite in a temporary folder when there is no PostgreSQL and one node). On PostgreSQL each
+run uses a fresh database beside the given one (dropped at the end) when it may create one.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import gc
 import json
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -25,8 +38,15 @@ import sys
 import tempfile
 import time
 import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
 
+import httpx
 import websockets
+from websockets.asyncio.client import connect
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 
 def free_port() -> int:
@@ -35,15 +55,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def post(url: str, body: dict) -> dict:
-    req = urllib.request.Request(url, json.dumps(body).encode(), {"content-type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())
-
-
 def cpu_seconds(pid: int) -> float | None:
-    """User+system CPU time of a process (Linux /proc), to report CPU per move: unlike
-    latency, it barely depends on what else the machine is running."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
@@ -52,130 +64,301 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
-class Stats:
-    def __init__(self) -> None:
-        self.latencies: list[float] = []
-        self.errors: list[str] = []
-        self.finished = 0
+@dataclass
+class Window:
+    """What one measuring window saw."""
+
+    local: list[float] = field(default_factory=list)
+    cross: list[float] = field(default_factory=list)
+    moves: int = 0
+    errors: list[str] = field(default_factory=list)
+    lost_seats: int = 0
 
 
-async def seat_client(base: str, table: str, seat: int, secret: str, think: float,
-                      stats: Stats, stop_at: float, rng: random.Random) -> None:
-    """One player: hello, then answer every own turn; time each move's round trip."""
-    async with websockets.connect(f"ws://{base}/ws/tables/{table}", max_size=2**22) as ws:
-        await ws.send(json.dumps({"type": "hello", "seat": seat, "secret": secret}))
-        sent_at: float | None = None
-        sent_move = -1
-        while time.monotonic() < stop_at:
+class Load:
+    def __init__(self, args: argparse.Namespace, nodes: list[str]) -> None:
+        self.args, self.nodes = args, nodes
+        self.window = Window()
+        self.stop = asyncio.Event()
+        self.rng = random.Random(args.seed)
+        self.http = httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=50))
+        self.tasks: list[asyncio.Task[None]] = []
+        self.games = 0
+
+    def node_of(self, index: int, seat: int) -> int:
+        """``ring``: each seat on the next server (every move crosses servers); ``table``: all
+        of a table's seats on one server (what a load balancer hashing the table id does)."""
+        if self.args.placement == "table":
+            return index % len(self.nodes)
+        return (index + seat) % len(self.nodes)
+
+    async def post(self, node: str, path: str, body: dict, cookie: str) -> dict:
+        key = uuid.uuid4().hex  # a retry after a lost answer is the same request
+        for attempt in range(5):
             try:
-                raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, stop_at - time.monotonic()))
-            except TimeoutError:
-                return
-            msg = json.loads(raw)
-            if msg["type"] == "error":
-                stats.errors.append(f"{table}/{seat}: {msg['code']}")
-                sent_at = None
+                r = await self.http.post(f"http://{node}{path}", json=body,
+                                         cookies={"meeple_client": cookie},
+                                         headers={"idempotency-key": key})
+                if r.status_code == 200:
+                    return r.json()
+                raise RuntimeError(f"{path}: {r.status_code} {r.text[:100]}")
+            except httpx.TransportError:
+                await asyncio.sleep(0.2 * (attempt + 1))
+        raise RuntimeError(f"{path}: unreachable")
+
+    async def table_loop(self, index: int) -> None:
+        """Play one table after another until told to stop."""
+        n = len(self.nodes)
+        rng = random.Random(self.rng.random())
+        while not self.stop.is_set():
+            home = self.nodes[index % n]
+            try:
+                t = await self.post(home, "/api/tables", {"game": self.args.game,
+                                    "players": self.args.players, "seats": [{"kind": "me"}],
+                                    "name": "P0"}, uuid.uuid4().hex)
+                secrets = {0: t["secret"]}
+                for seat in range(1, self.args.players):
+                    node = self.nodes[self.node_of(index, seat)]
+                    j = await self.post(node, f"/api/tables/{t['id']}/join",
+                                        {"seat": seat, "name": f"P{seat}"}, uuid.uuid4().hex)
+                    secrets[seat] = j["secret"]
+            except Exception as exc:
+                self.window.errors.append(f"setup: {exc!r}"[:200])
+                await asyncio.sleep(1.0)
                 continue
-            if msg["type"] != "state":
-                continue
-            if sent_at is not None and msg["move"] > sent_move:
-                stats.latencies.append(time.perf_counter() - sent_at)
-                sent_at = None
-            if msg["status"] == "over":
-                if seat == 0:
-                    stats.finished += 1
-                return
-            if msg["legal"] and sent_at is None:
-                if think:
-                    await asyncio.sleep(think * (0.5 + rng.random()))
-                choice = rng.choice(msg["legal"])
-                sent_move = msg["move"]
-                sent_at = time.perf_counter()
-                await ws.send(json.dumps({"type": "move", "action": choice["id"], "move": msg["move"]}))
+            sent: dict[int, tuple[float, int]] = {}  # move number -> (sent at, mover's node)
+            await asyncio.gather(*[
+                self.seat(t["id"], seat, secret, self.node_of(index, seat), sent,
+                          random.Random(rng.random()))
+                for seat, secret in secrets.items()])
+            self.games += 1
+
+    async def seat(self, table: str, seat: int, secret: str, node: int,
+                   sent: dict[int, tuple[float, int]], rng: random.Random) -> None:
+        url = f"ws://{self.nodes[node]}/ws/tables/{table}"
+        try:
+            async with connect(url, max_size=2**22, compression=None, open_timeout=30) as ws:
+                await ws.send(json.dumps({"type": "hello", "seat": seat, "secret": secret}))
+                seen = -1
+                while not self.stop.is_set():
+                    try:
+                        raw = await asyncio.wait_for(ws.recv(), timeout=30)
+                    except TimeoutError:
+                        self.window.errors.append(f"{table}/{seat}: no message for 30 s")
+                        return
+                    msg = json.loads(raw)
+                    now = time.perf_counter()
+                    if msg["type"] == "error":
+                        if msg["code"] == "forbidden":
+                            self.window.lost_seats += 1
+                            return
+                        self.window.errors.append(f"{table}/{seat}: {msg['code']}")
+                        continue
+                    if msg["type"] != "state":
+                        continue
+                    move = msg["move"]
+                    for m in range(max(seen + 1, move - 8), move):  # moves this message shows
+                        if m in sent:
+                            at, mover = sent[m]
+                            (self.window.local if mover == node else self.window.cross).append(now - at)
+                    seen = max(seen, move - 1)
+                    if msg["status"] == "over":
+                        return
+                    if msg["legal"] and move not in sent:  # (a state may come twice)
+                        await asyncio.sleep(self.args.think * (0.5 + rng.random()))
+                        if self.stop.is_set():
+                            return
+                        choice = rng.choice(msg["legal"])
+                        sent[move] = (time.perf_counter(), node)
+                        self.window.moves += 1
+                        await ws.send(json.dumps({"type": "move", "action": choice["id"],
+                                                  "move": move}))
+        except (OSError, websockets.WebSocketException, TimeoutError) as exc:
+            if not self.stop.is_set():
+                self.window.errors.append(f"{table}/{seat}: {exc!r}"[:200])
+
+    def grow(self, tables: int) -> None:
+        while len(self.tasks) < tables:
+            self.tasks.append(asyncio.create_task(self.table_loop(len(self.tasks))))
+
+    async def measure(self, seconds: float, warmup: float) -> Window:
+        await asyncio.sleep(warmup)
+        self.window = Window()
+        await asyncio.sleep(seconds)
+        return self.window
+
+    async def close(self) -> None:
+        self.stop.set()
+        for t in self.tasks:
+            t.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.http.aclose()
 
 
-async def run(args: argparse.Namespace, base: str, server_pid: int | None = None) -> Stats:
-    http = f"http://{base}"
-    tables = []
-    for _ in range(args.tables):
-        t = post(f"{http}/api/tables", {"game": args.game, "players": args.players,
-                                        "seats": [{"kind": "me"}], "name": "P0"})
-        secrets = {0: t["secret"]}
-        for seat in range(1, args.players):
-            secrets[seat] = post(f"{http}/api/tables/{t['id']}/join", {"seat": seat, "name": f"P{seat}"})["secret"]
-        tables.append((t["id"], secrets))
-    stats = Stats()
-    rng = random.Random(args.seed)
-    # the measuring client's own GC pauses would show up as server latency
+def q(values: list[float], p: int) -> float:
+    if len(values) < 2:
+        return float("nan")
+    return statistics.quantiles(values, n=100)[p - 1] * 1e3
+
+
+def fresh_database(url: str) -> tuple[str, callable]:
+    """A new database beside ``url`` (PostgreSQL), or ``url`` itself when we may not create one."""
+    import sqlalchemy as sa
+
+    name = f"meeple_load_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    except Exception as exc:
+        print(f"(could not create a fresh database, using the given one: {exc!r})"[:200])
+        admin.dispose()
+        return url, lambda: None
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+    return sa.engine.make_url(url).set(database=name).render_as_string(hide_password=False), drop
+
+
+def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: str) -> list[subprocess.Popen]:
+    procs = []
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "MEEPLE_LOG_FORMAT": "text", "MEEPLE_MAX_SOCKETS_PER_CLIENT": "100000"}
+    env.pop("MEEPLE_REDIS_URL", None)
+    for i in range(args.nodes):
+        port = free_port()
+        cmd = [sys.executable, "-m", "meeple.server", "--host", "127.0.0.1", "--port", str(port),
+               "--database-url", db, "--bot-delay", "0"]
+        if redis:
+            cmd += ["--redis-url", redis]
+        log = open(os.path.join(logdir, f"server{i}.log"), "wb")
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        p.port = port  # type: ignore[attr-defined]
+        procs.append(p)
+    try:
+        for p in procs:
+            for _ in range(600):
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{p.port}/readyz", timeout=1).read()  # type: ignore[attr-defined]
+                    break
+                except OSError:
+                    if p.poll() is not None:
+                        raise RuntimeError(f"server exited; see {logdir}") from None
+                    time.sleep(0.1)
+    except BaseException:
+        stop_servers(procs)
+        raise
+    return procs
+
+
+def stop_servers(procs: list[subprocess.Popen]) -> None:
+    for pr in procs:
+        if pr.poll() is None:
+            pr.send_signal(signal.SIGINT)
+    for pr in procs:
+        try:
+            pr.wait(10)
+        except subprocess.TimeoutExpired:
+            pr.kill()
+
+
+async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess.Popen]) -> dict:
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
-    cpu0 = cpu_seconds(server_pid) if server_pid else None
-    client0 = time.process_time()
-    start = time.monotonic()
-    stop_at = start + args.seconds
-    clients = [
-        seat_client(base, tid, seat, secret, args.think, stats, stop_at, random.Random(rng.random()))
-        for tid, secrets in tables for seat, secret in secrets.items()
-    ]
-    results = await asyncio.gather(*clients, return_exceptions=True)
-    stats.errors += [repr(r) for r in results if isinstance(r, BaseException)]
-    stats.elapsed = time.monotonic() - start  # type: ignore[attr-defined]
-    cpu1 = cpu_seconds(server_pid) if server_pid else None
-    stats.server_cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0  # type: ignore[attr-defined]
-    stats.client_cpu = time.process_time() - client0  # type: ignore[attr-defined]
-    return stats
+    load = Load(args, nodes)
+    deadline = time.monotonic() + args.max_seconds - 15  # room to stop the servers
+    tables = args.tables if not args.ramp else args.start
+    best = {"nodes": args.nodes, "max_tables": 0, "p99_ms": None, "errors": 0, "lost_seats": 0}
+    total_errors = total_lost = 0
+    try:
+        while True:
+            load.grow(tables)
+            await asyncio.sleep(args.warmup)
+            cpu0 = [cpu_seconds(p.pid) for p in procs]
+            own0 = time.process_time()
+            w = await load.measure(args.step_seconds, 0.0)
+            cpu1 = [cpu_seconds(p.pid) for p in procs]
+            own = time.process_time() - own0
+            both = w.local + w.cross
+            p99 = q(both, 99)
+            total_errors += len(w.errors)
+            total_lost += w.lost_seats
+            cpu = [round((b or 0) - (a or 0), 1) for a, b in zip(cpu0, cpu1, strict=True)]
+            print(f"tables={tables} moves/s={w.moves / args.step_seconds:.0f} deliveries={len(both)} "
+                  f"p50={q(both, 50):.1f} p99={p99:.1f} ms (same server p99={q(w.local, 99):.1f}, "
+                  f"other server p99={q(w.cross, 99):.1f}) errors={len(w.errors)} "
+                  f"lost_seats={w.lost_seats} server_cpu_s={cpu} client_cpu_s={own:.1f} "
+                  f"load={os.getloadavg()[0]:.1f}"
+                  + (f" kinds={collections.Counter(e.split(': ', 1)[-1][:40] for e in w.errors)}"
+                     if w.errors else ""), flush=True)
+            ok = p99 < 100 and not w.errors and not w.lost_seats and len(both) > 10
+            if ok:
+                best.update(max_tables=tables, p99_ms=round(p99, 1))
+            if not args.ramp or not ok:
+                break
+            nxt = max(tables + 10, int(tables * args.growth))
+            if nxt > args.max_tables or time.monotonic() + args.warmup + args.step_seconds > deadline:
+                break
+            tables = nxt
+    finally:
+        await load.close()
+    best.update(errors=total_errors, lost_seats=total_lost)
+    if not args.ramp:
+        best["max_tables"] = tables if best["p99_ms"] is not None else 0
+    return best
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--tables", type=int, default=200)
+    p.add_argument("--nodes", type=int, default=1, help="servers side by side (1-3)")
+    p.add_argument("--ramp", action="store_true", help="raise the table count until p99 > 100 ms")
+    p.add_argument("--tables", type=int, default=200, help="tables (without --ramp)")
+    p.add_argument("--start", type=int, default=100, help="tables at the first ramp step")
+    p.add_argument("--growth", type=float, default=1.3, help="table count factor per ramp step")
+    p.add_argument("--max-tables", type=int, default=2000)
+    p.add_argument("--step-seconds", type=float, default=15.0, help="measuring window per step")
+    p.add_argument("--warmup", type=float, default=5.0, help="seconds before each window")
+    p.add_argument("--max-seconds", type=float, default=300.0, help="the whole run stops by then")
     p.add_argument("--game", default="trickarus")
     p.add_argument("--players", type=int, default=3)
-    p.add_argument("--think", type=float, default=0.5, help="mean seconds a client waits before moving")
-    p.add_argument("--seconds", type=float, default=60.0, help="cap on the playing time")
-    p.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
+    p.add_argument("--think", type=float, default=1.0, help="mean seconds a player waits before moving")
+    p.add_argument("--database-url", default=os.environ.get("MEEPLE_TEST_POSTGRES_URL"))
+    p.add_argument("--redis-url", default=os.environ.get("MEEPLE_TEST_REDIS_URL"))
+    p.add_argument("--placement", choices=["ring", "table"], default="ring",
+                   help="ring: a table's seats on different servers; table: all on one")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
-    args.tables = max(1, min(args.tables, 1000))
-    args.seconds = max(1.0, min(args.seconds, 600.0))
-    port = free_port()
+    args.nodes = max(1, min(args.nodes, 8))
+    args.max_seconds = min(args.max_seconds, 300.0)
     tmp = tempfile.mkdtemp(prefix="meeple-load-")
-    db = args.database_url or f"sqlite:///{os.path.join(tmp, 'load.db')}"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "meeple.server", "--host", "127.0.0.1", "--port", str(port),
-         "--database-url", db, "--bot-delay", "0"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    base = f"127.0.0.1:{port}"
+    drop = lambda: None  # noqa: E731
+    if args.database_url and not args.database_url.startswith("sqlite"):
+        db, drop = fresh_database(args.database_url)
+    elif args.nodes == 1:
+        db = args.database_url or f"sqlite:///{os.path.join(tmp, 'load.db')}"
+    else:
+        sys.exit("several servers need PostgreSQL (--database-url or MEEPLE_TEST_POSTGRES_URL)")
+    redis = args.redis_url if args.nodes > 1 else None
+    if args.nodes > 1 and not redis:
+        sys.exit("several servers need Redis (--redis-url or MEEPLE_TEST_REDIS_URL)")
+    started = time.monotonic()
+    procs: list[subprocess.Popen] = []
     try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"http://{base}/api/games", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.1)
-        stats = asyncio.run(run(args, base, server.pid))
+        procs = start_servers(args, db, redis, tmp)
+        result = asyncio.run(asyncio.wait_for(
+            run(args, [f"127.0.0.1:{p.port}" for p in procs], procs),  # type: ignore[attr-defined]
+            timeout=args.max_seconds - 10))
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-    lat = sorted(stats.latencies)
-    q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [float("nan")] * 99
-    print(f"tables={args.tables} game={args.game} players={args.players} think={args.think}s "
-          f"db={'sqlite' if db.startswith('sqlite') else db.split(':')[0]}")
-    print(f"moves={len(lat)} in {stats.elapsed:.1f}s -> {len(lat) / stats.elapsed:.0f} moves/s; "
-          f"games finished={stats.finished}/{args.tables}")
-    print(f"round trip ms: p50={q[49] * 1e3:.1f} p90={q[89] * 1e3:.1f} p99={q[98] * 1e3:.1f} "
-          f"max={lat[-1] * 1e3 if lat else float('nan'):.1f}")
-    if stats.server_cpu is not None and lat:
-        per_move = stats.server_cpu / len(lat) * 1e3
-        print(f"server CPU {stats.server_cpu:.1f}s = {per_move:.2f} ms/move "
-              f"(one core's worth: ~{1000 / per_move:.0f} moves/s); "
-              f"this client's CPU {stats.client_cpu:.1f}s; load average {os.getloadavg()[0]:.1f}")
-    print(f"errors={len(stats.errors)}" + (f" e.g. {stats.errors[:3]}" if stats.errors else ""))
+        stop_servers(procs)
+        drop()
+    print(f"db={db.split(':')[0]} nodes={args.nodes} placement={args.placement} "
+          f"think={args.think}s game={args.game} "
+          f"players={args.players} ran {time.monotonic() - started:.0f}s; server logs in {tmp}")
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

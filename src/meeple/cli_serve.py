@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import signal
 import socket
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -72,6 +75,10 @@ def serve(
         bool, typer.Option(help="Bots think in worker processes (else threads).")
     ] = True,
     log_level: Annotated[str, typer.Option(help="uvicorn's log level.")] = "warning",
+    log_format: Annotated[
+        str, typer.Option(help="The server's own log lines: json (one object a line) or text.",
+                          envvar="MEEPLE_LOG_FORMAT")
+    ] = "json",
 ) -> None:
     """Start the web platform: lobby, tables with friends and bots, spectators, replays."""
     try:
@@ -89,12 +96,50 @@ def serve(
         typer.echo(f"meeple: {exc}", err=True)
         raise typer.Exit(2) from exc
     settings.tune_gc = True  # this process is the server's alone
+    from meeple.server.ops import setup_logging
+
+    setup_logging("info", json_logs=log_format != "text")
     app = create_app(settings)
     shown = settings.database_url.rsplit("@", 1)[-1]  # never print a password
     for line in banner(host, port, settings.public_url):
         typer.echo(line)
     typer.echo(f"  database: {shown}")
     # State messages are small: compressing each one costs more CPU than it saves on a LAN.
-    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 1024,
-                ws_per_message_deflate=False, proxy_headers=proxy_headers,
-                forwarded_allow_ips=forwarded_allow_ips)
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 1024,
+                            ws_per_message_deflate=False, proxy_headers=proxy_headers,
+                            forwarded_allow_ips=forwarded_allow_ips)
+    draining_server(config, app.state.manager, settings.drain_seconds).run()
+
+
+def draining_server(config: Any, manager: Any, seconds: float) -> Any:
+    """A uvicorn server whose first SIGTERM drains before stopping: no new tables or sockets,
+    /readyz 503, leases handed to the other servers at once, every socket told to reconnect
+    (elsewhere, through the load balancer); ``seconds`` later uvicorn's own shutdown runs. A
+    second signal, or SIGINT, stops at once."""
+    import uvicorn
+
+    log = logging.getLogger("meeple.server")
+
+    class DrainingServer(uvicorn.Server):
+        drain_started = False
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if sig == signal.SIGTERM and not self.drain_started and seconds > 0:
+                self.drain_started = True
+                loop = asyncio.get_running_loop()  # signal handlers run on the loop's thread
+                loop.call_soon_threadsafe(self._start_drain, loop, sig, frame)
+                return
+            super().handle_exit(sig, frame)
+
+        def _start_drain(self, loop: Any, sig: int, frame: Any) -> None:
+            self.drain_task = loop.create_task(self._drain(sig, frame))
+
+        async def _drain(self, sig: int, frame: Any) -> None:
+            try:
+                await manager.drain()
+            except Exception:
+                log.exception("drain failed")
+            await asyncio.sleep(seconds)
+            super().handle_exit(sig, frame)
+
+    return DrainingServer(config)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import hashlib
 import json
 import logging
 import re
@@ -19,7 +20,7 @@ from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
@@ -27,8 +28,11 @@ import meeple
 from meeple.bots import levels
 from meeple.core import MeepleError
 
+from . import idempotency
 from .config import Settings
+from .idempotency import IdempotencyError
 from .models import ClientMessage, CreateTable, Hello, HostSeat, Join, Leave, Move, Reclaim, Rematch
+from .ops import Metrics, readiness
 from .pubsub import make_bus
 from .storage import Storage, TableRecord
 from .tables import Connection, LiveTable, TableError, TableManager, new_secret, secret_ok
@@ -42,7 +46,8 @@ _MEDIA = {"js": "text/javascript", "css": "text/css", "svg": "image/svg+xml",
           "png": "image/png", "json": "application/json"}
 _ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 409,
                  "not_over": 409, "not_running": 409, "too_many": 429, "one_seat": 409,
-                 "not_open": 409, "not_gone": 409}
+                 "not_open": 409, "not_gone": 409, "draining": 503, "in_progress": 409,
+                 "key_reused": 422, "bad_key": 400}
 CLIENT_COOKIE = "meeple_client"
 _CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,64}$")
 
@@ -183,12 +188,15 @@ def _trimmed_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     storage = Storage(settings.database_url)
-    manager = TableManager(settings, storage, make_bus(settings.redis_url))
+    metrics = Metrics()
+    manager = TableManager(settings, storage, make_bus(settings.redis_url), metrics)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
         await asyncio.to_thread(storage.migrate)
         await manager.start()
+        sweeper = asyncio.create_task(manager._every(3600, lambda: manager._db(
+            idempotency.sweep, storage)))
         if settings.tune_gc:
             # What is loaded by now lives as long as the server: keep the cyclic GC from walking
             # it again and again (a full collection paused the loop ~250 ms at 200 tables), and
@@ -197,6 +205,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             gc.freeze()
             gc.set_threshold(20_000, 20, 50)
         yield
+        sweeper.cancel()
         await manager.stop()
         storage.dispose()
 
@@ -220,6 +229,58 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _meeple_error(_: Request, exc: MeepleError) -> JSONResponse:
         return JSONResponse({"error": type(exc).__name__, "detail": str(exc)}, 400)
 
+    @app.exception_handler(IdempotencyError)
+    async def _key_error(_: Request, exc: IdempotencyError) -> JSONResponse:
+        return JSONResponse({"error": exc.code, "detail": str(exc)}, _ERROR_STATUS[exc.code])
+
+    @app.exception_handler(RecursionError)
+    async def _too_deep(_: Request, exc: RecursionError) -> JSONResponse:
+        """JSON nested deeper than the parser's recursion limit (2 KB of brackets)."""
+        return JSONResponse({"error": "bad_request", "detail": "JSON nested too deeply"}, 400)
+
+    # ----- operations -------------------------------------------------------------------------
+    @app.get("/healthz")
+    async def healthz() -> dict[str, Any]:
+        """Alive: the event loop answers (restart the process if not)."""
+        return {"ok": True}
+
+    @app.get("/readyz")
+    async def readyz() -> JSONResponse:
+        """Ready for traffic: not draining, database (and Redis) reachable."""
+        ok, checks = await readiness(manager)
+        return JSONResponse({"ok": ok, **checks}, 200 if ok else 503)
+
+    @app.get("/metrics")
+    async def prometheus() -> Response:
+        body, media = metrics.render(manager)
+        return Response(body, media_type=media)
+
+    async def once(request: Request, body: Any, run: Any) -> Any:
+        """Run ``run(key)`` at most once per ``Idempotency-Key`` (see idempotency.py)."""
+        raw = request.headers.get("idempotency-key")
+        if raw is None:
+            return await run(None)
+        key = idempotency.scoped(raw, client_token(request), request.method, request.url.path)
+        digest = hashlib.sha256(body.model_dump_json().encode()).hexdigest()
+        stored = await manager._db(idempotency.claim, storage, key, digest)
+        if stored is not None:
+            return JSONResponse(stored.answer, stored.status)
+        try:
+            out = await run(key)
+        except TableError as exc:
+            status = _ERROR_STATUS.get(exc.code, 400)
+            if status < 500:
+                await manager._db(idempotency.finish, storage, key, status,
+                                  {"error": exc.code, "detail": str(exc)})
+            else:
+                await manager._db(idempotency.forget, storage, key)
+            raise
+        except BaseException:
+            await manager._db(idempotency.forget, storage, key)
+            raise
+        await manager._db(idempotency.finish, storage, key, 200, out)
+        return out
+
     # ----- lobby API --------------------------------------------------------------------------
     @app.get("/api/games")
     async def api_games() -> list[dict[str, Any]]:
@@ -234,17 +295,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "over": [record_summary(r) for r in done]}
 
     @app.post("/api/tables")
-    async def api_create(body: CreateTable, request: Request) -> dict[str, Any]:
-        t, host, taken = await manager.create(
-            body.game, body.players, body.options,
-            [(s.kind, s.level) for s in body.seats], body.name, body.time_limit,
-            client=client_token(request),
-        )
-        out: dict[str, Any] = {"id": t.rec.id, "host": host, "table": manager.summary(t)}
-        if taken:
-            seat, secret = next(iter(taken.items()))
-            out.update(seat=seat, secret=secret)
-        return out
+    async def api_create(body: CreateTable, request: Request) -> Any:
+        async def run(key: str | None) -> dict[str, Any]:
+            t, host, taken = await manager.create(
+                body.game, body.players, body.options,
+                [(s.kind, s.level) for s in body.seats], body.name, body.time_limit,
+                client=client_token(request), idem_key=key,
+            )
+            log.info("table created", extra={"table": t.rec.id, "game": t.rec.game})
+            return manager.create_answer(t, host, taken)
+
+        return await once(request, body, run)
 
     async def table(table_id: str) -> LiveTable:
         if not re.fullmatch(r"[0-9a-f]{1,32}", table_id):
@@ -256,10 +317,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return manager.summary(await table(table_id))
 
     @app.post("/api/tables/{table_id}/join")
-    async def api_join(table_id: str, body: Join, request: Request) -> dict[str, Any]:
+    async def api_join(table_id: str, body: Join, request: Request) -> Any:
         t = await table(table_id)
-        secret = await manager.join(t, body.seat, body.name, body.secret, client_token(request))
-        return {"id": t.rec.id, "seat": body.seat, "secret": secret}
+
+        async def run(key: str | None) -> dict[str, Any]:
+            secret = await manager.join(t, body.seat, body.name, body.secret,
+                                        client_token(request), key)
+            return {"id": t.rec.id, "seat": body.seat, "secret": secret}
+
+        return await once(request, body, run)
 
     @app.post("/api/tables/{table_id}/bot")
     async def api_bot(table_id: str, body: HostSeat) -> dict[str, Any]:
@@ -289,9 +355,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return manager.summary(t)
 
     @app.post("/api/tables/{table_id}/rematch")
-    async def api_rematch(table_id: str, body: Rematch, request: Request) -> dict[str, Any]:
-        return await manager.rematch(await table(table_id), body.seat, body.secret,
-                                     client_token(request))
+    async def api_rematch(table_id: str, body: Rematch, request: Request) -> Any:
+        t = await table(table_id)
+        return await once(request, body, lambda key: manager.rematch(
+            t, body.seat, body.secret, client_token(request), key))
 
     @app.get("/api/tables/{table_id}/replay")
     async def api_replay(table_id: str, step: int | None = None, seat: int | None = None) -> dict[str, Any]:
@@ -323,6 +390,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.websocket("/ws/tables/{table_id}")
     async def ws_table(ws: WebSocket, table_id: str) -> None:
         await ws.accept()
+        if manager.draining:  # the load balancer has not noticed yet: try another server
+            await ws.send_json({"type": "reconnect", "message": "this server is restarting"})
+            await ws.close(code=1012)
+            return
         addr = ws.client.host if ws.client else "?"
         if manager.client_sockets.get(addr, 0) >= settings.max_sockets_per_client:
             await _refuse(ws, TableError("too_many", "too many open connections from your address"))
@@ -350,6 +421,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 if not 0 <= hello.seat < t.rec.players:
                     raise TableError("bad_seat", "no such seat")
                 s = t.seat(hello.seat)
+                if s.kind != "human" or not secret_ok(hello.secret, s.secret_hash):
+                    await manager.refresh(t)  # joined on another server a moment ago?
+                    s = t.seat(hello.seat)
                 if s.kind != "human" or not secret_ok(hello.secret, s.secret_hash):
                     raise TableError("forbidden", "wrong seat secret")
             if sum(not c.closed for c in t.conns) >= settings.max_sockets_per_table:
@@ -440,6 +514,8 @@ async def _receive(ws: WebSocket, limit: int) -> Any:
         raise TableError("too_large", f"messages are at most {limit} bytes")
     try:
         return ClientMessage.validate_python(json.loads(text))
+    except RecursionError:
+        raise TableError("bad_message", "invalid message: nested too deeply") from None
     except (ValueError, ValidationError) as exc:
         raise TableError("bad_message", f"invalid message: {str(exc)[:200]}") from None
 

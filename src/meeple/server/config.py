@@ -63,6 +63,14 @@ class Settings:
     seat_gone_seconds: float = 120.0
     # The address people reach this server at (https://games.example.org): links and cookies.
     public_url: str | None = None
+    # Several servers: this one's name in the lease table (default: "local" for a lone server,
+    # so a restart takes its own tables back at once; a random one beside others), how long a
+    # lease lives unrenewed (a dead server's tables move on after this), how often open tables
+    # are re-read in case a pub/sub message was lost, and how long SIGTERM drains.
+    node_id: str | None = None
+    lease_seconds: float = 3.0
+    resync_seconds: float = 2.0
+    drain_seconds: float = 2.0
 
     def __post_init__(self) -> None:
         self.public_url = normalise_public_url(self.public_url)
@@ -91,4 +99,8 @@ class Settings:
             max_sockets_per_client=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_CLIENT") or 20),
             seat_gone_seconds=float(os.environ.get("MEEPLE_SEAT_GONE_SECONDS") or 120.0),
             public_url=public_url or os.environ.get("MEEPLE_PUBLIC_URL") or None,
+            node_id=os.environ.get("MEEPLE_NODE_ID") or None,
+            lease_seconds=float(os.environ.get("MEEPLE_LEASE_SECONDS") or 3.0),
+            resync_seconds=float(os.environ.get("MEEPLE_RESYNC_SECONDS") or 2.0),
+            drain_seconds=float(os.environ.get("MEEPLE_DRAIN_SECONDS") or 2.0),
         )

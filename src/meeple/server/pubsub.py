@@ -1,8 +1,11 @@
 """Pub/sub between servers side by side: "table X changed, read the log".
 
 One server needs nothing (`LocalBus`). Several servers sharing one database use `RedisBus`:
-a server that logs a move publishes the table id; the others catch up *from the database*, so
-the bus never carries game data and losing a message only delays an update until the next one.
+a server that logs a move publishes the table id, the move's number and action and the table's
+new version; a server whose copy is exactly one version behind applies the move at once, any
+other reads the table from the database. Moves are public (every seat sees the action taken
+through its own view); the log stays the truth, and losing a message costs at most the
+periodic resync's period (``TableManager._resync``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ class RedisBus:
         self.client = redis.Redis.from_url(url)
         self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
         self.task: asyncio.Task[None] | None = None
+        self._pending: set[asyncio.Task[None]] = set()
 
     async def start(self, handler: Handler) -> None:
         await self.pubsub.subscribe(CHANNEL)
@@ -56,7 +60,11 @@ class RedisBus:
                     continue
                 data = json.loads(msg["data"])
                 if data.get("origin") != self.origin:
-                    await handler(data)
+                    # one task per message, so a slow catch-up of one table delays no other;
+                    # per table the order holds (each task goes straight to the table's FIFO lock)
+                    task = asyncio.create_task(handler(data))
+                    self._pending.add(task)
+                    task.add_done_callback(self._pending.discard)
             except asyncio.CancelledError:
                 raise
             except Exception:  # a bad message or a Redis hiccup must not kill the listener
@@ -74,6 +82,9 @@ class RedisBus:
                     log.warning("pub/sub publish failed: %r", exc)
                     return
                 await asyncio.sleep(0.05 * (attempt + 1))
+
+    async def ping(self) -> None:
+        await self.client.ping()
 
     async def stop(self) -> None:
         if self.task is not None:

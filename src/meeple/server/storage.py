@@ -10,11 +10,13 @@ Only SQLAlchemy Core is used; calls are synchronous and the server runs them in 
 
 from __future__ import annotations
 
+import copy
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -24,6 +26,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -31,6 +34,7 @@ from sqlalchemy import (
     bindparam,
     create_engine,
     event,
+    func,
     insert,
     select,
     update,
@@ -55,7 +59,12 @@ tables_t = Table(
     Column("rematch", String(32), nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    # 0003: bumped by every change, so a server sees it missed one by comparing one number
+    Column("version", Integer, nullable=False, server_default="0"),
+    Column("deadline", Float, nullable=True),  # epoch seconds; the seat to move's time limit
 )
+# 0003: two racing rematch presses can never make two new tables
+Index("ux_meeple_tables_rematch_of", tables_t.c.rematch_of, unique=True)
 
 seats_t = Table(
     "meeple_seats",
@@ -80,17 +89,49 @@ actions_t = Table(
     Column("at", DateTime(timezone=True), nullable=False),
 )
 
+# 0003: which server drives a running table's bots and timers (see leases.py)
+leases_t = Table(
+    "meeple_leases",
+    metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("holder", String(64), nullable=False, index=True),
+    Column("expires_at", Float, nullable=False),
+    Column("renewed_at", Float, nullable=False),
+)
+
+# 0003: the stored answer of each idempotency key (see idempotency.py)
+idempotency_t = Table(
+    "meeple_idempotency",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("request_hash", String(64), nullable=False),
+    Column("status", Integer, nullable=True),  # None: the first request is still running
+    Column("answer", JSON, nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
 
 # The statements a move runs, built once: rebuilding a Core statement per call costs more than
 # SQLite takes to run it (cache keys, coercions), and the server writes one per move.
 _INSERT_ACTION = insert(actions_t)
 _TOUCH_TABLE = (
-    update(tables_t).where(tables_t.c.id == bindparam("tid")).values(updated_at=bindparam("now"))
+    update(tables_t).where(tables_t.c.id == bindparam("tid"))
+    .values(updated_at=bindparam("now"), deadline=bindparam("deadline"),
+            version=tables_t.c.version + 1)
+    .returning(tables_t.c.version)
 )
 _FINISH_TABLE = (
     update(tables_t).where(tables_t.c.id == bindparam("tid"))
-    .values(updated_at=bindparam("now"), status=bindparam("new_status"))
+    .values(updated_at=bindparam("now"), status=bindparam("new_status"), deadline=None,
+            version=tables_t.c.version + 1)
+    .returning(tables_t.c.version)
 )
+_BUMP = update(tables_t).where(tables_t.c.id == bindparam("tid")).values(
+    updated_at=bindparam("now"), version=tables_t.c.version + 1)
+T = TypeVar("T")
+_PG_MOVE = _TOUCH_TABLE.add_cte(insert(actions_t).values(
+    table_id=bindparam("table_id"), n=bindparam("n"), seat=bindparam("seat"),
+    action=bindparam("action"), at=bindparam("at")).cte("logged"))
 
 
 class DuplicateMove(Exception):
@@ -123,6 +164,8 @@ class TableRecord:
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     updated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     seats: list[SeatRecord] = field(default_factory=list)
+    version: int = 0
+    deadline: float | None = None
 
 
 def _now() -> datetime:
@@ -139,11 +182,15 @@ class Storage:
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
         else:
-            kwargs["pool_pre_ping"] = True
-            kwargs["pool_size"] = 10
+            # No ping per checkout (a round trip per call, on every move): a connection found
+            # dead fails that one call, and SQLAlchemy then drops the whole pool.
+            kwargs["pool_recycle"] = 600
+            kwargs["pool_size"] = 16  # one per database thread (TableManager.db_threads)
+            kwargs["max_overflow"] = 8
         self.engine: Engine = create_engine(url, **kwargs)
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
+        self.autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     def migrate(self) -> None:
         """Bring the schema to Alembic's head (runs on every start; a no-op when current)."""
@@ -155,37 +202,95 @@ class Storage:
             "script_location", str(resources.files("meeple.server").joinpath("migrations"))
         )
         with self.engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                # servers starting together on one database migrate one after the other (the
+                # lock ends with this transaction); the later ones then find the schema current
+                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7316016)")
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
 
     def dispose(self) -> None:
         self.engine.dispose()
 
-    # ----- tables and seats -------------------------------------------------------------------
-    def create_table(self, rec: TableRecord) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(
-                insert(tables_t).values(
-                    id=rec.id, game=rec.game, players=rec.players, seed=rec.seed,
-                    options=rec.options, status=rec.status, host_hash=rec.host_hash,
-                    time_limit=rec.time_limit, rematch_of=rec.rematch_of, rematch=rec.rematch,
-                    created_at=rec.created_at, updated_at=rec.updated_at,
-                )
-            )
-            conn.execute(
-                insert(seats_t),
-                [{"table_id": rec.id, **s.__dict__} for s in rec.seats],
-            )
-
-    def load_table(self, table_id: str) -> TableRecord | None:
+    def ping(self) -> None:
+        """One round trip (readiness)."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(tables_t).where(tables_t.c.id == table_id)).mappings().first()
+            conn.exec_driver_sql("SELECT 1")
+
+    # ----- tables and seats -------------------------------------------------------------------
+    def create_table(self, rec: TableRecord, idem_key: str | None = None,
+                     answer: dict[str, Any] | None = None) -> None:
+        """Store a new table; with ``idem_key``, its answer in the same transaction."""
+        with self.engine.begin() as conn:
+            insert_table(conn, rec)
+            if idem_key is not None:
+                store_answer(conn, idem_key, 200, answer)
+
+    def transact(self, table_id: str, decide: Callable[[TableRecord, Any], T],
+                 idem_key: str | None = None) -> tuple[TableRecord, T]:
+        """Decide a change of a table in the database, in one transaction.
+
+        The table row is locked (``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite takes its
+        write lock first), ``decide(rec, conn)`` sees the stored truth, changes ``rec`` in place
+        (seats, status, deadline, rematch) or raises, and what changed is written with the
+        version bumped. With ``idem_key`` the result (a JSON dict) is stored as that key's
+        answer in the same transaction. Returns the new record and ``decide``'s result.
+        """
+        with self.engine.begin() as conn:
+            if self.inline:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            row = conn.execute(
+                select(tables_t).where(tables_t.c.id == table_id).with_for_update()
+            ).mappings().first()
             if row is None:
-                return None
+                raise LookupError(table_id)
             seats = conn.execute(
                 select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat)
             ).mappings().all()
-        return _table_record(row, seats)
+            rec = _table_record(row, seats)
+            before = copy.deepcopy(rec)
+            result = decide(rec, conn)
+            for old, new in zip(before.seats, rec.seats, strict=True):
+                if old != new:
+                    conn.execute(
+                        update(seats_t)
+                        .where(seats_t.c.table_id == table_id, seats_t.c.seat == new.seat)
+                        .values(**{k: v for k, v in new.__dict__.items() if k != "seat"})
+                    )
+            rec.version = before.version + 1
+            rec.updated_at = _now()
+            conn.execute(
+                update(tables_t).where(tables_t.c.id == table_id).values(
+                    status=rec.status, deadline=rec.deadline, rematch=rec.rematch,
+                    version=rec.version, updated_at=rec.updated_at)
+            )
+            if idem_key is not None:
+                store_answer(conn, idem_key, 200, result)  # type: ignore[arg-type]
+        return rec, result
+
+    def snapshot(self, table_id: str, since: int = 0) -> tuple[TableRecord | None, list[int]]:
+        """The table's record, then its actions from ``since`` on, on one connection.
+
+        The record is read first: the actions may be newer than its version, never older, so a
+        version compared later can only cause one read too many, never a move missed."""
+        with self.engine.connect() as conn:
+            rec = _load(conn, table_id)
+            return rec, (_actions(conn, table_id, since) if rec is not None else [])
+
+    def versions(self, ids: Iterable[str]) -> dict[str, int]:
+        """Each table's version (the tables a server has open, to resync the ones that moved)."""
+        ids = list(ids)
+        out: dict[str, int] = {}
+        with self.engine.connect() as conn:
+            for i in range(0, len(ids), 500):
+                out.update(conn.execute(
+                    select(tables_t.c.id, tables_t.c.version)
+                    .where(tables_t.c.id.in_(ids[i:i + 500]))).tuples().all())
+        return out
+
+    def load_table(self, table_id: str) -> TableRecord | None:
+        with self.engine.connect() as conn:
+            return _load(conn, table_id)
 
     def list_tables(self, statuses: tuple[str, ...], limit: int = 200) -> list[TableRecord]:
         with self.engine.connect() as conn:
@@ -213,17 +318,19 @@ class Storage:
         with self.engine.begin() as conn:
             done = conn.execute(stmt.values(**values)).rowcount == 1
             if done:
-                conn.execute(
-                    update(tables_t).where(tables_t.c.id == table_id).values(updated_at=_now())
-                )
+                conn.execute(_BUMP, {"tid": table_id, "now": _now()})
         return done
 
-    def set_status(self, table_id: str, status: str) -> None:
+    def set_status(self, table_id: str, status: str) -> int:
+        """Set a table's status; returns its new version."""
         with self.engine.begin() as conn:
-            conn.execute(
+            row = conn.execute(
                 update(tables_t).where(tables_t.c.id == table_id)
-                .values(status=status, updated_at=_now())
-            )
+                .values(status=status, updated_at=_now(), version=tables_t.c.version + 1,
+                        **({"deadline": None} if status == "over" else {}))
+                .returning(tables_t.c.version)
+            ).first()
+        return int(row[0]) if row is not None else 0
 
     def set_rematch(self, table_id: str, rematch_id: str) -> bool:
         """Link a rematch once: the first caller wins, later ones get False."""
@@ -231,15 +338,30 @@ class Storage:
             return conn.execute(
                 update(tables_t)
                 .where(tables_t.c.id == table_id, tables_t.c.rematch.is_(None))
-                .values(rematch=rematch_id)
+                .values(rematch=rematch_id, version=tables_t.c.version + 1)
             ).rowcount == 1
 
     # ----- the action log ---------------------------------------------------------------------
     def append_action(
-        self, table_id: str, n: int, seat: int, action: int, status: str | None = None
-    ) -> None:
-        """Log move ``n``. Raises `DuplicateMove` if move ``n`` is already logged."""
+        self, table_id: str, n: int, seat: int, action: int, status: str | None = None,
+        deadline: float | None = None,
+    ) -> int:
+        """Log move ``n`` (and the next move's deadline, or the final status) in one transaction.
+
+        Returns the table's new version. Raises `DuplicateMove` if move ``n`` is already logged.
+        """
         now = _now()
+        if status is None and self.engine.dialect.name == "postgresql":
+            # one statement (the insert as a CTE of the table's update), which is its own
+            # transaction: one round trip to the database instead of four
+            try:
+                with self.autocommit.connect() as conn:
+                    row = conn.execute(_PG_MOVE, {
+                        "table_id": table_id, "n": n, "seat": seat, "action": action, "at": now,
+                        "tid": table_id, "now": now, "deadline": deadline}).first()
+            except IntegrityError as exc:
+                raise DuplicateMove(f"move {n} of table {table_id} is already logged") from exc
+            return int(row[0]) if row is not None else 0
         try:
             with self.engine.begin() as conn:
                 conn.execute(
@@ -247,28 +369,19 @@ class Storage:
                     {"table_id": table_id, "n": n, "seat": seat, "action": action, "at": now},
                 )
                 if status is None:
-                    conn.execute(_TOUCH_TABLE, {"tid": table_id, "now": now})
+                    row = conn.execute(_TOUCH_TABLE, {"tid": table_id, "now": now,
+                                                      "deadline": deadline}).first()
                 else:
-                    conn.execute(_FINISH_TABLE, {"tid": table_id, "now": now, "new_status": status})
+                    row = conn.execute(_FINISH_TABLE, {"tid": table_id, "now": now,
+                                                       "new_status": status}).first()
         except IntegrityError as exc:
             raise DuplicateMove(f"move {n} of table {table_id} is already logged") from exc
+        return int(row[0]) if row is not None else 0
 
     def actions(self, table_id: str, since: int = 0) -> list[int]:
         """The logged actions from move ``since`` on, in order."""
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(actions_t.c.n, actions_t.c.action)
-                .where(actions_t.c.table_id == table_id, actions_t.c.n >= since)
-                .order_by(actions_t.c.n)
-            ).all()
-        expected = since
-        out = []
-        for n, action in rows:
-            if n != expected:
-                raise RuntimeError(f"action log of {table_id} has a gap at move {expected}")
-            out.append(action)
-            expected += 1
-        return out
+            return _actions(conn, table_id, since)
 
     def last_action_time(self, table_id: str) -> datetime | None:
         with self.engine.connect() as conn:
@@ -277,6 +390,57 @@ class Storage:
                 .order_by(actions_t.c.n.desc()).limit(1)
             ).first()
         return None if row is None else _aware(row[0])
+
+
+def insert_table(conn: Any, rec: TableRecord) -> None:
+    """Insert a table and its seats on an open connection (inside the caller's transaction)."""
+    conn.execute(
+        insert(tables_t).values(
+            id=rec.id, game=rec.game, players=rec.players, seed=rec.seed,
+            options=rec.options, status=rec.status, host_hash=rec.host_hash,
+            time_limit=rec.time_limit, rematch_of=rec.rematch_of, rematch=rec.rematch,
+            created_at=rec.created_at, updated_at=rec.updated_at, version=rec.version,
+            deadline=rec.deadline,
+        )
+    )
+    conn.execute(insert(seats_t), [{"table_id": rec.id, **s.__dict__} for s in rec.seats])
+
+
+def store_answer(conn: Any, key: str, status: int, answer: dict[str, Any] | None) -> None:
+    """Record an idempotency key's answer (its row was claimed before the request ran)."""
+    conn.execute(update(idempotency_t).where(idempotency_t.c.key == key)
+                 .values(status=status, answer=answer))
+
+
+def count_actions(conn: Any, table_id: str) -> int:
+    return int(conn.execute(select(func.count()).select_from(actions_t)
+                            .where(actions_t.c.table_id == table_id)).scalar_one())
+
+
+def _load(conn: Any, table_id: str) -> TableRecord | None:
+    row = conn.execute(select(tables_t).where(tables_t.c.id == table_id)).mappings().first()
+    if row is None:
+        return None
+    seats = conn.execute(
+        select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat)
+    ).mappings().all()
+    return _table_record(row, seats)
+
+
+def _actions(conn: Any, table_id: str, since: int) -> list[int]:
+    rows = conn.execute(
+        select(actions_t.c.n, actions_t.c.action)
+        .where(actions_t.c.table_id == table_id, actions_t.c.n >= since)
+        .order_by(actions_t.c.n)
+    ).all()
+    expected = since
+    out = []
+    for n, action in rows:
+        if n != expected:
+            raise RuntimeError(f"action log of {table_id} has a gap at move {expected}")
+        out.append(action)
+        expected += 1
+    return out
 
 
 def _aware(value: datetime) -> datetime:
@@ -292,6 +456,7 @@ def _table_record(row: Any, seats: list[Any]) -> TableRecord:
         options=options, host_hash=row["host_hash"], status=row["status"],
         time_limit=row["time_limit"], rematch_of=row["rematch_of"], rematch=row["rematch"],
         created_at=_aware(row["created_at"]), updated_at=_aware(row["updated_at"]),
+        version=row.get("version") or 0, deadline=row.get("deadline"),
         seats=[
             SeatRecord(seat=s["seat"], kind=s["kind"], name=s["name"], level=s["level"],
                        secret_hash=s["secret_hash"], zombie=bool(s["zombie"]),

@@ -6,6 +6,10 @@ Bots and zombie seats (a player who left or ran out of time) are played by `meep
 pool of worker processes (or threads), so the event loop keeps serving everyone else while a
 bot thinks. A bot is rebuilt for each move from a seed fixed by (table, seat, move number), so
 its choices do not depend on which worker or which server process runs it, restarts included.
+
+With several servers, this memory is a copy: seats and starts are decided in the database
+(`Storage.transact`), bots and clocks run on the lease holder only (`leases.py`), and copies
+catch up from pub/sub messages and a periodic version check (docs/web.md, *Many servers*).
 """
 
 from __future__ import annotations
@@ -15,25 +19,38 @@ import hashlib
 import hmac
 import logging
 import math
-import multiprocessing
 import pickle
 import secrets
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+import uuid
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from sqlalchemy.exc import IntegrityError
 
 import meeple
 from meeple.bots import levels, make_bot
 from meeple.core import State
 
 from .config import Settings
+from .leases import Leases, needs_driver
+from .ops import Metrics
 from .pubsub import LocalBus, RedisBus
-from .storage import DuplicateMove, SeatRecord, Storage, TableRecord
+from .storage import (
+    DuplicateMove,
+    SeatRecord,
+    Storage,
+    TableRecord,
+    count_actions,
+    insert_table,
+)
+from .workers import bot_process_pool
 
 log = logging.getLogger("meeple.server")
 
 QUEUE_LIMIT = 256  # messages waiting for one slow client before it is dropped
+IDLE_SECONDS = 60.0  # a copy with no socket, not driven, unused this long is forgotten
 
 
 class TableError(Exception):
@@ -99,6 +116,7 @@ class LiveTable:
     # since when each person's seat has had no socket on this server (the host may hand a seat
     # gone long enough to a bot); a seat with a socket open is absent from it
     gone_since: dict[int, float] = field(default_factory=dict)
+    used_at: float = field(default_factory=time.monotonic)  # last asked for (get, sockets)
 
     _logs: dict[int | None, tuple[int, list[dict[str, Any]]]] = field(default_factory=dict)
 
@@ -172,56 +190,185 @@ def bot_choose(game: str, level: str, seed: int, state: State, max_seconds: floa
     return action
 
 
-class TableManager:
-    """Every live table of this server, loaded on demand from storage."""
+class _NoChange(Exception):
+    """Raised inside a transaction's decision: nothing to do (the transaction rolls back)."""
 
-    def __init__(self, settings: Settings, storage: Storage, bus: LocalBus | RedisBus) -> None:
+
+def _seat_of(rec: TableRecord, seat: int) -> SeatRecord:
+    if not 0 <= seat < rec.players:
+        raise TableError("bad_seat", f"no seat {seat}")
+    return rec.seats[seat]
+
+
+def _start_if_full(rec: TableRecord, now: float) -> None:
+    """An open table whose every seat is taken starts (in the same transaction as the seat)."""
+    if rec.status == "open" and all(s.kind in ("bot", "human") for s in rec.seats):
+        rec.status = "running"
+        rec.deadline = now + rec.time_limit if rec.time_limit else None
+
+
+class TableManager:
+    """The live tables this server has open, loaded on demand from storage.
+
+    Nothing is decided from this memory alone: seats, starts and rematches are decided by the
+    database in one transaction (`Storage.transact`), and moves by the action log's primary key;
+    a refusal is given only after re-reading the table. Bots and time limits run only on the
+    server holding the table's lease (`Leases`).
+    """
+
+    def __init__(self, settings: Settings, storage: Storage, bus: LocalBus | RedisBus,
+                 metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.storage = storage
         self.bus = bus
+        self.metrics = metrics or Metrics()
         self.tables: dict[str, LiveTable] = {}
         self.client_sockets: dict[str, int] = {}  # open WebSockets per client address
         self._loading: dict[str, asyncio.Lock] = {}
+        # A lone server keeps one name across restarts, so it takes its own leases back at once;
+        # servers side by side each get a fresh one.
+        node = settings.node_id or ("local" if isinstance(bus, LocalBus) else uuid.uuid4().hex)
+        self.leases = Leases(storage, node, ttl=settings.lease_seconds,
+                             every=max(0.2, settings.lease_seconds / 3))
+        self.draining = False
+        self._tasks: list[asyncio.Task[None]] = []
+        self.bots_waiting = 0
         workers = max(1, settings.bot_workers)
         self.threads = ThreadPoolExecutor(workers, thread_name_prefix="meeple-bot")
         self.pool: Executor = self.threads
-        if settings.bot_processes:  # spawn: forking a process that runs threads is unsafe
-            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        if settings.bot_processes:
+            self.pool = bot_process_pool(workers)
+        # networked database calls: more threads than asyncio's default (cores + 4), since each
+        # mostly waits on the network
+        self.db_threads = ThreadPoolExecutor(16, thread_name_prefix="meeple-db")
 
     async def _db(self, fn: Any, *args: Any) -> Any:
         """Run a storage call. SQLite (local file, WAL, no fsync per commit) answers in well
         under a millisecond, less than handing the call to a thread costs, so it runs inline;
         a networked database runs in a thread so the event loop never waits on the network."""
-        if self.storage.inline:
-            return fn(*args)
-        return await asyncio.to_thread(fn, *args)
+        t0 = time.perf_counter()
+        try:
+            if self.storage.inline:
+                return fn(*args)
+            return await asyncio.get_running_loop().run_in_executor(self.db_threads, fn, *args)
+        finally:
+            self.metrics.db_seconds.observe(time.perf_counter() - t0)
 
     # ----- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
-        """Resume every running table from its log (bots and timers included)."""
+        """Take up every running table nobody drives (all of them, for a lone server), then
+        keep leases renewed and resync the tables this server has open."""
         await self.bus.start(self.on_bus)
-        for rec in await self._db(self.storage.list_tables, ("running",), 10_000):
-            try:
-                await self.get(rec.id)
-            except Exception:
-                log.exception("could not resume table %s", rec.id)
+        await self._lease_tick()
+        self._tasks = [
+            asyncio.create_task(self._every(self.leases.every, self._lease_tick)),
+            asyncio.create_task(self._every(self.settings.resync_seconds, self._resync)),
+        ]
 
     async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
         for t in self.tables.values():
-            if t.bot_task is not None:
-                t.bot_task.cancel()
-            if t.timer is not None:
-                t.timer.cancel()
+            self._stop_driving(t)
             for c in t.conns:
                 c.push(None)
+        try:  # hand the tables on at once (others credit no downtime)
+            await self._db(self.leases.release_all)
+        except Exception:
+            log.warning("could not release leases", exc_info=True)
         await self.bus.stop()
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.threads.shutdown(wait=False, cancel_futures=True)
+        self.db_threads.shutdown(wait=False)
+
+    async def drain(self) -> None:
+        """SIGTERM: no new tables, leases handed on, every socket told to reconnect elsewhere."""
+        self.draining = True
+        for t in self.tables.values():
+            self._stop_driving(t)
+        await self._db(self.leases.release_all)
+        for t in list(self.tables.values()):
+            for c in list(t.conns):
+                c.push({"type": "reconnect", "message": "this server is restarting; reconnect"})
+                c.push(None)
+        log.info("draining: leases released, sockets told to reconnect")
+
+    async def _every(self, seconds: float, fn: Any) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                await fn()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # e.g. the database is briefly unreachable: try again next round
+                log.warning("%s failed", getattr(fn, "__name__", fn), exc_info=True)
+
+    async def _lease_tick(self) -> None:
+        """Renew our leases, stop driving the ones taken from us, take up orphaned tables."""
+        if self.draining:  # handed on: renewing would take them back
+            return
+        for tid in await self._db(self.leases.renew):
+            t = self.tables.get(tid)
+            if t is not None:
+                self._stop_driving(t)
+        for tid in await self._db(self.leases.orphans):
+            try:
+                if await self._db(self.leases.acquire, tid):
+                    await self._drive(tid)
+            except Exception:
+                log.exception("could not take up table %s", tid)
+
+    async def _drive(self, table_id: str) -> None:
+        t = self.tables.get(table_id)
+        if t is None:
+            t = await self.get(table_id)  # loaded fresh, deadline included; schedules itself
+        else:
+            async with t.lock:
+                await self.catch_up(t)  # a takeover may have moved the deadline on
+                self._changed(t, publish=False)
+        if t.rec.status == "over":
+            await self._db(self.leases.release, table_id)
+
+    async def _claim(self, t: LiveTable) -> None:
+        """A table this server just started: drive it (unless another server already does)."""
+        if needs_driver(t.rec) and t.rec.id not in self.leases.mine and not self.draining \
+                and await self._db(self.leases.acquire, t.rec.id):
+            self._schedule(t)
+
+    def _stop_driving(self, t: LiveTable) -> None:
+        if t.bot_task is not None:
+            t.bot_task.cancel()
+            t.bot_task = None
+        if t.timer is not None:
+            t.timer.cancel()
+            t.timer = None
+
+    async def _resync(self) -> None:
+        """Re-read every open table whose stored version moved without our hearing of it (a
+        lost pub/sub message costs at most this period), and forget tables nobody uses here."""
+        idle = time.monotonic() - IDLE_SECONDS
+        for tid, t in list(self.tables.items()):
+            # a copy asked for a moment ago may be about to get a socket (hello can take 30 s):
+            # forgetting it then would leave that socket on a copy nobody updates
+            if not t.conns and tid not in self.leases.mine and not t.lock.locked() \
+                    and t.used_at < idle:
+                del self.tables[tid]
+        if not self.tables:
+            return
+        versions = await self._db(self.storage.versions, list(self.tables))
+        for tid, version in versions.items():
+            t = self.tables.get(tid)
+            if t is not None and version != t.rec.version:
+                async with t.lock:
+                    if await self.catch_up(t):
+                        self.metrics.resyncs.inc()
+                        self._changed(t, publish=False)
 
     # ----- loading ------------------------------------------------------------------------------
     async def get(self, table_id: str) -> LiveTable:
         t = self.tables.get(table_id)
         if t is not None:
+            t.used_at = time.monotonic()
             return t
         lock = self._loading.setdefault(table_id, asyncio.Lock())
         try:
@@ -233,19 +380,22 @@ class TableManager:
 
     async def _load(self, table_id: str) -> LiveTable:
         """Rebuild a table from storage: its record, then every logged action in order."""
-        rec = await self._db(self.storage.load_table, table_id)
+        rec, actions = await self._db(self.storage.snapshot, table_id, 0)
         if rec is None:
             raise TableError("no_table", f"no table {table_id!r}")
-        actions = await self._db(self.storage.actions, table_id)
         state = meeple.make(rec.game, rec.players, rec.seed, **rec.options)
         for a in actions:
             state.apply(a)
-        t = LiveTable(rec=rec, state=state)
+        t = LiveTable(rec=rec, state=state, deadline=rec.deadline)
         t.gone_since = {s.seat: time.time() for s in rec.seats if s.kind == "human"}
         await self._cap_stored_levels(t)
         if state.is_over() and rec.status != "over":  # killed between the log and the status
             rec.status = "over"
             await self._db(self.storage.set_status, rec.id, "over")
+        if rec.status == "open" and all(s.kind in ("bot", "human") for s in rec.seats):
+            # every seat taken but never started (a crash between two writes, before 0003)
+            rec.status = "running"
+            await self._db(self.storage.set_status, rec.id, "running")
         self.tables[table_id] = t
         await self._arm_timer_from_log(t)
         self._schedule(t)
@@ -274,35 +424,71 @@ class TableManager:
             del self.tables[t.rec.id]
 
     async def _arm_timer_from_log(self, t: LiveTable) -> None:
-        if t.rec.time_limit is None or t.rec.status != "running":
+        """Tables stored before 0003 have no stored deadline: count from the last move."""
+        if t.rec.time_limit is None or t.rec.status != "running" or t.deadline is not None:
             return
         last = await self._db(self.storage.last_action_time, t.rec.id)
         start = last.timestamp() if last is not None else t.rec.updated_at.timestamp()
         t.deadline = start + t.rec.time_limit
 
+    def _set_rec(self, t: LiveTable, rec: TableRecord) -> None:
+        """Take the stored record as the truth (seats, status, deadline, version)."""
+        present = self._present(t)
+        for old, new in zip(t.rec.seats, rec.seats, strict=True):
+            if new.kind == "human" and new.secret_hash != old.secret_hash and new.seat not in present:
+                t.gone_since[new.seat] = time.time()
+            elif new.kind != "human":
+                t.gone_since.pop(new.seat, None)
+        t.rec = rec
+        t.deadline = rec.deadline if rec.status == "running" else None
+
     async def catch_up(self, t: LiveTable) -> bool:
         """Apply moves other servers logged, and re-read seats and status. True if anything changed."""
-        actions = await self._db(self.storage.actions, t.rec.id, len(t.state.history))
-        rec = await self._db(self.storage.load_table, t.rec.id)
+        rec, actions = await self._db(self.storage.snapshot, t.rec.id, len(t.state.history))
+        if rec is None:
+            return False
         for a in actions:
             t.state.apply(a)
-        changed = bool(actions)
-        if rec is not None and (rec.seats != t.rec.seats or rec.status != t.rec.status
-                                or rec.rematch != t.rec.rematch):
-            t.rec = rec
-            changed = True
+        changed = bool(actions) or rec.version != t.rec.version or rec.seats != t.rec.seats \
+            or rec.status != t.rec.status or rec.rematch != t.rec.rematch
+        if changed:
+            self._set_rec(t, rec)
         if t.state.is_over():
             t.rec.status = "over"
+            t.deadline = None
         return changed
 
+    async def refresh(self, t: LiveTable) -> None:
+        """Read the table before refusing anything: another server may have changed it."""
+        async with t.lock:
+            if await self.catch_up(t):
+                self._changed(t, publish=False)
+
     async def on_bus(self, message: dict[str, Any]) -> None:
+        """Another server changed a table. A move carries its action: applied straight away
+        when it is the very next change; anything else is read from the database."""
         t = self.tables.get(str(message.get("table")))
         if t is None:
             return
         async with t.lock:
+            n, version = message.get("n"), message.get("version")
+            if isinstance(version, int) and version <= t.rec.version:
+                return  # old news (we read it already)
+            if isinstance(n, int) and n == len(t.state.history) and version == t.rec.version + 1:
+                try:
+                    t.state.apply(int(message["action"]))
+                except Exception:  # cannot be the next move after all: read the log
+                    log.warning("table %s: bus move %s does not apply; resyncing", t.rec.id, n)
+                else:
+                    t.rec.version = version
+                    t.deadline = t.rec.deadline = message.get("deadline")
+                    if t.state.is_over():
+                        t.rec.status, t.deadline = "over", None
+                    if isinstance(message.get("at"), int | float):
+                        self.metrics.bus_seconds.observe(max(0.0, time.time() - message["at"]))
+                    self._changed(t, publish=False)
+                    return
             if await self.catch_up(t):
-                if message.get("move") is not None:
-                    t.deadline = (time.time() + t.rec.time_limit) if t.rec.time_limit else None
                 self._changed(t, publish=False)
 
     # ----- creating and seating -----------------------------------------------------------------
@@ -317,8 +503,31 @@ class TableManager:
         rematch_of: str | None = None,
         seed: int | None = None,
         client: str | None = None,
+        idem_key: str | None = None,
     ) -> tuple[LiveTable, str, dict[int, str]]:
         """A new table; returns it, the host secret and the secrets of the seats taken ("me")."""
+        if self.draining:
+            raise TableError("draining", "this server is restarting; try again")
+        t, host, taken = self._new_table(game, players, options, seats, name, time_limit,
+                                         rematch_of, seed, client)
+        answer = self.create_answer(t, host, taken) if idem_key else None
+        await self._db(self.storage.create_table, t.rec, idem_key, answer)
+        self.tables[t.rec.id] = t
+        await self._claim(t)
+        return t, host, taken
+
+    def create_answer(self, t: LiveTable, host: str, taken: dict[int, str]) -> dict[str, Any]:
+        """What `POST /api/tables` answers."""
+        out: dict[str, Any] = {"id": t.rec.id, "host": host, "table": self.summary(t)}
+        if taken:
+            seat, secret = next(iter(taken.items()))
+            out.update(seat=seat, secret=secret)
+        return out
+
+    def _new_table(self, game: str, players: int, options: dict[str, Any],
+                   seats: list[tuple[str, str | None]], name: str | None,
+                   time_limit: float | None, rematch_of: str | None, seed: int | None,
+                   client: str | None) -> tuple[LiveTable, str, dict[int, str]]:
         info = meeple.game_info(game)
         resolved = info.resolve_options(players, options)
         if len(seats) > players:
@@ -348,18 +557,34 @@ class TableManager:
             host_hash=hash_secret(host), time_limit=time_limit, rematch_of=rematch_of,
             seats=records,
         )
-        rec.status = "running" if all(s.kind in ("bot", "human") for s in records) else "open"
-        await self._db(self.storage.create_table, rec)
-        t = LiveTable(rec=rec, state=state)
+        _start_if_full(rec, time.time())
+        t = LiveTable(rec=rec, state=state, deadline=rec.deadline)
         t.gone_since = {n: time.time() for n in taken}
-        self.tables[rec.id] = t
-        if rec.status == "running" and time_limit:
-            t.deadline = time.time() + time_limit
-        self._schedule(t)
         return t, host, taken
 
+    async def _change(self, t: LiveTable, decide: Any, idem_key: str | None = None) -> Any:
+        """Decide a change in the database (one transaction on the stored table), then take
+        the stored result as this server's copy, tell everyone, and drive it if it started."""
+        async with t.lock:
+            before = t.rec
+            try:
+                rec, out = await self._db(self.storage.transact, t.rec.id, decide, idem_key)
+            except LookupError:
+                raise TableError("no_table", "no such table") from None
+            except TableError:
+                if await self.catch_up(t):  # our copy was behind: show the truth
+                    self._changed(t, publish=False)
+                raise
+            stale = rec.version != before.version + 1
+            self._set_rec(t, rec)
+            if stale:
+                await self.catch_up(t)
+            self._changed(t)
+        await self._claim(t)  # started, or a bot now plays a seat
+        return out
+
     async def join(self, t: LiveTable, seat: int, name: str, secret: str | None,
-                   client: str | None = None) -> str:
+                   client: str | None = None, idem_key: str | None = None) -> str:
         """Take an open seat (or an invited one, with its secret); returns the seat secret.
 
         An invite secret is spent here: the joiner gets a fresh secret, so the host (or anyone
@@ -367,199 +592,250 @@ class TableManager:
         ``client`` is the browser's client cookie: one browser takes one open seat per table
         (only the host, by invite, seats a browser twice).
         """
-        async with t.lock:
-            s = self._seat_no(t, seat)
-            mine = hash_secret(client) if client else None
+        _seat_of(t.rec, seat)
+        mine = hash_secret(client) if client else None
+        fresh = new_secret()
+
+        def decide(rec: TableRecord, _conn: Any) -> dict[str, Any]:
+            s = _seat_of(rec, seat)
             if s.kind == "open":
                 if mine is None:
                     raise TableError("no_client", "this browser sent no client cookie; reload the page")
-                if any(o.client_hash == mine for o in t.rec.seats if o.kind == "human"):
+                if any(o.client_hash == mine for o in rec.seats if o.kind == "human"):
                     raise TableError("one_seat", "you already have a seat at this table")
-                expect = "open"
-            elif s.kind == "invited" and secret_ok(secret, s.secret_hash):
-                expect = "invited"
-            else:
+            elif not (s.kind == "invited" and secret_ok(secret, s.secret_hash)):
                 raise TableError("seat_taken", f"seat {seat} is not free")
-            secret = new_secret()
-            new = SeatRecord(seat, "human", name=name, secret_hash=hash_secret(secret),
-                             client_hash=mine)
-            if not await self._db(self.storage.update_seat, t.rec.id, new, expect):
-                await self.catch_up(t)
-                raise TableError("seat_taken", f"seat {seat} was just taken")
-            t.rec.seats[seat] = new
-            t.gone_since[seat] = time.time()
-            await self._maybe_start(t)
-            self._changed(t)
-            return secret
+            rec.seats[seat] = SeatRecord(seat, "human", name=name, secret_hash=hash_secret(fresh),
+                                         client_hash=mine)
+            _start_if_full(rec, time.time())
+            return {"id": rec.id, "seat": seat, "secret": fresh}
+
+        return (await self._change(t, decide, idem_key))["secret"]
 
     async def host_seat(self, t: LiveTable, host: str, seat: int, kind: str, level: str | None) -> str | None:
         """The host fills an open seat with a bot, or reserves it for an invite link."""
         if not secret_ok(host, t.rec.host_hash):
             raise TableError("forbidden", "only the table's host may do that")
-        async with t.lock:
-            s = self._seat_no(t, seat)
-            if s.kind not in ("open", "invited"):
-                raise TableError("seat_taken", f"seat {seat} is not free")
+        _seat_of(t.rec, seat)
+        if kind == "bot":
+            level = check_level(level, meeple.game_info(t.rec.game), self.settings)
+            new = SeatRecord(seat, "bot", name=f"Bot {seat + 1} ({level})", level=level)
             secret = None
-            if kind == "bot":
-                level = check_level(level, meeple.game_info(t.rec.game), self.settings)
-                new = SeatRecord(seat, "bot", name=f"Bot {seat + 1} ({level})", level=level)
-            else:
-                secret = new_secret()
-                new = SeatRecord(seat, "invited", secret_hash=hash_secret(secret))
-            if not await self._db(self.storage.update_seat, t.rec.id, new, s.kind):
-                await self.catch_up(t)
-                raise TableError("seat_taken", f"seat {seat} was just taken")
-            t.rec.seats[seat] = new
-            await self._maybe_start(t)
-            self._changed(t)
-            return secret
+        else:
+            secret = new_secret()
+            new = SeatRecord(seat, "invited", secret_hash=hash_secret(secret))
+
+        def decide(rec: TableRecord, _conn: Any) -> None:
+            if _seat_of(rec, seat).kind not in ("open", "invited"):
+                raise TableError("seat_taken", f"seat {seat} is not free")
+            rec.seats[seat] = new
+            _start_if_full(rec, time.time())
+
+        await self._change(t, decide)
+        return secret
 
     async def host_reopen(self, t: LiveTable, host: str, seat: int) -> None:
         """Before the start, the host removes a player, a bot or an unused invite: the seat is
         open again (and the old secret, invite or seat, opens nothing any more)."""
         if not secret_ok(host, t.rec.host_hash):
             raise TableError("forbidden", "only the table's host may do that")
-        async with t.lock:
-            s = self._seat_no(t, seat)
-            if t.rec.status != "open":
+        _seat_of(t.rec, seat)
+
+        def decide(rec: TableRecord, _conn: Any) -> None:
+            s = _seat_of(rec, seat)
+            if rec.status != "open":
                 raise TableError("not_open", "seats reopen only before the game starts")
             if s.kind == "open":
-                return
-            if not await self._db(self.storage.update_seat, t.rec.id, SeatRecord(seat), s.kind):
-                await self.catch_up(t)
-                raise TableError("seat_taken", f"seat {seat} just changed; try again")
-            t.rec.seats[seat] = SeatRecord(seat)
-            t.gone_since.pop(seat, None)
-            self._changed(t)
+                raise _NoChange
+            rec.seats[seat] = SeatRecord(seat)
+
+        try:
+            await self._change(t, decide)
+        except _NoChange:
+            return
 
     async def host_replace(self, t: LiveTable, host: str, seat: int, level: str | None) -> None:
         """During the game, the host hands the seat of a player gone for at least
         ``settings.seat_gone_seconds`` to a bot for good (the player's secret stops working)."""
         if not secret_ok(host, t.rec.host_hash):
             raise TableError("forbidden", "only the table's host may do that")
-        async with t.lock:
-            s = self._seat_no(t, seat)
-            if t.rec.status != "running":
-                raise TableError("not_running", f"the table is {t.rec.status}")
+        _seat_of(t.rec, seat)
+        since = t.gone_since.get(seat)
+        wait = self.settings.seat_gone_seconds
+        level = check_level(level, meeple.game_info(t.rec.game), self.settings)
+
+        def decide(rec: TableRecord, _conn: Any) -> None:
+            s = _seat_of(rec, seat)
+            if rec.status != "running":
+                raise TableError("not_running", f"the table is {rec.status}")
             if s.kind != "human":
                 raise TableError("bad_seat", f"seat {seat} is not a person's")
-            since = t.gone_since.get(seat)
-            wait = self.settings.seat_gone_seconds
             if since is None or time.time() - since < wait:
                 raise TableError("not_gone", f"a seat goes to a bot after its player has been "
                                              f"away {wait:g} s")
-            level = check_level(level, meeple.game_info(t.rec.game), self.settings)
-            new = SeatRecord(seat, "bot", name=f"Bot {seat + 1} ({level})", level=level)
-            if not await self._db(self.storage.update_seat, t.rec.id, new, "human"):
-                await self.catch_up(t)
-                raise TableError("seat_taken", f"seat {seat} just changed; try again")
-            t.rec.seats[seat] = new
-            t.gone_since.pop(seat, None)
-            self._changed(t)
+            rec.seats[seat] = SeatRecord(seat, "bot", name=f"Bot {seat + 1} ({level})", level=level)
 
-    async def set_zombie(self, t: LiveTable, seat: int, zombie: bool) -> None:
-        """A seat leaves (a bot plays it) or is handed back to its player."""
-        async with t.lock:
-            s = t.seat(seat)
-            if s.kind != "human" or s.zombie == zombie or t.rec.status == "over":
-                return
-            new = replace(s, zombie=zombie)
-            await self._db(self.storage.update_seat, t.rec.id, new)
-            t.rec.seats[seat] = new
-            if not zombie and t.rec.time_limit:
-                t.deadline = time.time() + t.rec.time_limit
-            self._changed(t)
+        await self._change(t, decide)
+
+    async def set_zombie(self, t: LiveTable, seat: int, zombie: bool,
+                         at_move: int | None = None) -> None:
+        """A seat leaves (a bot plays it) or is handed back to its player. ``at_move``: only if
+        the table is still at that move (a time limit must not fire on a move just made)."""
+
+        def decide(rec: TableRecord, conn: Any) -> None:
+            s = _seat_of(rec, seat)
+            if s.kind != "human" or s.zombie == zombie or rec.status == "over":
+                raise _NoChange
+            if at_move is not None and count_actions(conn, rec.id) != at_move:
+                raise _NoChange
+            rec.seats[seat] = replace(s, zombie=zombie)
+            if not zombie and rec.time_limit:
+                rec.deadline = time.time() + rec.time_limit
+
+        try:
+            await self._change(t, decide)
+        except _NoChange:
+            return
 
     async def rematch(self, t: LiveTable, seat: int | None, secret: str,
-                      client: str | None = None) -> dict[str, Any]:
-        """A new table with the same game, options and bots; the asker keeps their seat."""
+                      client: str | None = None, idem_key: str | None = None) -> dict[str, Any]:
+        """A new table with the same game, options and bots; the asker keeps their seat.
+
+        Decided in one transaction on the finished table (its row locked): the first asker
+        creates the rematch, every later one (on any server) gets that same table."""
+        if t.rec.status != "over":
+            await self.refresh(t)
         if t.rec.status != "over":
             raise TableError("not_over", "a rematch needs a finished game")
         is_host = secret_ok(secret, t.rec.host_hash)
-        if seat is not None and not (self._seat_no(t, seat).kind == "human"
+        if seat is not None and not (_seat_of(t.rec, seat).kind == "human"
                                      and secret_ok(secret, t.seat(seat).secret_hash)):
             raise TableError("forbidden", "wrong seat secret")
         if seat is None and not is_host:
             raise TableError("forbidden", "wrong host secret")
-        if t.rec.rematch is not None:
-            new = await self.get(t.rec.rematch)
-            out: dict[str, Any] = {"id": new.rec.id}
-            if seat is not None and new.seat(seat).kind == "open":
-                out.update(seat=seat, secret=await self.join(new, seat, t.seat(seat).name or "?",
-                                                             None, client))
-            return out
         seats: list[tuple[str, str | None]] = [
             ("bot", s.level) if s.kind == "bot" else ("me" if s.seat == seat else "open", None)
             for s in t.rec.seats
         ]
         name = t.seat(seat).name if seat is not None else None
-        new, host, taken = await self.create(
-            t.rec.game, t.rec.players, t.rec.options, seats, name, t.rec.time_limit, t.rec.id,
-            client=client,
-        )
-        if not await self._db(self.storage.set_rematch, t.rec.id, new.rec.id):
-            await self.catch_up(t)
-        async with t.lock:
-            t.rec.rematch = t.rec.rematch or new.rec.id
-            self._changed(t)
-        out = {"id": new.rec.id, "host": host}
-        if seat is not None:
-            out.update(seat=seat, secret=taken[seat])
-        return out
+        new, host, taken = self._new_table(t.rec.game, t.rec.players, t.rec.options, seats, name,
+                                           t.rec.time_limit, t.rec.id, None, client)
+        if self.draining:
+            raise TableError("draining", "this server is restarting; try again")
+
+        def decide(rec: TableRecord, conn: Any) -> dict[str, Any]:
+            if rec.rematch is not None:
+                raise _Existing(rec.rematch)
+            insert_table(conn, new.rec)
+            rec.rematch = new.rec.id
+            out: dict[str, Any] = {"id": new.rec.id, "host": host}
+            if seat is not None:
+                out.update(seat=seat, secret=taken[seat])
+            return out
+
+        for _attempt in range(2):
+            try:
+                out = await self._change(t, decide, idem_key)
+            except _Existing as exc:
+                existing = await self.get(exc.table_id)
+                out = {"id": existing.rec.id}
+                if seat is not None and existing.seat(seat).kind == "open":
+                    out.update(seat=seat, secret=await self.join(
+                        existing, seat, t.seat(seat).name or "?", None, client, idem_key))
+                return out
+            except IntegrityError:  # the unique rematch_of index: someone else was first
+                await self.refresh(t)
+                continue
+            self.tables[new.rec.id] = new
+            await self._claim(new)
+            return out
+        raise TableError("seat_taken", "the rematch just changed; try again")
 
     def _seat_no(self, t: LiveTable, seat: int) -> SeatRecord:
-        if not 0 <= seat < t.rec.players:
-            raise TableError("bad_seat", f"no seat {seat}")
-        return t.seat(seat)
-
-    async def _maybe_start(self, t: LiveTable) -> None:
-        if t.rec.status == "open" and all(s.kind in ("bot", "human") for s in t.rec.seats):
-            t.rec.status = "running"
-            await self._db(self.storage.set_status, t.rec.id, "running")
-            if t.rec.time_limit:
-                t.deadline = time.time() + t.rec.time_limit
+        return _seat_of(t.rec, seat)
 
     # ----- moves ----------------------------------------------------------------------------------
+    def _refusal(self, t: LiveTable, seat: int, n: int, by_bot: bool) -> TableError | None:
+        st = t.state
+        if t.rec.status != "running":
+            return TableError("not_running", f"the table is {t.rec.status}")
+        if n != len(st.history):
+            return TableError("stale", f"move {n} is stale; the table is at move {len(st.history)}")
+        if st.to_move != seat:
+            return TableError("not_your_turn", f"it is seat {st.to_move}'s turn")
+        if t.bot_plays(seat) != by_bot:
+            return TableError("not_your_turn",
+                              "a bot plays this seat now" if not by_bot else "seat handed back")
+        return None
+
     async def move(self, t: LiveTable, seat: int, action: int, n: int, by_bot: bool = False) -> None:
         """Play ``action`` for ``seat`` as move number ``n``: checked, logged, applied, announced.
 
         A seat a bot plays (a bot's, or a player's who left) takes moves only from that bot.
+        The same move sent twice (same number, same action) is answered like the first: no
+        error, no second effect. A refusal is given only after re-reading the table.
         """
+        t0 = time.perf_counter()
         async with t.lock:
-            if t.rec.status != "running":
-                raise TableError("not_running", f"the table is {t.rec.status}")
             st = t.state
-            if n != len(st.history):
-                raise TableError("stale", f"move {n} is stale; the table is at move {len(st.history)}")
-            if st.to_move != seat:
-                raise TableError("not_your_turn", f"it is seat {st.to_move}'s turn")
-            if t.bot_plays(seat) != by_bot:
-                raise TableError(
-                    "not_your_turn", "a bot plays this seat now" if not by_bot else "seat handed back"
-                )
+            if not by_bot and n < len(st.history) and st.history[n] == action:
+                return  # a retry of a move already logged
+            refusal = self._refusal(t, seat, n, by_bot)
+            if refusal is not None and n >= len(st.history):  # maybe we have not heard yet
+                caught_up = await self.catch_up(t)
+                if not by_bot and n < len(st.history) and st.history[n] == action:
+                    self._changed(t, publish=False)
+                    return
+                refusal = self._refusal(t, seat, n, by_bot)
+                if caught_up:
+                    self._changed_after(t, refusal)
+            if refusal is not None:
+                raise refusal
             if not st.is_legal(action):
                 raise TableError("illegal", f"action {action} is not legal now")
+            deadline = (time.time() + t.rec.time_limit) if t.rec.time_limit else None
             try:
-                await self._db(self.storage.append_action, t.rec.id, n, seat, action)
+                version = await self._db(self.storage.append_action, t.rec.id, n, seat, action,
+                                         None, deadline)
             except DuplicateMove:
                 await self.catch_up(t)  # another server logged this move first
-                self._changed(t, publish=False)
-                raise TableError("stale", f"move {n} was already played") from None
+                if not by_bot and n < len(st.history) and st.history[n] == action:
+                    self._changed(t, publish=False)
+                    return
+                refusal = TableError("stale", f"move {n} was already played")
+                self._changed_after(t, refusal)
+                raise refusal from None
             st.apply(action)
-            if st.is_over():
-                t.rec.status = "over"
-                await self._db(self.storage.set_status, t.rec.id, "over")
-            t.deadline = (time.time() + t.rec.time_limit) if t.rec.time_limit else None
-            self._changed(t, move=n)
+            t.rec.version = version
+            t.deadline = t.rec.deadline = deadline
+            over = st.is_over()
+            if over:
+                t.rec.status, t.deadline = "over", None
+            self._changed(t, move=n, action=action)
+            self.metrics.moves.inc()
+            self.metrics.move_seconds.observe(time.perf_counter() - t0)
+        if over:
+            t.rec.version = await self._db(self.storage.set_status, t.rec.id, "over")
+            if t.rec.id in self.leases.mine:
+                await self._db(self.leases.release, t.rec.id)
 
-    def _changed(self, t: LiveTable, publish: bool = True, move: int | None = None) -> None:
+    def _changed_after(self, t: LiveTable, refusal: TableError | None) -> None:
+        """Show the table as read, after the refusal (if any) reaches the mover: a client sees
+        "stale" before the state that explains it, never a state that looks like its ack."""
+        if refusal is None:
+            self._changed(t, publish=False)
+        else:
+            asyncio.get_running_loop().call_soon(self._changed, t, False)
+
+    def _changed(self, t: LiveTable, publish: bool = True, move: int | None = None,
+                 action: int | None = None) -> None:
         """Tell every connection, the other servers, and (re)schedule the next bot or timer."""
         self.broadcast(t)
         if publish and not isinstance(self.bus, LocalBus):
-            asyncio.get_running_loop().create_task(
-                self.bus.publish({"table": t.rec.id, "move": move})
-            )
+            message: dict[str, Any] = {"table": t.rec.id, "version": t.rec.version}
+            if move is not None:  # the move itself: the others need not read the database
+                message.update(n=move, action=action, deadline=t.deadline, at=time.time())
+            asyncio.get_running_loop().create_task(self.bus.publish(message))
         self._schedule(t)
 
     def _schedule(self, t: LiveTable) -> None:
@@ -567,22 +843,24 @@ class TableManager:
             t.timer.cancel()
             t.timer = None
         seat = t.state.to_move
-        if t.rec.status != "running" or seat is None:
-            return
+        if t.rec.status != "running" or seat is None or t.rec.id not in self.leases.mine:
+            return  # another server drives this table (or nobody needs to)
         if t.bot_plays(seat):
             if t.bot_task is None or t.bot_task.done():
                 t.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(t))
         elif t.rec.time_limit and t.deadline is not None:
             delay = max(0.0, t.deadline - time.time())
+            n = len(t.state.history)
             t.timer = asyncio.get_running_loop().call_later(
-                delay, lambda: asyncio.get_running_loop().create_task(self._timeout(t, seat))
+                delay, lambda: asyncio.get_running_loop().create_task(self._timeout(t, seat, n))
             )
 
     async def _bot_turn(self, t: LiveTable) -> None:
         try:
             while True:
                 seat, n = t.state.to_move, len(t.state.history)
-                if t.rec.status != "running" or seat is None or not t.bot_plays(seat):
+                if t.rec.status != "running" or seat is None or not t.bot_plays(seat) \
+                        or t.rec.id not in self.leases.mine:
                     return
                 if self.settings.bot_delay:
                     await asyncio.sleep(self.settings.bot_delay)
@@ -594,6 +872,7 @@ class TableManager:
                 snapshot = t.state.clone()
                 loop = asyncio.get_running_loop()
                 cap = self.settings.bot_max_seconds
+                self.bots_waiting += 1
                 try:
                     action = await loop.run_in_executor(
                         self.pool, bot_choose, t.rec.game, level, seed, snapshot, cap
@@ -603,6 +882,8 @@ class TableManager:
                     action = await loop.run_in_executor(
                         self.threads, bot_choose, t.rec.game, level, seed, snapshot, cap
                     )
+                finally:
+                    self.bots_waiting -= 1
                 try:
                     await self.move(t, seat, action, n, by_bot=True)
                 except TableError as exc:
@@ -614,16 +895,20 @@ class TableManager:
         except Exception:
             log.exception("bot failed on table %s", t.rec.id)
 
-    async def _timeout(self, t: LiveTable, seat: int) -> None:
-        if t.state.to_move == seat and t.rec.status == "running" and not t.bot_plays(seat):
+    async def _timeout(self, t: LiveTable, seat: int, n: int) -> None:
+        if t.state.to_move == seat and t.rec.status == "running" and not t.bot_plays(seat) \
+                and len(t.state.history) == n:
             if t.deadline is not None and time.time() >= t.deadline - 0.01:
-                await self.set_zombie(t, seat, True)
+                await self.set_zombie(t, seat, True, at_move=n)
 
     # ----- what each connection sees --------------------------------------------------------------
     def attach(self, t: LiveTable, conn: Connection) -> None:
         """A socket joins: it gets the full state; the others get one small ``seats`` message,
         and only if a seat's presence changed (a spectator arriving changes nothing they see)."""
         before = self._present(t)
+        t.used_at = time.monotonic()
+        if self.tables.setdefault(t.rec.id, t) is not t:  # never attach to a forgotten copy
+            log.warning("table %s: socket attached to a forgotten copy", t.rec.id)
         t.conns.add(conn)
         if conn.seat is not None:
             t.gone_since.pop(conn.seat, None)
@@ -730,3 +1015,11 @@ class TableManager:
             "time_limit": t.rec.time_limit, "rematch": t.rec.rematch,
             "rematch_of": t.rec.rematch_of,
         }
+
+
+class _Existing(Exception):
+    """The finished table already has its rematch."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(table_id)
+        self.table_id = table_id

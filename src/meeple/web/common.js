@@ -1,9 +1,26 @@
 // Shared browser helpers: API calls, stored seat secrets, small DOM builder. No build step.
 
+// A POST carries an Idempotency-Key: if its answer is lost on the way (a network error, a
+// server restarting), it is sent again with the same key and gets the first answer, never a
+// second table or seat.
 export async function api(path, body) {
-  const res = await fetch(path, body === undefined ? {} : {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
-  });
+  let res;
+  if (body === undefined) res = await fetch(path);
+  else {
+    const key = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const init = {
+      method: "POST", body: JSON.stringify(body),
+      headers: { "content-type": "application/json", "idempotency-key": key },
+    };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        res = await fetch(path, init);
+        if (res.status !== 503 && !(res.status === 409 && attempt < 5 && (await res.clone().json().catch(() => ({}))).error === "in_progress")) break;
+      } catch (e) { if (attempt >= 3) throw e; }
+      if (attempt >= 5) break;
+      await new Promise((r) => setTimeout(r, 300 * (attempt + 1)));
+    }
+  }
   const data = await res.json().catch(() => ({}));
   if (!res.ok) {
     const detail = typeof data.detail === "string" ? data.detail

@@ -16,6 +16,11 @@ let sending = false;    // a move is in flight: ignore further clicks until the 
 let seenUpTo = 0;       // log lines this seat had seen when it last had the turn ("new" after it)
 let myTurnBefore = false;
 let info = null;        // the table (game, options, seats) from /api/tables/<id>
+// Refusals of this seat's secret in a row. One refusal never makes the page forget the secret
+// (another server may not have heard of the join yet, or the host may have reopened the seat):
+// it is tried again on each reconnect, and after three refusals the page watches instead,
+// still keeping the secret.
+let refusals = 0;
 
 // An invite link carries its seat and secret in the fragment (#seat=2&invite=...).
 const frag = new URLSearchParams(location.hash.slice(1));
@@ -30,7 +35,8 @@ function connect() {
   ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/tables/${tableId}`);
   ws.onopen = () => {
     const m = me();
-    ws.send(JSON.stringify(m.secret ? { type: "hello", seat: m.seat, secret: m.secret } : { type: "hello" }));
+    const mine = m.secret && refusals < 3;
+    ws.send(JSON.stringify(mine ? { type: "hello", seat: m.seat, secret: m.secret } : { type: "hello" }));
     $("conn").textContent = "live";
     $("conn").className = "conn ok";
     retry = 500;
@@ -50,10 +56,11 @@ function onMessage(msg) {
     sending = false;
     document.body.classList.remove("sending");
     $("error").textContent = msg.message;
-    if ((msg.code === "forbidden" || msg.code === "seat_lost") && me().secret) { save(tableId, { secret: null, seat: null }); }
+    if ((msg.code === "forbidden" || msg.code === "seat_lost") && me().secret) refusals += 1;
     if (msg.code === "stale" || msg.code === "illegal") setTimeout(() => ($("error").textContent = ""), 3000);
     return;
   }
+  if (msg.type === "reconnect") { retry = 100; return; }  // a server draining: the next one is near
   if (msg.type === "seats") {  // someone arrived or left: only the seats changed
     if (last) { last = { ...last, seats: msg.seats }; draw(); }
     return;
@@ -62,6 +69,7 @@ function onMessage(msg) {
   if (msg.log_start === 0) log = [];
   log = log.slice(0, msg.log_start).concat(msg.log);
   last = msg;
+  if (msg.seat !== null && msg.seat === me().seat) refusals = 0;
   sending = false;
   draw();
 }
@@ -155,6 +163,7 @@ function drawSit() {
     try {
       const res = await api(`/api/tables/${tableId}/join`, { seat, name: n, secret: secret || null });
       save(tableId, { seat: res.seat, secret: res.secret, invite: null });
+      refusals = 0;
       ws.close();
     } catch (e) { $("error").textContent = e.message; }
   };

@@ -1,0 +1,134 @@
+"""One bot driver per table: a lease row per running table in the database.
+
+The server holding a table's lease is the only one that runs its bots and its time limit. It
+renews all its leases every ``every`` seconds (one UPDATE); a lease not renewed for ``ttl``
+seconds (its server died or hung) is taken over by another server, or by the same server after
+a restart. Taking over a table whose holder died credits the time nobody drove it to the seat
+to move: the stored deadline moves on by that much, so a crash is never charged to a player.
+
+Clocks: expiry compares each server's wall clock; servers on several machines need NTP (skew
+well under ``ttl``).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from sqlalchemy import and_, delete, exists, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from .storage import Storage, TableRecord, leases_t, seats_t, tables_t
+
+# Only a table with something to drive has a lease: a clock, a bot, or a seat a bot plays for
+# a player who left. People playing without a clock need no server in particular.
+_NEEDS_DRIVER = or_(
+    tables_t.c.time_limit.is_not(None),
+    exists().where(seats_t.c.table_id == tables_t.c.id,
+                   or_(seats_t.c.kind == "bot", seats_t.c.zombie.is_(True))),
+)
+
+
+def needs_driver(rec: TableRecord) -> bool:
+    return rec.status == "running" and (
+        rec.time_limit is not None or any(s.kind == "bot" or s.zombie for s in rec.seats))
+
+
+@dataclass
+class Leases:
+    """This server's leases: ``mine`` is what it drives now.
+
+    The holder is ``<node>:<random>``, new for each process: a server restarted under the same
+    node name (a lone server, or ``MEEPLE_NODE_ID``) takes its earlier self's tables back at
+    once instead of waiting for them to expire, and credits the time it was down.
+    """
+
+    storage: Storage
+    node: str
+    ttl: float = 3.0
+    every: float = 1.0
+    mine: set[str] = field(default_factory=set)
+    holder: str = ""
+
+    def __post_init__(self) -> None:
+        self.holder = f"{self.node}:{uuid.uuid4().hex[:12]}"
+
+    def acquire(self, table_id: str) -> bool:
+        """Take the table's lease if nobody living holds it. A takeover from a dead holder
+        moves the table's deadline on by the time since that holder last renewed."""
+        now = time.time()
+        try:
+            with self.storage.engine.begin() as conn:  # the common case: a new table
+                conn.execute(insert(leases_t).values(
+                    table_id=table_id, holder=self.holder, expires_at=now + self.ttl,
+                    renewed_at=now))
+            self.mine.add(table_id)
+            return True
+        except IntegrityError:  # someone holds (or held) it: see whether it is still alive
+            pass
+        with self.storage.engine.begin() as conn:
+            if self.storage.inline:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            row = conn.execute(select(leases_t).where(leases_t.c.table_id == table_id)
+                               .with_for_update()).mappings().first()
+            if row is None:  # released meanwhile; the next round takes it
+                return False
+            ours = row["holder"] == self.holder or row["holder"].startswith(self.node + ":")
+            if not ours and row["expires_at"] > now:
+                self.mine.discard(table_id)
+                return False
+            if table_id not in self.mine:  # a takeover (or our own lease from before a restart)
+                down = max(0.0, now - row["renewed_at"])
+                conn.execute(
+                    update(tables_t)
+                    .where(tables_t.c.id == table_id, tables_t.c.deadline.is_not(None),
+                           tables_t.c.deadline > row["renewed_at"])
+                    .values(deadline=tables_t.c.deadline + down, version=tables_t.c.version + 1))
+            conn.execute(update(leases_t).where(leases_t.c.table_id == table_id).values(
+                holder=self.holder, expires_at=now + self.ttl, renewed_at=now))
+        self.mine.add(table_id)
+        return True
+
+    def renew(self) -> set[str]:
+        """Renew every lease of ours; returns the tables we lost (taken over meanwhile)."""
+        now = time.time()
+        with self.storage.engine.begin() as conn:
+            conn.execute(update(leases_t).where(leases_t.c.holder == self.holder)
+                         .values(expires_at=now + self.ttl, renewed_at=now))
+            held = set(conn.execute(select(leases_t.c.table_id)
+                                    .where(leases_t.c.holder == self.holder)).scalars())
+        lost = self.mine - held
+        self.mine &= held
+        return lost
+
+    def orphans(self, limit: int = 200) -> list[str]:
+        """Running tables nobody living drives (no lease, an expired one, or ours from before a
+        restart of this server)."""
+        now = time.time()
+        with self.storage.engine.connect() as conn:
+            rows = conn.execute(
+                select(tables_t.c.id)
+                .select_from(tables_t.outerjoin(leases_t, leases_t.c.table_id == tables_t.c.id))
+                .where(tables_t.c.status == "running", _NEEDS_DRIVER,
+                       or_(leases_t.c.table_id.is_(None), leases_t.c.expires_at < now,
+                           leases_t.c.holder.like(self.node + ":%")))
+                .limit(limit + len(self.mine))
+            ).scalars().all()
+        return [r for r in rows if r not in self.mine][:limit]
+
+    def release(self, table_id: str) -> None:
+        """A finished table needs no driver."""
+        self.mine.discard(table_id)
+        with self.storage.engine.begin() as conn:
+            conn.execute(delete(leases_t).where(
+                and_(leases_t.c.table_id == table_id, leases_t.c.holder == self.holder)))
+
+    def release_all(self) -> None:
+        """Hand every table on at once (a graceful stop): expired now, renewed now, so the next
+        holder credits no downtime."""
+        now = time.time()
+        self.mine.clear()
+        with self.storage.engine.begin() as conn:
+            conn.execute(update(leases_t).where(leases_t.c.holder == self.holder)
+                         .values(holder="", expires_at=0.0, renewed_at=now))

@@ -1,0 +1,307 @@
+"""Many servers, for real (issue 16): races across two or three `meeple serve` processes on one
+PostgreSQL and Redis, with kill -9. Each test failed before the fix (see docs/web.md, *Tests*).
+
+Runs when MEEPLE_TEST_POSTGRES_URL and MEEPLE_TEST_REDIS_URL are set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from websockets.sync.client import connect
+
+from meeple.server.storage import Storage
+from server_proc import Server, browser, fresh_database, needs_services, wait_until
+
+pytestmark = [needs_services, pytest.mark.postgres, pytest.mark.redis]
+
+
+@pytest.fixture(scope="module")
+def db():
+    url, drop = fresh_database()
+    yield url
+    drop()
+
+
+@pytest.fixture(scope="module")
+def pair(db):
+    servers = [Server(db), Server(db)]
+    yield servers
+    for s in servers:
+        s.stop()
+
+
+def hello(server: Server, table: str, seat: int | None = None, secret: str | None = None):
+    ws = connect(f"{server.ws}/ws/tables/{table}", open_timeout=10, legacy=True)
+    ws.send(json.dumps({"type": "hello", "seat": seat, "secret": secret}))
+    return ws, json.loads(ws.recv(timeout=10))
+
+
+def recv_until(ws, pred, seconds: float = 15.0):
+    end = time.monotonic() + seconds
+    while True:
+        msg = json.loads(ws.recv(timeout=max(0.01, end - time.monotonic())))
+        if pred(msg):
+            return msg
+
+
+def new_table(server: Server, seats: list[dict], name: str | None = "Ann", **extra):
+    status, t = server.post("/api/tables", {"game": "trickarus", "players": len(seats),
+                                            "seats": seats, "name": name, **extra},
+                            browser=browser())
+    assert status == 200, t
+    return t
+
+
+def test_a_seat_taken_on_one_server_opens_at_once_on_the_other(pair):
+    """Join on A, hello on B within the same moment: B reads the join before refusing."""
+    a, b = pair
+    refused = 0
+    for _ in range(12):
+        t = new_table(a, [{"kind": "me"}, {"kind": "open"}, {"kind": "bot", "level": "random"}])
+        watcher, _ = hello(b, t["id"])  # B has the table open (and an old copy of its seats)
+        status, j = a.post(f"/api/tables/{t['id']}/join", {"seat": 1, "name": "Bo"}, browser=browser())
+        assert status == 200, j
+        ws, first = hello(b, t["id"], 1, j["secret"])
+        refused += first["type"] == "error"
+        ws.close()
+        watcher.close()
+    assert refused == 0
+
+
+def test_joins_racing_on_two_servers_start_every_table(pair, db):
+    """Two seats taken at once on two servers: the table starts (the start is decided with the
+    last seat, in the database), never stays open with every seat taken."""
+    a, b = pair
+    ids = []
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(12):
+            t = new_table(a, [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
+            hello(b, t["id"])[0].close()  # B loads it too
+            futures = [pool.submit(srv.post, f"/api/tables/{t['id']}/join",
+                                   {"seat": seat, "name": f"P{seat}"}, browser=browser())
+                       for srv, seat in ((a, 1), (b, 2))]
+            assert all(f.result()[0] == 200 for f in futures)
+            ids.append(t["id"])
+    store = Storage(db)
+    stuck = [tid for tid in ids if store.load_table(tid).status != "running"]
+    store.dispose()
+    assert stuck == []
+
+
+def _finished_table(server: Server, db: str) -> dict:
+    """A finished 3-seat table with one person (who left at once, so the bots played it out)."""
+    t = new_table(server, [{"kind": "me"}] + [{"kind": "bot", "level": "random"}] * 2)
+    ws, _ = hello(server, t["id"], 0, t["secret"])
+    ws.send(json.dumps({"type": "leave"}))
+    recv_until(ws, lambda m: m.get("type") == "state" and m["status"] == "over", 60)
+    ws.close()
+    return t
+
+
+def test_rematch_pressed_at_once_on_two_servers_makes_one_table(pair, db):
+    a, b = pair
+    for _ in range(6):
+        t = _finished_table(a, db)
+        hello(b, t["id"])[0].close()
+        with ThreadPoolExecutor(2) as pool:
+            fa = pool.submit(a.post, f"/api/tables/{t['id']}/rematch",
+                             {"seat": 0, "secret": t["secret"]}, browser=browser())
+            fb = pool.submit(b.post, f"/api/tables/{t['id']}/rematch", {"secret": t["host"]},
+                             browser=browser())
+            (sa, ra), (sb, rb) = fa.result(), fb.result()
+        assert sa == sb == 200, (ra, rb)
+        assert ra["id"] == rb["id"]
+
+
+def _cpu(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_one_server_drives_a_tables_bots(db):
+    """Both servers have the table of thinking bots open; only one thinks (CPU time: the
+    driver's thinking dwarfs the other's following), and its moves are the only ones logged."""
+    servers = [Server(db), Server(db)]
+    try:
+        a, b = servers
+        t = new_table(a, [{"kind": "bot", "level": "ismcts:300"}] * 3, name=None)
+        wa, _ = hello(a, t["id"])
+        wb, _ = hello(b, t["id"])
+        store = Storage(db)
+        wait_until(lambda: len(store.actions(t["id"])) >= 2, 30)
+        before = [_cpu(s.proc.pid) for s in servers]
+        wait_until(lambda: len(store.actions(t["id"])) >= 14, 60)
+        used = sorted(_cpu(s.proc.pid) - x for s, x in zip(servers, before, strict=True))
+        store.dispose()
+        wa.close()
+        wb.close()
+        assert used[0] < 0.5 * used[1], used
+    finally:
+        for s in servers:
+            s.stop()
+
+
+def test_a_dead_servers_bots_and_clocks_move_on_elsewhere(db):
+    """kill -9 the server driving an all-bot table and a timed table: the other server, which
+    has neither open, takes both over within a few seconds."""
+    a, b = Server(db, bot_delay=0.3), Server(db, bot_delay=0.3)
+    try:
+        bots = new_table(a, [{"kind": "bot", "level": "random"}] * 3, name=None)
+        timed = new_table(a, [{"kind": "me"}] + [{"kind": "bot", "level": "random"}] * 2,
+                          time_limit=2.0)
+        store = Storage(db)
+        wait_until(lambda: len(store.actions(bots["id"])) >= 2)
+        a.kill()
+        n = len(store.actions(bots["id"]))
+        wait_until(lambda: len(store.actions(bots["id"])) > n + 2, 12)
+        wait_until(lambda: store.load_table(timed["id"]).seats[0].zombie, 12)
+        store.dispose()
+    finally:
+        a.kill()
+        b.stop()
+
+
+def test_time_lost_to_a_crash_is_not_charged_to_the_player():
+    """A 6 s clock; the only server dies 1 s in and is back 4 s later: the player still has
+    most of their time, and their seat is not handed to a bot. (A database of its own: a
+    server of another test would rightly take the table over and run its clock.)"""
+    url, drop = fresh_database()
+    a = Server(url, redis_url=None)
+    try:
+        t = new_table(a, [{"kind": "me"}] + [{"kind": "bot", "level": "random"}] * 2, time_limit=6.0)
+        ws, first = hello(a, t["id"], 0, t["secret"])
+        assert first["legal"]
+        ws.close()
+        time.sleep(1.0)
+        a.kill()
+        time.sleep(4.0)
+        a.start()
+        ws, back = hello(a, t["id"], 0, t["secret"])
+        ws.close()
+        assert not back["seats"][0]["zombie"] and back["legal"]
+        assert back["deadline"] - time.time() > 3.0
+    finally:
+        a.stop()
+        drop()
+
+
+def test_a_lost_pubsub_message_costs_only_seconds(db):
+    """Server A publishes nothing (as if every message were lost); the player on B still gets
+    A's moves, and so does a player who reconnects to B."""
+    a, b = Server(db, redis_url=None), Server(db)
+    try:
+        t = new_table(a, [{"kind": "me"}, {"kind": "open"}, {"kind": "bot", "level": "random"}])
+        status, j = a.post(f"/api/tables/{t['id']}/join", {"seat": 1, "name": "Bo"}, browser=browser())
+        assert status == 200
+        wb, mb = hello(b, t["id"], 1, j["secret"])
+        wa, ma = hello(a, t["id"], 0, t["secret"])
+        wa.send(json.dumps({"type": "move", "action": ma["legal"][0]["id"], "move": 0}))
+        got = recv_until(wb, lambda m: m.get("type") == "state" and m["move"] >= 1, 6)
+        assert got["legal"]
+        wa.close()
+        wb.close()
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_chaos_kill9_loses_no_acknowledged_move_or_seat(db):
+    """Three servers, players moving on random servers, one server killed -9 and restarted at
+    random moments: every acknowledged join and move is in the log, every seat secret opens
+    its seat on every server."""
+    rng = random.Random(16)
+    servers = [Server(db), Server(db), Server(db)]
+    try:
+        _chaos(rng, servers, db)
+    finally:
+        for s in servers:
+            s.stop()
+
+
+def _chaos(rng: random.Random, servers: list[Server], db: str) -> None:
+    acked_moves: dict[str, dict[int, int]] = {}
+    seats: dict[str, dict[int, str]] = {}
+    errors: list[str] = []
+    stop = threading.Event()
+
+    def alive() -> list[Server]:
+        return [s for s in servers if s.proc is not None and s.proc.poll() is None]
+
+    def player(table: str, seat: int, secret: str, prng: random.Random) -> None:
+        while not stop.is_set():
+            srv = prng.choice(alive() or servers)
+            try:
+                ws, m = hello(srv, table, seat, secret)
+            except Exception:
+                time.sleep(0.2)
+                continue
+            try:
+                if m.get("type") == "error":
+                    if m["code"] == "forbidden":
+                        errors.append(f"{table}/{seat} refused on {srv.port}")
+                    continue
+                while not stop.is_set() and m["status"] != "over":
+                    if m.get("type") == "state" and m["legal"]:
+                        choice = prng.choice(m["legal"])["id"]
+                        ws.send(json.dumps({"type": "move", "action": choice, "move": m["move"]}))
+                        want = m["move"]
+                        m = recv_until(ws, lambda x, w=want: x.get("type") != "state" or x["move"] > w, 10)
+                        if m.get("type") == "state":
+                            acked_moves.setdefault(table, {})[want] = choice
+                    else:
+                        m = json.loads(ws.recv(timeout=10))
+                if m.get("status") == "over":
+                    return
+            except Exception:
+                time.sleep(0.1)  # the server died under us: reconnect somewhere
+            finally:
+                ws.close()
+
+    threads = []
+    for i in range(6):
+        creator = servers[i % 3]
+        t = new_table(creator, [{"kind": "me"}, {"kind": "open"}, {"kind": "bot", "level": "random"}])
+        joiner = servers[(i + 1) % 3]
+        status, j = joiner.post(f"/api/tables/{t['id']}/join", {"seat": 1, "name": "Bo"},
+                                browser=browser())
+        assert status == 200, j
+        seats[t["id"]] = {0: t["secret"], 1: j["secret"]}
+        for seat, secret in seats[t["id"]].items():
+            threads.append(threading.Thread(target=player, daemon=True, args=(
+                t["id"], seat, secret, random.Random(rng.random()))))
+    for th in threads:
+        th.start()
+    try:
+        for _ in range(3):
+            time.sleep(rng.uniform(0.5, 2.0))
+            victim = rng.choice(servers)
+            victim.kill()
+            time.sleep(rng.uniform(0.2, 1.0))
+            victim.start()
+        time.sleep(2.0)
+    finally:
+        stop.set()
+        for th in threads:
+            th.join(15)
+    store = Storage(db)
+    for tid, moves in acked_moves.items():
+        log = store.actions(tid)
+        for n, action in moves.items():
+            assert n < len(log) and log[n] == action, (tid, n)
+    for tid, by_seat in seats.items():
+        for s in servers:
+            for seat, secret in by_seat.items():
+                ws, m = hello(s, tid, seat, secret)
+                ws.close()
+                assert m["type"] == "state" and m["seat"] == seat, m
+    store.dispose()
+    assert sum(len(m) for m in acked_moves.values()) > 10
+    assert errors == []
