@@ -63,6 +63,11 @@ class Settings:
     seat_gone_seconds: float = 120.0
     # The address people reach this server at (https://games.example.org): links and cookies.
     public_url: str | None = None
+    # Rate limits on logins, registration, table creation, chat and matchmaking (off only for
+    # load tests on loopback: MEEPLE_RATE_LIMITS=off).
+    rate_limits: bool = True
+    # How often each server's matcher forms tables from the Play now queue (seconds).
+    matchmaking_interval: float = 0.5
 
     def __post_init__(self) -> None:
         self.public_url = normalise_public_url(self.public_url)
@@ -91,4 +96,6 @@ class Settings:
             max_sockets_per_client=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_CLIENT") or 20),
             seat_gone_seconds=float(os.environ.get("MEEPLE_SEAT_GONE_SECONDS") or 120.0),
             public_url=public_url or os.environ.get("MEEPLE_PUBLIC_URL") or None,
+            rate_limits=os.environ.get("MEEPLE_RATE_LIMITS", "on") != "off",
+            matchmaking_interval=float(os.environ.get("MEEPLE_MATCHMAKING_INTERVAL") or 0.5),
         )

@@ -68,6 +68,7 @@ seats_t = Table(
     Column("secret_hash", String(64), nullable=True),
     Column("zombie", Boolean, nullable=False, default=False),
     Column("client_hash", String(64), nullable=True),  # the browser that took it (0002)
+    Column("user_id", Integer, nullable=True, index=True),  # the account that holds it (0004)
 )
 
 actions_t = Table(
@@ -106,6 +107,7 @@ class SeatRecord:
     secret_hash: str | None = None
     zombie: bool = False
     client_hash: str | None = None
+    user_id: int | None = None
 
 
 @dataclass
@@ -145,8 +147,9 @@ class Storage:
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
 
-    def migrate(self) -> None:
-        """Bring the schema to Alembic's head (runs on every start; a no-op when current)."""
+    def migrate(self, target: str = "head") -> None:
+        """Bring the schema to Alembic's head (runs on every start; a no-op when current).
+        ``target`` names an older revision (tests build yesterday's schema with it)."""
         from alembic import command
         from alembic.config import Config
 
@@ -156,7 +159,7 @@ class Storage:
         )
         with self.engine.begin() as conn:
             cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+            command.upgrade(cfg, target)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -295,7 +298,7 @@ def _table_record(row: Any, seats: list[Any]) -> TableRecord:
         seats=[
             SeatRecord(seat=s["seat"], kind=s["kind"], name=s["name"], level=s["level"],
                        secret_hash=s["secret_hash"], zombie=bool(s["zombie"]),
-                       client_hash=s.get("client_hash"))
+                       client_hash=s.get("client_hash"), user_id=s.get("user_id"))
             for s in seats
         ],
     )

@@ -175,6 +175,9 @@ class TableManager:
         self.tables: dict[str, LiveTable] = {}
         self.client_sockets: dict[str, int] = {}  # open WebSockets per client address
         self._loading: dict[str, asyncio.Lock] = {}
+        # objects told of every change (``on_change(t)``) and bus message (``await
+        # on_message(m)``): ratings, chat, matchmaking
+        self.hooks: list[Any] = []
         workers = max(1, settings.bot_workers)
         self.threads = ThreadPoolExecutor(workers, thread_name_prefix="meeple-bot")
         self.pool: Executor = self.threads
@@ -289,6 +292,10 @@ class TableManager:
         return changed
 
     async def on_bus(self, message: dict[str, Any]) -> None:
+        for hook in self.hooks:
+            await hook.on_message(message)
+        if message.get("chat") is not None:
+            return  # a chat message: the table itself did not change
         t = self.tables.get(str(message.get("table")))
         if t is None:
             return
@@ -310,6 +317,7 @@ class TableManager:
         rematch_of: str | None = None,
         seed: int | None = None,
         client: str | None = None,
+        user: int | None = None,
     ) -> tuple[LiveTable, str, dict[int, str]]:
         """A new table; returns it, the host secret and the secrets of the seats taken ("me")."""
         info = meeple.game_info(game)
@@ -331,7 +339,8 @@ class TableManager:
                     raise TableError("bad_seats", "give a display name to take a seat")
                 taken[n] = new_secret()
                 records.append(SeatRecord(n, "human", name=name, secret_hash=hash_secret(taken[n]),
-                                          client_hash=hash_secret(client) if client else None))
+                                          client_hash=hash_secret(client) if client else None,
+                                          user_id=user))
             else:
                 records.append(SeatRecord(n))
         seed = secrets.randbits(62) if seed is None else seed
@@ -352,7 +361,7 @@ class TableManager:
         return t, host, taken
 
     async def join(self, t: LiveTable, seat: int, name: str, secret: str | None,
-                   client: str | None = None) -> str:
+                   client: str | None = None, user: int | None = None) -> str:
         """Take an open seat (or an invited one, with its secret); returns the seat secret.
 
         An invite secret is spent here: the joiner gets a fresh secret, so the host (or anyone
@@ -366,7 +375,8 @@ class TableManager:
             if s.kind == "open":
                 if mine is None:
                     raise TableError("no_client", "this browser sent no client cookie; reload the page")
-                if any(o.client_hash == mine for o in t.rec.seats if o.kind == "human"):
+                if any(o.client_hash == mine or (user is not None and o.user_id == user)
+                       for o in t.rec.seats if o.kind == "human"):
                     raise TableError("one_seat", "you already have a seat at this table")
                 expect = "open"
             elif s.kind == "invited" and secret_ok(secret, s.secret_hash):
@@ -375,7 +385,7 @@ class TableManager:
                 raise TableError("seat_taken", f"seat {seat} is not free")
             secret = new_secret()
             new = SeatRecord(seat, "human", name=name, secret_hash=hash_secret(secret),
-                             client_hash=mine)
+                             client_hash=mine, user_id=user)
             if not await self._db(self.storage.update_seat, t.rec.id, new, expect):
                 await self.catch_up(t)
                 raise TableError("seat_taken", f"seat {seat} was just taken")
@@ -465,7 +475,7 @@ class TableManager:
             self._changed(t)
 
     async def rematch(self, t: LiveTable, seat: int | None, secret: str,
-                      client: str | None = None) -> dict[str, Any]:
+                      client: str | None = None, user: int | None = None) -> dict[str, Any]:
         """A new table with the same game, options and bots; the asker keeps their seat."""
         if t.rec.status != "over":
             raise TableError("not_over", "a rematch needs a finished game")
@@ -480,7 +490,7 @@ class TableManager:
             out: dict[str, Any] = {"id": new.rec.id}
             if seat is not None and new.seat(seat).kind == "open":
                 out.update(seat=seat, secret=await self.join(new, seat, t.seat(seat).name or "?",
-                                                             None, client))
+                                                             None, client, user))
             return out
         seats: list[tuple[str, str | None]] = [
             ("bot", s.level) if s.kind == "bot" else ("me" if s.seat == seat else "open", None)
@@ -489,7 +499,7 @@ class TableManager:
         name = t.seat(seat).name if seat is not None else None
         new, host, taken = await self.create(
             t.rec.game, t.rec.players, t.rec.options, seats, name, t.rec.time_limit, t.rec.id,
-            client=client,
+            client=client, user=user,
         )
         if not await self._db(self.storage.set_rematch, t.rec.id, new.rec.id):
             await self.catch_up(t)
@@ -549,6 +559,8 @@ class TableManager:
     def _changed(self, t: LiveTable, publish: bool = True, move: int | None = None) -> None:
         """Tell every connection, the other servers, and (re)schedule the next bot or timer."""
         self.broadcast(t)
+        for hook in self.hooks:
+            hook.on_change(t)
         if publish and not isinstance(self.bus, LocalBus):
             asyncio.get_running_loop().create_task(
                 self.bus.publish({"table": t.rec.id, "move": move})
@@ -708,6 +720,7 @@ class TableManager:
     def seats_json(self, t: LiveTable, connected: set[int | None] | None = None) -> list[dict[str, Any]]:
         return [
             {"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level, "zombie": s.zombie,
+             "account": s.user_id is not None,
              "connected": None if connected is None else s.seat in connected,
              **({"away": round(time.time() - t.gone_since[s.seat])}
                 if connected is not None and s.seat in t.gone_since else {})}
