@@ -87,8 +87,8 @@ class Matchmaker:
         info = meeple.game_info(body.game)
         counts = sorted(set(body.players))
         for n in counts:
-            if n not in info.players:
-                raise TableError("bad_request", f"{info.title} takes {info.players} players")
+            if n not in info.player_counts:
+                raise TableError("bad_request", f"{info.title} takes {list(info.player_counts)} players")
             info.resolve_options(n, body.options)  # refuse options a count cannot take
         with self.engine.begin() as conn:
             conn.execute(update(queue_t).where(
