@@ -2,6 +2,7 @@
 // seats, log, clock, end screen and rematch. Everything is redrawn from the last state message.
 import { api, h, myName, ordinal, save, saved, seatName, setMyName } from "./common.js";
 import { choicesPanel, loadRenderer } from "./renderer.js";
+import { navbar } from "./account.js";
 
 const tableId = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
@@ -13,6 +14,9 @@ let log = [];           // the log as this seat saw it
 let ws = null;
 let retry = 500;
 let sending = false;    // a move is in flight: ignore further clicks until the next state
+let account = null;     // the logged-in player, if any: a seat of theirs opens without a secret
+let chat = [];
+let wasMyTurn = false;
 
 // An invite link carries its seat and secret in the fragment (#seat=2&invite=...).
 const frag = new URLSearchParams(location.hash.slice(1));
@@ -27,7 +31,10 @@ function connect() {
   ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/tables/${tableId}`);
   ws.onopen = () => {
     const m = me();
-    ws.send(JSON.stringify(m.secret ? { type: "hello", seat: m.seat, secret: m.secret } : { type: "hello" }));
+    chat = [];
+    const own = account && !m.secret && last ? last.seats.find((s) => s.account && s.name === account.username) : null;
+    ws.send(JSON.stringify(m.secret ? { type: "hello", seat: m.seat, secret: m.secret }
+      : own || accountSeat !== null ? { type: "hello", seat: own ? own.seat : accountSeat } : { type: "hello" }));
     $("conn").textContent = "live";
     $("conn").className = "conn ok";
     retry = 500;
@@ -51,6 +58,7 @@ function onMessage(msg) {
     if (msg.code === "stale" || msg.code === "illegal") setTimeout(() => ($("error").textContent = ""), 3000);
     return;
   }
+  if (msg.type === "chat") { chat = chat.concat(msg.messages); drawChat(); return; }
   if (msg.type === "seats") {  // someone arrived or left: only the seats changed
     if (last) { last = { ...last, seats: msg.seats }; draw(); }
     return;
@@ -171,6 +179,11 @@ function drawStatus() {
   $("status").textContent = status;
   $("status").className = `status ${last.legal.length ? "yours" : ""}`;
   document.body.classList.toggle("my-turn", last.legal.length > 0);
+  document.title = last.legal.length ? `(your turn) ${title} — meeple` : `meeple — ${title}`;
+  if (last.legal.length && !wasMyTurn && document.hidden && "Notification" in window && Notification.permission === "granted") {
+    new Notification("meeple: your turn", { body: `${title} · table #${tableId}` });
+  }
+  wasMyTurn = last.legal.length > 0;
   document.body.classList.remove("sending");
   document.body.dataset.move = last.move;      // for people's tools and the browser tests
   document.body.dataset.status = last.status;
@@ -224,6 +237,34 @@ function tick() {
   $("clock").textContent = s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+// Chat lines go in as text (textContent through h()), never as HTML. Mutes: an account's are
+// applied by the server; a guest's live in this browser, by name.
+function mutedNames() { try { return JSON.parse(localStorage.getItem("meeple:muted")) || []; } catch { return []; } }
+function drawChat() {
+  const muted = new Set([...mutedNames(), ...((account && account.mutes) || [])]);
+  const box = $("chat");
+  box.replaceChildren(...chat.filter((m) => !muted.has(m.name)).map((m) => h("li", { "data-chat": m.id },
+    h("span.who", {}, m.name), m.text,
+    (!last || m.seat !== last.seat || m.seat === null) && m.name !== (account && account.username)
+      ? h("button.mute", { title: `mute ${m.name}`, onclick: () => mute(m) }, "mute") : null)));
+  box.scrollTop = box.scrollHeight;
+}
+async function mute(m) {
+  if (account && m.account) {
+    try { account.mutes = (await api("/api/mutes", { username: m.name })).mutes; } catch (e) { $("error").textContent = e.message; }
+  } else {
+    localStorage.setItem("meeple:muted", JSON.stringify([...mutedNames(), m.name]));
+  }
+  drawChat();
+}
+$("chat-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const text = $("chat-text").value.trim();
+  if (!text || !ws || ws.readyState !== 1) return;
+  ws.send(JSON.stringify({ type: "chat", text }));
+  $("chat-text").value = "";
+});
+
 function draw() {
   const c = ctx();
   drawStatus();
@@ -238,8 +279,13 @@ function draw() {
 }
 
 games = await api("/api/games");
+let accountSeat = null;
 try {
+  account = await navbar();
   const info = await api(`/api/tables/${tableId}`);
+  const own = account ? info.seats.find((s) => s.account && s.name === account.username) : null;
+  if (own && !me().secret) accountSeat = own.seat;
+  if (account && "Notification" in window && Notification.permission === "default") Notification.requestPermission();
   game = games.find((g) => g.id === info.game) || { id: info.game, title: info.game, bots: ["random"] };
   renderer = await loadRenderer(game);
   connect();
