@@ -264,6 +264,9 @@ def _register_optional() -> None:
         app.command("serve")(serve)
     except ImportError:
         pass
+    from meeple.cli_admin import admin  # imports the web extra only when run
+
+    app.add_typer(admin, name="admin")
     try:
         from meeple.cli_arena import arena
 

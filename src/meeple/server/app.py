@@ -28,12 +28,31 @@ import meeple
 from meeple.bots import levels
 from meeple.core import MeepleError
 
+from . import accounts as accounts_mod
 from . import idempotency
+from . import matchmaking as matchmaking_mod
+from . import ratings as ratings_mod
+from .accounts import SESSION_COOKIE, Accounts, CrossSite, session_token
+from .chat import Chat
 from .config import Settings
 from .idempotency import IdempotencyError
-from .models import ClientMessage, CreateTable, Hello, HostSeat, Join, Leave, Move, Reclaim, Rematch
+from .matchmaking import Matchmaker
+from .models import (
+    ClientMessage,
+    CreateTable,
+    Hello,
+    HostSeat,
+    Join,
+    Leave,
+    Move,
+    Reclaim,
+    Rematch,
+    Say,
+)
 from .ops import Metrics, readiness
 from .pubsub import make_bus
+from .ratelimit import RateLimits
+from .ratings import Ratings
 from .storage import Storage, TableRecord
 from .tables import Connection, LiveTable, TableError, TableManager, new_secret, secret_ok
 
@@ -47,7 +66,9 @@ _MEDIA = {"js": "text/javascript", "css": "text/css", "svg": "image/svg+xml",
 _ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 409,
                  "not_over": 409, "not_running": 409, "too_many": 429, "one_seat": 409,
                  "not_open": 409, "not_gone": 409, "draining": 503, "in_progress": 409,
-                 "key_reused": 422, "bad_key": 400}
+                 "key_reused": 422, "bad_key": 400, "rate_limited": 429, "unauthorized": 401,
+                 "disabled": 403, "username_taken": 409, "no_player": 404, "no_game": 404,
+                 "cross_site": 403}
 CLIENT_COOKIE = "meeple_client"
 _CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,64}$")
 
@@ -72,7 +93,7 @@ def record_summary(rec: TableRecord) -> dict[str, Any]:
         "id": rec.id, "game": rec.game, "players": rec.players, "options": rec.options,
         "status": rec.status, "time_limit": rec.time_limit, "rematch": rec.rematch,
         "seats": [{"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level,
-                   "zombie": s.zombie} for s in rec.seats],
+                   "zombie": s.zombie, "account": s.user_id is not None} for s in rec.seats],
     }
 
 
@@ -190,6 +211,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     storage = Storage(settings.database_url)
     metrics = Metrics()
     manager = TableManager(settings, storage, make_bus(settings.redis_url), metrics)
+    secure = (settings.public_url or "").startswith("https://")
+    limits = RateLimits(settings.redis_url, settings.rate_limits)
+    accounts = Accounts(storage)
+    ratings = Ratings(storage)
+    chat = Chat(storage, manager, limits, accounts)
+    matchmaker = Matchmaker(storage, manager, settings.matchmaking_interval)
+    manager.hooks += [ratings, chat, matchmaker]
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
@@ -197,6 +225,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await manager.start()
         sweeper = asyncio.create_task(manager._every(3600, lambda: manager._db(
             idempotency.sweep, storage)))
+        await matchmaker.start()
         if settings.tune_gc:
             # What is loaded by now lives as long as the server: keep the cyclic GC from walking
             # it again and again (a full collection paused the loop ~250 ms at 200 tables), and
@@ -206,14 +235,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             gc.set_threshold(20_000, 20, 50)
         yield
         sweeper.cancel()
+        await matchmaker.stop()
         await manager.stop()
         storage.dispose()
 
     app = FastAPI(title="meeple", lifespan=lifespan)
     app.state.manager = manager
     app.state.storage = storage
-    app.add_middleware(ClientCookie, secure=(settings.public_url or "").startswith("https://"))
+    app.state.accounts = accounts
+    app.state.ratings = ratings
+    app.state.matchmaker = matchmaker
+    app.add_middleware(ClientCookie, secure=secure)
     app.add_middleware(BodyLimit)
+    app.add_middleware(CrossSite, public_url=settings.public_url)
     if settings.public_url:
         app.add_middleware(PublicURL, url=settings.public_url)
 
@@ -280,6 +314,57 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise
         await manager._db(idempotency.finish, storage, key, 200, out)
         return out
+    # ----- players: accounts, ratings, Play now -----------------------------------------------
+    async def user_of(request: Request) -> dict[str, Any] | None:
+        token = session_token(request)
+        return await asyncio.to_thread(accounts.session_user, token) if token else None
+
+    async def current(request: Request) -> dict[str, Any]:
+        user = await user_of(request)
+        if user is None:
+            raise TableError("unauthorized", "log in first")
+        return user
+
+    async def claimed(table_ids: list[str]) -> None:
+        """Seats a guest took became an account's: live tables re-read them."""
+        for tid in table_ids:
+            t = manager.tables.get(tid)
+            if t is not None:
+                async with t.lock:
+                    await manager.catch_up(t)
+                    manager._changed(t)
+
+    async def muted(user: dict[str, Any]) -> None:
+        chat.set_muted(user["id"], await asyncio.to_thread(accounts.muted_ids, user["id"]))
+
+    app.include_router(accounts_mod.router(accounts, limits, secure, claimed, client_token, muted))
+    app.include_router(ratings_mod.router(ratings))
+    app.include_router(matchmaking_mod.router(matchmaker, current, ratings, limits))
+
+    @app.get("/api/my/tables")
+    async def api_my_tables(request: Request) -> dict[str, Any]:
+        """Open and running tables where my account has a seat, and whether it is my turn."""
+        user = await current(request)
+        ids = await asyncio.to_thread(accounts.live_tables, user["id"])
+        out = []
+        for tid in ids:
+            try:
+                t = await manager.get(tid)
+            except TableError:
+                continue
+            seat = next((s.seat for s in t.rec.seats if s.user_id == user["id"]), None)
+            if seat is None:
+                continue
+            out.append({**manager.summary(t), "seat": seat,
+                        "my_turn": t.rec.status == "running" and t.state.to_move == seat
+                        and not t.bot_plays(seat)})
+        out.sort(key=lambda x: not x["my_turn"])
+        return {"tables": out}
+
+    @app.get("/api/tables/{table_id}/chat")
+    async def api_chat(table_id: str) -> list[dict[str, Any]]:
+        """The table's chat (what its players and spectators saw), for replays."""
+        return await chat.messages((await table(table_id)).rec.id)
 
     # ----- lobby API --------------------------------------------------------------------------
     @app.get("/api/games")
@@ -296,11 +381,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/tables")
     async def api_create(body: CreateTable, request: Request) -> Any:
+        await limits.hit("create_table", accounts_mod.client_address(request))
+        user = await user_of(request)
+
         async def run(key: str | None) -> dict[str, Any]:
             t, host, taken = await manager.create(
                 body.game, body.players, body.options,
-                [(s.kind, s.level) for s in body.seats], body.name, body.time_limit,
-                client=client_token(request), idem_key=key,
+                [(s.kind, s.level) for s in body.seats], user["username"] if user else body.name,
+                body.time_limit, client=client_token(request), idem_key=key,
+                user=user["id"] if user else None,
             )
             log.info("table created", extra={"table": t.rec.id, "game": t.rec.game})
             return manager.create_answer(t, host, taken)
@@ -319,10 +408,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/api/tables/{table_id}/join")
     async def api_join(table_id: str, body: Join, request: Request) -> Any:
         t = await table(table_id)
+        user = await user_of(request)
 
         async def run(key: str | None) -> dict[str, Any]:
-            secret = await manager.join(t, body.seat, body.name, body.secret,
-                                        client_token(request), key)
+            secret = await manager.join(t, body.seat, user["username"] if user else body.name,
+                                        body.secret, client_token(request), key,
+                                        user["id"] if user else None)
             return {"id": t.rec.id, "seat": body.seat, "secret": secret}
 
         return await once(request, body, run)
@@ -357,8 +448,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/api/tables/{table_id}/rematch")
     async def api_rematch(table_id: str, body: Rematch, request: Request) -> Any:
         t = await table(table_id)
+        user = await user_of(request)
         return await once(request, body, lambda key: manager.rematch(
-            t, body.seat, body.secret, client_token(request), key))
+            t, body.seat, body.secret, client_token(request), key, user["id"] if user else None))
 
     @app.get("/api/tables/{table_id}/replay")
     async def api_replay(table_id: str, step: int | None = None, seat: int | None = None) -> dict[str, Any]:
@@ -417,14 +509,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 raise TableError("bad_message", "no hello") from None
             if not isinstance(hello, Hello):
                 raise TableError("bad_message", "say hello first")
+            token = ws.cookies.get(SESSION_COOKIE)
+            user = await asyncio.to_thread(accounts.session_user, token) if token else None
             if hello.seat is not None:
                 if not 0 <= hello.seat < t.rec.players:
                     raise TableError("bad_seat", "no such seat")
                 s = t.seat(hello.seat)
-                if s.kind != "human" or not secret_ok(hello.secret, s.secret_hash):
+                # a seat opens with its secret, or for the logged-in account that holds it
+                mine = user is not None and s.user_id == user["id"]
+                if s.kind != "human" or not (mine or secret_ok(hello.secret, s.secret_hash)):
                     await manager.refresh(t)  # joined on another server a moment ago?
                     s = t.seat(hello.seat)
-                if s.kind != "human" or not secret_ok(hello.secret, s.secret_hash):
+                    mine = user is not None and s.user_id == user["id"]
+                if s.kind != "human" or not (mine or secret_ok(hello.secret, s.secret_hash)):
                     raise TableError("forbidden", "wrong seat secret")
             if sum(not c.closed for c in t.conns) >= settings.max_sockets_per_table:
                 raise TableError("too_many", "this table has as many watchers as it takes")
@@ -437,6 +534,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                           secret_hash=None if hello.seat is None else t.seat(hello.seat).secret_hash)
         manager.attach(t, conn)  # the newcomer gets everything; the others only who is here
         writer = asyncio.create_task(_writer(ws, conn))
+        await chat.attach(t, conn, user)
         try:
             while not conn.closed:
                 try:
@@ -445,6 +543,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     conn.push({"type": "error", "code": exc.code, "message": str(exc)})
                     continue
                 try:
+                    if isinstance(msg, Say) and manager.holds_seat(t, conn):
+                        await chat.say(t, conn, msg.text)
+                        continue
                     await _handle(manager, t, conn, msg)
                 except TableError as exc:
                     conn.push({"type": "error", "code": exc.code, "message": str(exc)})
@@ -471,6 +572,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/replay/{table_id}")
     async def page_replay(table_id: str) -> FileResponse:
         return FileResponse(WEB / "replay.html")
+
+    @app.get("/account")
+    async def page_account() -> FileResponse:
+        return FileResponse(WEB / "account.html")
+
+    @app.get("/player/{username}")
+    async def page_player(username: str) -> FileResponse:
+        return FileResponse(WEB / "player.html")
+
+    @app.get("/leaderboard/{game}")
+    async def page_leaderboard(game: str) -> FileResponse:
+        return FileResponse(WEB / "leaderboard.html")
+
+    @app.get("/play")
+    async def page_play() -> FileResponse:
+        return FileResponse(WEB / "play.html")
+
+    @app.get("/my")
+    async def page_my() -> FileResponse:
+        return FileResponse(WEB / "mygames.html")
 
     @app.get("/games/{game}/web/{name}")
     async def game_asset(game: str, name: str) -> FileResponse:

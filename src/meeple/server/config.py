@@ -71,6 +71,11 @@ class Settings:
     lease_seconds: float = 3.0
     resync_seconds: float = 2.0
     drain_seconds: float = 2.0
+    # Rate limits on logins, registration, table creation, chat and matchmaking (off only for
+    # load tests on loopback: MEEPLE_RATE_LIMITS=off).
+    rate_limits: bool = True
+    # How often each server's matcher forms tables from the Play now queue (seconds).
+    matchmaking_interval: float = 0.5
 
     def __post_init__(self) -> None:
         self.public_url = normalise_public_url(self.public_url)
@@ -103,4 +108,6 @@ class Settings:
             lease_seconds=float(os.environ.get("MEEPLE_LEASE_SECONDS") or 3.0),
             resync_seconds=float(os.environ.get("MEEPLE_RESYNC_SECONDS") or 2.0),
             drain_seconds=float(os.environ.get("MEEPLE_DRAIN_SECONDS") or 2.0),
+            rate_limits=os.environ.get("MEEPLE_RATE_LIMITS", "on") != "off",
+            matchmaking_interval=float(os.environ.get("MEEPLE_MATCHMAKING_INTERVAL") or 0.5),
         )

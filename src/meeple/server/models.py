@@ -126,6 +126,13 @@ class Ping(Strict):
     type: Literal["ping"]
 
 
+class Say(Strict):
+    """A chat message (cleaned and capped in `meeple.server.chat`)."""
+
+    type: Literal["chat"]
+    text: Annotated[str, Field(min_length=1, max_length=1000)]
+
+
 ClientMessage = TypeAdapter(
-    Annotated[Hello | Move | Leave | Reclaim | Ping, Field(discriminator="type")]
+    Annotated[Hello | Move | Leave | Reclaim | Ping | Say, Field(discriminator="type")]
 )

@@ -77,6 +77,7 @@ seats_t = Table(
     Column("secret_hash", String(64), nullable=True),
     Column("zombie", Boolean, nullable=False, default=False),
     Column("client_hash", String(64), nullable=True),  # the browser that took it (0002)
+    Column("user_id", Integer, nullable=True, index=True),  # the account that holds it (0004)
 )
 
 actions_t = Table(
@@ -147,6 +148,7 @@ class SeatRecord:
     secret_hash: str | None = None
     zombie: bool = False
     client_hash: str | None = None
+    user_id: int | None = None
 
 
 @dataclass
@@ -192,8 +194,9 @@ class Storage:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self.autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
-    def migrate(self) -> None:
-        """Bring the schema to Alembic's head (runs on every start; a no-op when current)."""
+    def migrate(self, target: str = "head") -> None:
+        """Bring the schema to Alembic's head (runs on every start; a no-op when current).
+        ``target`` names an older revision (tests build yesterday's schema with it)."""
         from alembic import command
         from alembic.config import Config
 
@@ -207,7 +210,7 @@ class Storage:
                 # lock ends with this transaction); the later ones then find the schema current
                 conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7316016)")
             cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+            command.upgrade(cfg, target)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -460,7 +463,7 @@ def _table_record(row: Any, seats: list[Any]) -> TableRecord:
         seats=[
             SeatRecord(seat=s["seat"], kind=s["kind"], name=s["name"], level=s["level"],
                        secret_hash=s["secret_hash"], zombie=bool(s["zombie"]),
-                       client_hash=s.get("client_hash"))
+                       client_hash=s.get("client_hash"), user_id=s.get("user_id"))
             for s in seats
         ],
     )

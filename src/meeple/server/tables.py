@@ -233,6 +233,9 @@ class TableManager:
         self.draining = False
         self._tasks: list[asyncio.Task[None]] = []
         self.bots_waiting = 0
+        # objects told of every change (``on_change(t)``) and bus message (``await
+        # on_message(m)``): ratings, chat, matchmaking
+        self.hooks: list[Any] = []
         workers = max(1, settings.bot_workers)
         self.threads = ThreadPoolExecutor(workers, thread_name_prefix="meeple-bot")
         self.pool: Executor = self.threads
@@ -467,6 +470,10 @@ class TableManager:
     async def on_bus(self, message: dict[str, Any]) -> None:
         """Another server changed a table. A move carries its action: applied straight away
         when it is the very next change; anything else is read from the database."""
+        for hook in self.hooks:
+            await hook.on_message(message)
+        if message.get("chat") is not None:
+            return  # a chat message: the table itself did not change
         t = self.tables.get(str(message.get("table")))
         if t is None:
             return
@@ -504,12 +511,13 @@ class TableManager:
         seed: int | None = None,
         client: str | None = None,
         idem_key: str | None = None,
+        user: int | None = None,
     ) -> tuple[LiveTable, str, dict[int, str]]:
         """A new table; returns it, the host secret and the secrets of the seats taken ("me")."""
         if self.draining:
             raise TableError("draining", "this server is restarting; try again")
         t, host, taken = self._new_table(game, players, options, seats, name, time_limit,
-                                         rematch_of, seed, client)
+                                         rematch_of, seed, client, user)
         answer = self.create_answer(t, host, taken) if idem_key else None
         await self._db(self.storage.create_table, t.rec, idem_key, answer)
         self.tables[t.rec.id] = t
@@ -527,7 +535,7 @@ class TableManager:
     def _new_table(self, game: str, players: int, options: dict[str, Any],
                    seats: list[tuple[str, str | None]], name: str | None,
                    time_limit: float | None, rematch_of: str | None, seed: int | None,
-                   client: str | None) -> tuple[LiveTable, str, dict[int, str]]:
+                   client: str | None, user: int | None = None) -> tuple[LiveTable, str, dict[int, str]]:
         info = meeple.game_info(game)
         resolved = info.resolve_options(players, options)
         if len(seats) > players:
@@ -547,7 +555,8 @@ class TableManager:
                     raise TableError("bad_seats", "give a display name to take a seat")
                 taken[n] = new_secret()
                 records.append(SeatRecord(n, "human", name=name, secret_hash=hash_secret(taken[n]),
-                                          client_hash=hash_secret(client) if client else None))
+                                          client_hash=hash_secret(client) if client else None,
+                                          user_id=user))
             else:
                 records.append(SeatRecord(n))
         seed = secrets.randbits(62) if seed is None else seed
@@ -584,7 +593,8 @@ class TableManager:
         return out
 
     async def join(self, t: LiveTable, seat: int, name: str, secret: str | None,
-                   client: str | None = None, idem_key: str | None = None) -> str:
+                   client: str | None = None, idem_key: str | None = None,
+                   user: int | None = None) -> str:
         """Take an open seat (or an invited one, with its secret); returns the seat secret.
 
         An invite secret is spent here: the joiner gets a fresh secret, so the host (or anyone
@@ -601,12 +611,13 @@ class TableManager:
             if s.kind == "open":
                 if mine is None:
                     raise TableError("no_client", "this browser sent no client cookie; reload the page")
-                if any(o.client_hash == mine for o in rec.seats if o.kind == "human"):
+                if any(o.client_hash == mine or (user is not None and o.user_id == user)
+                       for o in rec.seats if o.kind == "human"):
                     raise TableError("one_seat", "you already have a seat at this table")
             elif not (s.kind == "invited" and secret_ok(secret, s.secret_hash)):
                 raise TableError("seat_taken", f"seat {seat} is not free")
             rec.seats[seat] = SeatRecord(seat, "human", name=name, secret_hash=hash_secret(fresh),
-                                         client_hash=mine)
+                                         client_hash=mine, user_id=user)
             _start_if_full(rec, time.time())
             return {"id": rec.id, "seat": seat, "secret": fresh}
 
@@ -698,7 +709,8 @@ class TableManager:
             return
 
     async def rematch(self, t: LiveTable, seat: int | None, secret: str,
-                      client: str | None = None, idem_key: str | None = None) -> dict[str, Any]:
+                      client: str | None = None, idem_key: str | None = None,
+                      user: int | None = None) -> dict[str, Any]:
         """A new table with the same game, options and bots; the asker keeps their seat.
 
         Decided in one transaction on the finished table (its row locked): the first asker
@@ -719,7 +731,7 @@ class TableManager:
         ]
         name = t.seat(seat).name if seat is not None else None
         new, host, taken = self._new_table(t.rec.game, t.rec.players, t.rec.options, seats, name,
-                                           t.rec.time_limit, t.rec.id, None, client)
+                                           t.rec.time_limit, t.rec.id, None, client, user)
         if self.draining:
             raise TableError("draining", "this server is restarting; try again")
 
@@ -741,7 +753,7 @@ class TableManager:
                 out = {"id": existing.rec.id}
                 if seat is not None and existing.seat(seat).kind == "open":
                     out.update(seat=seat, secret=await self.join(
-                        existing, seat, t.seat(seat).name or "?", None, client, idem_key))
+                        existing, seat, t.seat(seat).name or "?", None, client, idem_key, user))
                 return out
             except IntegrityError:  # the unique rematch_of index: someone else was first
                 await self.refresh(t)
@@ -831,6 +843,8 @@ class TableManager:
                  action: int | None = None) -> None:
         """Tell every connection, the other servers, and (re)schedule the next bot or timer."""
         self.broadcast(t)
+        for hook in self.hooks:
+            hook.on_change(t)
         if publish and not isinstance(self.bus, LocalBus):
             message: dict[str, Any] = {"table": t.rec.id, "version": t.rec.version}
             if move is not None:  # the move itself: the others need not read the database
@@ -1000,6 +1014,7 @@ class TableManager:
     def seats_json(self, t: LiveTable, connected: set[int | None] | None = None) -> list[dict[str, Any]]:
         return [
             {"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level, "zombie": s.zombie,
+             "account": s.user_id is not None,
              "connected": None if connected is None else s.seat in connected,
              **({"away": round(time.time() - t.gone_since[s.seat])}
                 if connected is not None and s.seat in t.gone_since else {})}

@@ -1,5 +1,8 @@
 // The lobby: every game with its options, create a table, join/watch/replay tables.
 import { api, h, myName, save, saved, setMyName, seatName } from "./common.js";
+import { navbar } from "./account.js";
+
+navbar();
 
 const nameInput = document.getElementById("my-name");
 nameInput.value = myName();

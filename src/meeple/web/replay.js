@@ -1,6 +1,10 @@
 // Replays: step through a finished game from any seat's view (or the spectator's).
 import { api, h, seatName } from "./common.js";
 import { loadRenderer, logLine } from "./renderer.js";
+import { navbar } from "./account.js";
+
+navbar();
+let chat = [];
 
 const tableId = location.pathname.split("/").pop();
 const params = new URLSearchParams(location.search);
@@ -24,6 +28,8 @@ async function show(n) {
   $("log").replaceChildren(...data.log.map((ev) => h("li", {}, logLine(ev, ctx))));
   $("moves").replaceChildren(...data.moves.map((m, i) => h(`li${i === step - 1 ? ".current" : ""}`,
     { onclick: () => show(i + 1) }, `${seatName(data.seats, m.seat)}: ${m.label}`)));
+  $("chat").replaceChildren(...chat.filter((m) => m.move <= step).map((m) =>
+    h("li", {}, h("span.who", {}, m.name), m.text)));
   const cur = $("moves").querySelector(".current");
   if (cur) cur.scrollIntoView({ block: "nearest" });
 }
@@ -33,6 +39,7 @@ const games = await api("/api/games");
 const game = games.find((g) => g.id === info.game) || { id: info.game, title: info.game };
 $("title").textContent = `Replay · ${game.title} · table #${tableId}`;
 renderer = await loadRenderer(game);
+chat = await api(`/api/tables/${tableId}/chat`).catch(() => []);
 $("seat").replaceChildren(h("option", { value: "" }, "spectator"),
   ...info.seats.map((s) => h("option", { value: s.seat, selected: s.seat === seat }, `Player ${s.seat + 1} · ${seatName(info.seats, s.seat)}`)));
 $("seat").addEventListener("change", () => { seat = $("seat").value === "" ? null : Number($("seat").value); show(step); });

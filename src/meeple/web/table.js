@@ -2,6 +2,7 @@
 // seats, log, clock, end screen and rematch. Everything is redrawn from the last state message.
 import { api, h, myName, ordinal, save, saved, seatName, setMyName } from "./common.js";
 import { choicesPanel, loadRenderer, logLine } from "./renderer.js";
+import { navbar } from "./account.js";
 
 const tableId = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
@@ -21,6 +22,9 @@ let info = null;        // the table (game, options, seats) from /api/tables/<id
 // it is tried again on each reconnect, and after three refusals the page watches instead,
 // still keeping the secret.
 let refusals = 0;
+let account = null;     // the logged-in player, if any: a seat of theirs opens without a secret
+let chat = [];
+let wasMyTurn = false;
 
 // An invite link carries its seat and secret in the fragment (#seat=2&invite=...).
 const frag = new URLSearchParams(location.hash.slice(1));
@@ -35,8 +39,11 @@ function connect() {
   ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/tables/${tableId}`);
   ws.onopen = () => {
     const m = me();
+    chat = [];
     const mine = m.secret && refusals < 3;
-    ws.send(JSON.stringify(mine ? { type: "hello", seat: m.seat, secret: m.secret } : { type: "hello" }));
+    const own = account && !mine && last ? last.seats.find((s) => s.account && s.name === account.username) : null;
+    ws.send(JSON.stringify(mine ? { type: "hello", seat: m.seat, secret: m.secret }
+      : own || accountSeat !== null ? { type: "hello", seat: own ? own.seat : accountSeat } : { type: "hello" }));
     $("conn").textContent = "live";
     $("conn").className = "conn ok";
     retry = 500;
@@ -61,6 +68,7 @@ function onMessage(msg) {
     return;
   }
   if (msg.type === "reconnect") { retry = 100; return; }  // a server draining: the next one is near
+  if (msg.type === "chat") { chat = chat.concat(msg.messages); drawChat(); return; }
   if (msg.type === "seats") {  // someone arrived or left: only the seats changed
     if (last) { last = { ...last, seats: msg.seats }; draw(); }
     return;
@@ -184,6 +192,11 @@ function drawStatus() {
   $("status").textContent = status;
   $("status").className = `status ${last.legal.length ? "yours" : ""}`;
   document.body.classList.toggle("my-turn", last.legal.length > 0);
+  document.title = last.legal.length ? `(your turn) ${title} — meeple` : `meeple — ${title}`;
+  if (last.legal.length && !wasMyTurn && document.hidden && "Notification" in window && Notification.permission === "granted") {
+    new Notification("meeple: your turn", { body: `${title} · table #${tableId}` });
+  }
+  wasMyTurn = last.legal.length > 0;
   document.body.classList.remove("sending");
   document.body.dataset.move = last.move;      // for people's tools and the browser tests
   document.body.dataset.status = last.status;
@@ -338,6 +351,34 @@ function tick() {
   $("clock").textContent = s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+// Chat lines go in as text (textContent through h()), never as HTML. Mutes: an account's are
+// applied by the server; a guest's live in this browser, by name.
+function mutedNames() { try { return JSON.parse(localStorage.getItem("meeple:muted")) || []; } catch { return []; } }
+function drawChat() {
+  const muted = new Set([...mutedNames(), ...((account && account.mutes) || [])]);
+  const box = $("chat");
+  box.replaceChildren(...chat.filter((m) => !muted.has(m.name)).map((m) => h("li", { "data-chat": m.id },
+    h("span.who", {}, m.name), m.text,
+    (!last || m.seat !== last.seat || m.seat === null) && m.name !== (account && account.username)
+      ? h("button.mute", { title: `mute ${m.name}`, onclick: () => mute(m) }, "mute") : null)));
+  box.scrollTop = box.scrollHeight;
+}
+async function mute(m) {
+  if (account && m.account) {
+    try { account.mutes = (await api("/api/mutes", { username: m.name })).mutes; } catch (e) { $("error").textContent = e.message; }
+  } else {
+    localStorage.setItem("meeple:muted", JSON.stringify([...mutedNames(), m.name]));
+  }
+  drawChat();
+}
+$("chat-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const text = $("chat-text").value.trim();
+  if (!text || !ws || ws.readyState !== 1) return;
+  ws.send(JSON.stringify({ type: "chat", text }));
+  $("chat-text").value = "";
+});
+
 function draw() {
   const c = ctx();
   drawStatus();
@@ -357,8 +398,13 @@ function draw() {
 }
 
 games = await api("/api/games");
+let accountSeat = null;
 try {
+  account = await navbar();
   info = await api(`/api/tables/${tableId}`);
+  const own = account ? info.seats.find((s) => s.account && s.name === account.username) : null;
+  if (own && !me().secret) accountSeat = own.seat;
+  if (account && "Notification" in window && Notification.permission === "default") Notification.requestPermission();
   game = games.find((g) => g.id === info.game) || { id: info.game, title: info.game, bots: ["random"] };
   renderer = await loadRenderer(game);
   setupAnimations();

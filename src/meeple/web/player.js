@@ -1,0 +1,32 @@
+// A player's profile: ratings per game with a history chart, games played and won, recent games.
+import { api, h, ordinal } from "./common.js";
+import { navbar, ratingText } from "./account.js";
+
+const $ = (id) => document.getElementById(id);
+await navbar();
+const username = decodeURIComponent(location.pathname.split("/").pop());
+const SVG = "http://www.w3.org/2000/svg";
+function chart(history) {
+  const w = 320, hgt = 80, pts = [0, ...history.map((x) => x.rating)];
+  const max = Math.max(...pts, 1);
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`); svg.setAttribute("class", "rating-chart");
+  const line = document.createElementNS(SVG, "polyline");
+  line.setAttribute("points", pts.map((p, i) => `${(i / Math.max(1, pts.length - 1)) * (w - 10) + 5},${hgt - 5 - (p / max) * (hgt - 10)}`).join(" "));
+  svg.append(line);
+  return svg;
+}
+try {
+  const p = await api(`/api/players/${encodeURIComponent(username)}`);
+  document.title = `meeple — ${p.username}`;
+  $("name").textContent = p.username;
+  $("summary").textContent = `${p.games_played} games played, ${p.games_won} won · since ${p.since.slice(0, 10)}`;
+  $("ratings").replaceChildren(...(p.ratings.length ? p.ratings.map((r) => h("div.rating-card", { "data-game": r.game },
+    h("strong", {}, r.title), " ", h("span.rating", {}, ratingText(r)),
+    h("span.muted", {}, ` · ${r.games} rated games, ${r.wins} won${r.provisional ? " · provisional" : ""}`),
+    h("a", { href: `/leaderboard/${r.game}` }, " leaderboard"), chart(r.history))) : [h("p.muted", {}, "no rated games yet")]));
+  $("recent").replaceChildren(...p.recent.map((g) => h("div.table-row", {},
+    h("strong", {}, g.game), h("span", {}, `${ordinal(g.place)} of ${g.players}`),
+    g.rated ? h("span.muted", {}, `${g.rating} (${g.delta >= 0 ? "+" : ""}${g.delta})`) : h("span.muted", {}, "unrated"),
+    h("a.button", { href: g.replay }, "Replay"))));
+} catch (e) { $("error").textContent = e.message; }
