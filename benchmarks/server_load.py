@@ -226,7 +226,8 @@ def fresh_database(url: str) -> tuple[str, callable]:
 def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: str) -> list[subprocess.Popen]:
     procs = []
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
-           "MEEPLE_LOG_FORMAT": "text", "MEEPLE_MAX_SOCKETS_PER_CLIENT": "100000"}
+           "MEEPLE_LOG_FORMAT": "text", "MEEPLE_MAX_SOCKETS_PER_CLIENT": "100000",
+           "MEEPLE_RATE_LIMITS": "off"}  # every simulated player is one loopback address
     env.pop("MEEPLE_REDIS_URL", None)
     for i in range(args.nodes):
         port = free_port()

@@ -88,6 +88,8 @@ class Server:
         env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
                "MEEPLE_LEASE_SECONDS": "1.5", "MEEPLE_RESYNC_SECONDS": "1.0",
                "MEEPLE_DRAIN_SECONDS": "0.5", "MEEPLE_LOG_FORMAT": "text",
+               # every test client is one loopback address: per-address limits are not the test
+               "MEEPLE_RATE_LIMITS": "off",
                **self.extra_env}
         env.pop("MEEPLE_REDIS_URL", None)
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=self.log)
