@@ -1043,7 +1043,7 @@ def test_browser_board_is_drawn_and_clickable(tmp_path):
             b = p.chromium.launch(executable_path=tb.CHROMIUM, args=tb.ARGS)
             errors: list[str] = []
             page = tb.new_page(b, errors)
-            tb.create_in_lobby(page, srv.url, "zarcana", 2, seats={1: "bot:heuristic"})
+            tb.create_in_lobby(page, srv.url, "zarcana", 2, seats={1: "bot:medium"})
             tb.wait_turn_or_end(page)
             assert page.locator("#board g.zc-space[data-cell]").count() == 9
             legal = page.locator("#board .zc-space.legal[data-action]")
