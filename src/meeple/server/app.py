@@ -561,37 +561,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             manager.evict_if_idle(t)
 
     # ----- pages and static files -------------------------------------------------------------
-    @app.get("/")
-    async def page_lobby() -> FileResponse:
-        return FileResponse(WEB / "index.html")
+    # The pages are static HTML; their scripts read the path (table id, username, game).
+    pages = {"/": "index.html", "/table/{_id}": "table.html", "/replay/{_id}": "replay.html",
+             "/account": "account.html", "/player/{_id}": "player.html",
+             "/leaderboard/{_id}": "leaderboard.html", "/play": "play.html", "/my": "mygames.html"}
+    def page_of(page: str) -> Any:
+        async def serve_page() -> FileResponse:
+            return FileResponse(WEB / page)
+        return serve_page
 
-    @app.get("/table/{table_id}")
-    async def page_table(table_id: str) -> FileResponse:
-        return FileResponse(WEB / "table.html")
-
-    @app.get("/replay/{table_id}")
-    async def page_replay(table_id: str) -> FileResponse:
-        return FileResponse(WEB / "replay.html")
-
-    @app.get("/account")
-    async def page_account() -> FileResponse:
-        return FileResponse(WEB / "account.html")
-
-    @app.get("/player/{username}")
-    async def page_player(username: str) -> FileResponse:
-        return FileResponse(WEB / "player.html")
-
-    @app.get("/leaderboard/{game}")
-    async def page_leaderboard(game: str) -> FileResponse:
-        return FileResponse(WEB / "leaderboard.html")
-
-    @app.get("/play")
-    async def page_play() -> FileResponse:
-        return FileResponse(WEB / "play.html")
-
-    @app.get("/my")
-    async def page_my() -> FileResponse:
-        return FileResponse(WEB / "mygames.html")
+    for route, page in pages.items():
+        app.add_api_route(route, page_of(page), methods=["GET"], include_in_schema=False)
 
     @app.get("/games/{game}/web/{name}")
     async def game_asset(game: str, name: str) -> FileResponse:
