@@ -379,14 +379,20 @@ def test_the_rating_window_widens_with_the_wait():
 
 def test_two_matchers_racing_never_seat_an_entry_twice(url):
     """Two servers' matchers over one queue (their rounds interleaved at random): every entry
-    ends at one table, and each table's seats are exactly its entries."""
+    ends at one table, and each table's seats are exactly its entries.
+
+    Tables of two only: a round may run between two enqueues (the machine's load decides when),
+    and with sizes 2 or 3 twelve entries could then leave one player alone for good (3+2 formed
+    early, 3+3 later, one left), which is right for the matcher and a flake for the test. With
+    pairs, every round seats all but at most one, so an even number always ends seated."""
     with client(url) as a, client(url) as b:
         users = [register(a, name("r")) for _ in range(12)]
         for who in users:
             use(a, who)
-            a.post("/api/play", json={"game": "trickarus", "players": [2, 3]})
+            a.post("/api/play", json={"game": "trickarus", "players": [2]})
         store = Storage(url)
-        wait_for(lambda: all(e[0]["status"] == "seated" for e in (entries(a, w) for w in users)))
+        wait_for(lambda: all(e[0]["status"] == "seated" for e in (entries(a, w) for w in users)),
+                 seconds=60.0)
         seated = [entries(a, w)[0] for w in users]
         with store.engine.connect() as conn:
             for tid in {s["table"] for s in seated}:
