@@ -64,6 +64,45 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def scrape(port: int) -> dict[str, float]:
+    """A server's Prometheus counters and histogram sums (name{labels} -> value)."""
+    out: dict[str, float] = {}
+    try:
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    except OSError:
+        return out
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            try:
+                out[name] = float(value)
+            except ValueError:
+                pass
+    return out
+
+
+def stalls(before: dict[str, float], after: dict[str, float]) -> str:
+    """What stalled a server's event loop in a window: its lag samples over 50 ms, and its
+    cyclic GC's full (generation 2) collections and their total pause."""
+    def d(key: str) -> float:
+        return after.get(key, 0.0) - before.get(key, 0.0)
+    def over(name: str, le: str = "0.05") -> float:
+        return d(f"{name}_count") - d(f'{name}_bucket{{le="{le}"}}')
+    late = over("meeple_loop_lag_seconds")
+    counts = {k.split('"')[1]: d(k) for k in after if k.startswith("meeple_db_call_seconds_count")}
+    calls = ",".join(f"{k}:{v:.0f}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]) if v)
+    in_thread = sum(d(k) for k in after if k.startswith("meeple_db_call_seconds_count")) - sum(
+        d(k) for k in after if k.startswith("meeple_db_call_seconds_bucket") and 'le="0.05"' in k)
+    full = 'meeple_gc_seconds_%s{generation="2"}'
+    db = d("meeple_db_seconds_sum") * 1e3 / max(1.0, d("meeple_db_seconds_count"))
+    inside = sum(d(k) for k in after if k.startswith("meeple_db_call_seconds_sum")) * 1e3 / max(
+        1.0, sum(d(k) for k in after if k.startswith("meeple_db_call_seconds_count")))
+    return (f"lag>50ms={late:.0f} gc2={d(full % 'count'):.0f}/{d(full % 'sum') * 1e3:.0f}ms "
+            f"db={db:.1f}ms (in thread {inside:.1f}ms) db>50ms={over('meeple_db_seconds'):.0f} "
+            f"(in thread {in_thread:.0f}) calls={calls} "
+            f"move>50ms={over('meeple_move_seconds'):.0f}")
+
+
 @dataclass
 class Window:
     """What one measuring window saw."""
@@ -73,6 +112,8 @@ class Window:
     moves: int = 0
     errors: list[str] = field(default_factory=list)
     lost_seats: int = 0
+    lag: list[float] = field(default_factory=list)  # the client's own loop lag samples
+    gc_pauses: list[float] = field(default_factory=list)  # the client's full collections
 
 
 class Load:
@@ -181,6 +222,13 @@ class Load:
         while len(self.tasks) < tables:
             self.tasks.append(asyncio.create_task(self.table_loop(len(self.tasks))))
 
+    async def watch_lag(self) -> None:
+        """This client's own event loop lag: a late loop delays the timestamps it takes."""
+        while not self.stop.is_set():
+            t0 = time.perf_counter()
+            await asyncio.sleep(0.1)
+            self.window.lag.append(time.perf_counter() - t0 - 0.1)
+
     async def measure(self, seconds: float, warmup: float) -> Window:
         await asyncio.sleep(warmup)
         self.window = Window()
@@ -271,6 +319,16 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
     load = Load(args, nodes)
+    gc_started = [0.0]
+
+    def on_gc(phase: str, info: dict) -> None:
+        if phase == "start":
+            gc_started[0] = time.perf_counter()
+        elif info.get("generation") == 2:
+            load.window.gc_pauses.append(time.perf_counter() - gc_started[0])
+
+    gc.callbacks.append(on_gc)
+    lag_task = asyncio.create_task(load.watch_lag())
     deadline = time.monotonic() + args.max_seconds - 15  # room to stop the servers
     tables = args.tables if not args.ramp else args.start
     best = {"nodes": args.nodes, "max_tables": 0, "p99_ms": None, "errors": 0, "lost_seats": 0}
@@ -279,10 +337,12 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
         while True:
             load.grow(tables)
             await asyncio.sleep(args.warmup)
+            m0 = [await asyncio.to_thread(scrape, p.port) for p in procs]  # type: ignore[attr-defined]
             cpu0 = [cpu_seconds(p.pid) for p in procs]
             own0 = time.process_time()
             w = await load.measure(args.step_seconds, 0.0)
             cpu1 = [cpu_seconds(p.pid) for p in procs]
+            m1 = [await asyncio.to_thread(scrape, p.port) for p in procs]  # type: ignore[attr-defined]
             own = time.process_time() - own0
             both = w.local + w.cross
             p99 = q(both, 99)
@@ -293,7 +353,11 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
                   f"p50={q(both, 50):.1f} p99={p99:.1f} ms (same server p99={q(w.local, 99):.1f}, "
                   f"other server p99={q(w.cross, 99):.1f}) errors={len(w.errors)} "
                   f"lost_seats={w.lost_seats} server_cpu_s={cpu} client_cpu_s={own:.1f} "
-                  f"load={os.getloadavg()[0]:.1f}"
+                  f"client_lag>50ms={sum(x > 0.05 for x in w.lag)} "
+                  f"max={max(w.lag, default=0) * 1e3:.0f}ms "
+                  f"client_gc2={len(w.gc_pauses)}/{sum(w.gc_pauses) * 1e3:.0f}ms "
+                  f"load={os.getloadavg()[0]:.1f} "
+                  f"stalls=[{'; '.join(stalls(a, b) for a, b in zip(m0, m1, strict=True))}]"
                   + (f" kinds={collections.Counter(e.split(': ', 1)[-1][:40] for e in w.errors)}"
                      if w.errors else ""), flush=True)
             ok = p99 < 100 and not w.errors and not w.lost_seats and len(both) > 10
@@ -306,6 +370,7 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
                 break
             tables = nxt
     finally:
+        lag_task.cancel()
         await load.close()
     best.update(errors=total_errors, lost_seats=total_lost)
     if not args.ramp:

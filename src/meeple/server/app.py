@@ -226,6 +226,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sweeper = asyncio.create_task(manager._every(3600, lambda: manager._db(
             idempotency.sweep, storage)))
         await matchmaker.start()
+        lag = asyncio.create_task(manager.metrics.watch_loop())
         if settings.tune_gc:
             # What is loaded by now lives as long as the server: keep the cyclic GC from walking
             # it again and again (a full collection paused the loop ~250 ms at 200 tables), and
@@ -233,8 +234,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             gc.collect()
             gc.freeze()
             gc.set_threshold(20_000, 20, 50)
+            manager.metrics.watch_gc()
         yield
         sweeper.cancel()
+        lag.cancel()
         await matchmaker.stop()
         await manager.stop()
         storage.dispose()

@@ -3,12 +3,16 @@
 Metrics live in a registry per app (tests run several apps in one process). ``/metrics`` gives:
 moves (a counter; ``rate()`` is moves/s), the move round trip inside the server (receipt to
 broadcast), how late moves from other servers arrive, database call latency, tables open,
-sockets, tables this server drives, bot moves waiting or thinking, resyncs (lost messages).
+sockets, tables this server drives, bot moves waiting or thinking, resyncs (lost messages),
+and what stalls the event loop: its lag, and the cyclic GC's pauses (`meeple serve` only).
 """
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram
@@ -31,8 +35,12 @@ class Metrics:
         self.bus_seconds = Histogram(
             "meeple_bus_delay_seconds", "From another server logging a move to this one telling "
             "its sockets", buckets=_FAST, registry=r)
-        self.db_seconds = Histogram("meeple_db_seconds", "Database call latency", buckets=_FAST,
-                                    registry=r)
+        self.db_seconds = Histogram("meeple_db_seconds", "Database call latency, as the event "
+                                    "loop waits for it", buckets=_FAST, registry=r)
+        self.db_call_seconds = Histogram(
+            "meeple_db_call_seconds", "Database call latency inside its thread (without the "
+            "hand-offs to and from the event loop), per storage call", ["call"], buckets=_FAST,
+            registry=r)
         self.resyncs = Counter("meeple_resyncs", "Tables re-read by the periodic resync "
                                "(a pub/sub message was lost or late)", registry=r)
         self.tables = Gauge("meeple_tables", "Tables open on this server", ["status"], registry=r)
@@ -40,6 +48,32 @@ class Metrics:
         self.driven = Gauge("meeple_tables_driven", "Tables whose bots and timers this server "
                             "runs (leases held)", registry=r)
         self.bot_queue = Gauge("meeple_bot_queue", "Bot moves waiting or thinking", registry=r)
+        self.loop_lag = Histogram(
+            "meeple_loop_lag_seconds", "How late a 0.1 s timer of the event loop fires (what "
+            "every message waits behind)", buckets=_FAST, registry=r)
+        self.gc_seconds = Histogram(
+            "meeple_gc_seconds", "Cyclic garbage collector pauses", ["generation"],
+            buckets=_FAST, registry=r)
+
+    async def watch_loop(self, every: float = 0.1) -> None:
+        """Sample the event loop's lag until cancelled."""
+        while True:
+            t0 = time.perf_counter()
+            await asyncio.sleep(every)
+            self.loop_lag.observe(max(0.0, time.perf_counter() - t0 - every))
+
+    def watch_gc(self) -> None:
+        """Time every cyclic collection (process-wide: only for the server's own process)."""
+        started: list[float] = [0.0]
+
+        def callback(phase: str, info: dict[str, Any]) -> None:
+            if phase == "start":
+                started[0] = time.perf_counter()
+            else:
+                self.gc_seconds.labels(str(info.get("generation"))).observe(
+                    time.perf_counter() - started[0])
+
+        gc.callbacks.append(callback)
 
     def render(self, manager: TableManager) -> tuple[bytes, str]:
         """The exposition text, gauges read from the manager now."""

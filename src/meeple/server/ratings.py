@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,6 +57,9 @@ class Ratings:
         self.engine = storage.engine
         self._locks: dict[str, asyncio.Lock] = {}
         self.pending: set[asyncio.Task[None]] = set()
+        # what was last recorded for each live table: a move that changes neither its seats
+        # nor its end has nothing to record (a transaction per move cost more than the move)
+        self._recorded: weakref.WeakKeyDictionary[LiveTable, Any] = weakref.WeakKeyDictionary()
 
     # ----- the hook ---------------------------------------------------------------------------
     def on_change(self, t: LiveTable) -> None:
@@ -63,8 +67,12 @@ class Ratings:
             return
         seats = [(s.kind, s.user_id, s.zombie) for s in t.rec.seats]
         ranking = t.state.ranking() if t.state.is_over() else None
+        key = (tuple(seats), ranking is not None)
+        if self._recorded.get(t) == key:
+            return
+        self._recorded[t] = key
         task = asyncio.get_running_loop().create_task(
-            self._on_change(t.rec.id, t.rec.game, seats, ranking))
+            self._on_change(t.rec.id, t.rec.game, seats, ranking, t))
         self.pending.add(task)
         task.add_done_callback(self.pending.discard)
 
@@ -72,13 +80,15 @@ class Ratings:
         return None
 
     async def _on_change(self, table_id: str, game: str, seats: list[Any],
-                         ranking: list[int] | None) -> None:
+                         ranking: list[int] | None, t: LiveTable | None = None) -> None:
         lock = self._locks.setdefault(table_id, asyncio.Lock())
         try:
             async with lock:
                 await asyncio.to_thread(self.update, table_id, game, seats, ranking)
         except Exception:
             log.exception("ratings of table %s", table_id)
+            if t is not None:
+                self._recorded.pop(t, None)  # the next change tries again
         finally:
             if not lock.locked() and self._locks.get(table_id) is lock:
                 del self._locks[table_id]

@@ -253,9 +253,18 @@ class TableManager:
         try:
             if self.storage.inline:
                 return fn(*args)
-            return await asyncio.get_running_loop().run_in_executor(self.db_threads, fn, *args)
+            return await asyncio.get_running_loop().run_in_executor(self.db_threads, self._timed,
+                                                                    fn, *args)
         finally:
             self.metrics.db_seconds.observe(time.perf_counter() - t0)
+
+    def _timed(self, fn: Any, *args: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            self.metrics.db_call_seconds.labels(getattr(fn, "__name__", "?")).observe(
+                time.perf_counter() - t0)
 
     # ----- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
