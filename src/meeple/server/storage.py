@@ -5,11 +5,13 @@ actions, so a restarted server rebuilds every table exactly. ``(table_id, n)`` i
 key of a logged action, which makes a second write of move ``n`` fail in the database itself:
 no double-apply, even between servers side by side.
 
-Only SQLAlchemy Core is used; calls are synchronous and the server runs them in threads.
+Only SQLAlchemy Core is used; calls are synchronous and the server runs them in threads,
+except a move on PostgreSQL (`MoveWriter`): one statement, sent from the event loop itself.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from collections.abc import Callable, Iterable
@@ -133,6 +135,60 @@ T = TypeVar("T")
 _PG_MOVE = _TOUCH_TABLE.add_cte(insert(actions_t).values(
     table_id=bindparam("table_id"), n=bindparam("n"), seat=bindparam("seat"),
     action=bindparam("action"), at=bindparam("at")).cte("logged"))
+
+
+class MoveWriter:
+    """`Storage.append_action` for PostgreSQL, from the event loop: psycopg's async connections
+    (a few, opened on demand), so a move's one statement costs no hand-off to a thread and back
+    (two wake-ups, each a wait for a core on a busy machine, and the GIL in between).
+
+    Belongs to one event loop (the server's): `close` it there.
+    """
+
+    def __init__(self, storage: Storage, size: int = 8) -> None:
+        compiled = _PG_MOVE.compile(dialect=storage.engine.dialect)
+        self.sql = str(compiled)
+        self.defaults = {k: v for k, v in compiled.params.items() if v is not None}
+        self.conninfo = storage.engine.url.set(drivername="postgresql").render_as_string(
+            hide_password=False)
+        self.size = size
+        self.free: list[Any] = []
+        self.slots = asyncio.Semaphore(size)
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    async def append(self, table_id: str, n: int, seat: int, action: int,
+                     deadline: float | None) -> int:
+        """Log move ``n`` and the next deadline; the table's new version. `DuplicateMove` if
+        move ``n`` is already logged; a broken connection is dropped and its error raised."""
+        import psycopg
+
+        now = _now()
+        params = {**self.defaults, "table_id": table_id, "n": n, "seat": seat, "action": action,
+                  "at": now, "tid": table_id, "now": now, "deadline": deadline}
+        if self.loop is not asyncio.get_running_loop():  # connections serve one loop only
+            self.loop, self.free, self.slots = asyncio.get_running_loop(), [], asyncio.Semaphore(
+                self.size)
+        async with self.slots:
+            conn = self.free.pop() if self.free else await psycopg.AsyncConnection.connect(
+                self.conninfo, autocommit=True)
+            ok = False
+            try:
+                cur = await conn.execute(self.sql, params)
+                row = await cur.fetchone()
+                ok = True
+            except psycopg.errors.UniqueViolation as exc:
+                ok = True  # the connection is fine
+                raise DuplicateMove(f"move {n} of table {table_id} is already logged") from exc
+            finally:
+                if ok and not conn.closed:
+                    self.free.append(conn)
+                else:
+                    await conn.close()
+        return int(row[0]) if row is not None else 0
+
+    async def close(self) -> None:
+        while self.free:
+            await self.free.pop().close()
 
 
 class DuplicateMove(Exception):
