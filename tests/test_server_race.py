@@ -305,3 +305,41 @@ def _chaos(rng: random.Random, servers: list[Server], db: str) -> None:
     store.dispose()
     assert sum(len(m) for m in acked_moves.values()) > 10
     assert errors == []
+
+
+def _holder(db: str, table_id: str) -> str | None:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(db)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(sa.text("SELECT holder FROM meeple_leases WHERE table_id = :t"),
+                                {"t": table_id}).scalar()
+    finally:
+        engine.dispose()
+
+
+def test_servers_whose_clocks_disagree_agree_on_leases(db):
+    """Server B's clock is 30 s ahead of A's, server C's 30 s behind. B must not take A's living
+    table (its lease looks expired by B's clock); when A dies, C must take it over within
+    seconds (by C's clock the lease would last 30 s more). Time is the database's."""
+    a = Server(db, bot_delay=0.3)
+    b = c = None
+    try:
+        t = new_table(a, [{"kind": "bot", "level": "random"}] * 3, name=None)
+        store = Storage(db)
+        wait_until(lambda: len(store.actions(t["id"])) >= 2)
+        held = _holder(db, t["id"])
+        b = Server(db, bot_delay=0.3, env={"MEEPLE_CLOCK_SKEW": "30"})
+        time.sleep(3.0)  # two lease periods: B's orphan scans have run
+        assert _holder(db, t["id"]) == held
+        b.stop()
+        c = Server(db, bot_delay=0.3, env={"MEEPLE_CLOCK_SKEW": "-30"})
+        a.kill()
+        n = len(store.actions(t["id"]))
+        wait_until(lambda: len(store.actions(t["id"])) > n + 2, 12)
+        store.dispose()
+    finally:
+        for s in (a, b, c):
+            if s is not None:
+                s.kill()

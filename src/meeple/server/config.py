@@ -71,6 +71,9 @@ class Settings:
     lease_seconds: float = 3.0
     resync_seconds: float = 2.0
     drain_seconds: float = 2.0
+    # Tests only: pretend this machine's wall clock is off by this many seconds (servers whose
+    # clocks disagree; they keep time by the database's clock, see `storage.Clock`).
+    clock_skew: float = 0.0
     # Rate limits on logins, registration, table creation, chat and matchmaking (off only for
     # load tests on loopback: MEEPLE_RATE_LIMITS=off).
     rate_limits: bool = True
@@ -109,5 +112,6 @@ class Settings:
             resync_seconds=float(os.environ.get("MEEPLE_RESYNC_SECONDS") or 2.0),
             drain_seconds=float(os.environ.get("MEEPLE_DRAIN_SECONDS") or 2.0),
             rate_limits=os.environ.get("MEEPLE_RATE_LIMITS", "on") != "off",
+            clock_skew=float(os.environ.get("MEEPLE_CLOCK_SKEW") or 0.0),
             matchmaking_interval=float(os.environ.get("MEEPLE_MATCHMAKING_INTERVAL") or 0.5),
         )

@@ -6,13 +6,13 @@ seconds (its server died or hung) is taken over by another server, or by the sam
 a restart. Taking over a table whose holder died credits the time nobody drove it to the seat
 to move: the stored deadline moves on by that much, so a crash is never charged to a player.
 
-Clocks: expiry compares each server's wall clock; servers on several machines need NTP (skew
-well under ``ttl``).
+Clocks: every instant here (and every deadline) is the database's time: each server measures
+its clock's offset to the database's with each renewal (`storage.Clock`), so servers whose
+clocks disagree still agree on who holds what.
 """
 
 from __future__ import annotations
 
-import time
 import uuid
 from dataclasses import dataclass, field
 
@@ -57,7 +57,7 @@ class Leases:
     def acquire(self, table_id: str) -> bool:
         """Take the table's lease if nobody living holds it. A takeover from a dead holder
         moves the table's deadline on by the time since that holder last renewed."""
-        now = time.time()
+        now = self.storage.clock.now()
         try:
             with self.storage.engine.begin() as conn:  # the common case: a new table
                 conn.execute(insert(leases_t).values(
@@ -92,8 +92,9 @@ class Leases:
 
     def renew(self) -> set[str]:
         """Renew every lease of ours; returns the tables we lost (taken over meanwhile)."""
-        now = time.time()
         with self.storage.engine.begin() as conn:
+            self.storage.sync_clock(conn)
+            now = self.storage.clock.now()
             conn.execute(update(leases_t).where(leases_t.c.holder == self.holder)
                          .values(expires_at=now + self.ttl, renewed_at=now))
             held = set(conn.execute(select(leases_t.c.table_id)
@@ -105,7 +106,7 @@ class Leases:
     def orphans(self, limit: int = 200) -> list[str]:
         """Running tables nobody living drives (no lease, an expired one, or ours from before a
         restart of this server)."""
-        now = time.time()
+        now = self.storage.clock.now()
         with self.storage.engine.connect() as conn:
             rows = conn.execute(
                 select(tables_t.c.id)
@@ -127,7 +128,7 @@ class Leases:
     def release_all(self) -> None:
         """Hand every table on at once (a graceful stop): expired now, renewed now, so the next
         holder credits no downtime."""
-        now = time.time()
+        now = self.storage.clock.now()
         self.mine.clear()
         with self.storage.engine.begin() as conn:
             conn.execute(update(leases_t).where(leases_t.c.holder == self.holder)

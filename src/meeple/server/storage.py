@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import math
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -137,6 +139,27 @@ _PG_MOVE = _TOUCH_TABLE.add_cte(insert(actions_t).values(
     action=bindparam("action"), at=bindparam("at")).cte("logged"))
 
 
+class Clock:
+    """Wall-clock seconds by the database's clock, which every server shares.
+
+    Lease expiry and time limits compare instants written by one server with another's clock;
+    each server keeps the offset of its own clock to the database's (`Storage.sync_clock`, one
+    query with each lease renewal), so servers whose clocks disagree still agree on these.
+    ``skew`` pretends this machine's clock is off (tests).
+    """
+
+    def __init__(self, skew: float = 0.0) -> None:
+        self.skew = skew
+        self.offset = 0.0  # database clock minus this machine's
+        self.best_rtt = math.inf
+
+    def local(self) -> float:
+        return time.time() + self.skew
+
+    def now(self) -> float:
+        return self.local() + self.offset
+
+
 class MoveWriter:
     """`Storage.append_action` for PostgreSQL, from the event loop: psycopg's async connections
     (a few, opened on demand), so a move's one statement costs no hand-off to a thread and back
@@ -249,6 +272,23 @@ class Storage:
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self.autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self.clock = Clock()
+
+    def sync_clock(self, conn: Any) -> None:
+        """Measure this machine's clock against the database's (PostgreSQL; SQLite is a file on
+        this machine). The offset of a quick round trip is kept; a slow one is trusted only
+        when no quick one came for a while (clocks drift)."""
+        if conn.dialect.name != "postgresql":
+            return
+        t0 = self.clock.local()
+        db = float(conn.exec_driver_sql(
+            "SELECT extract(epoch FROM clock_timestamp())").scalar_one())
+        t1 = self.clock.local()
+        rtt = t1 - t0
+        self.clock.best_rtt = min(self.clock.best_rtt * 1.05, 10.0)  # forget old quick ones
+        if rtt <= self.clock.best_rtt:
+            self.clock.best_rtt = rtt
+            self.clock.offset = db - (t0 + t1) / 2
 
     def migrate(self, target: str = "head") -> None:
         """Bring the schema to Alembic's head (runs on every start; a no-op when current).

@@ -221,6 +221,7 @@ class TableManager:
                  metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.storage = storage
+        storage.clock.skew = settings.clock_skew
         self.bus = bus
         self.metrics = metrics or Metrics()
         self.tables: dict[str, LiveTable] = {}
@@ -523,7 +524,8 @@ class TableManager:
                     if t.state.is_over():
                         t.rec.status, t.deadline = "over", None
                     if isinstance(message.get("at"), int | float):
-                        self.metrics.bus_seconds.observe(max(0.0, time.time() - message["at"]))
+                        self.metrics.bus_seconds.observe(
+                            max(0.0, self.storage.clock.now() - message["at"]))
                     self._changed(t, publish=False)
                     return
             if await self.catch_up(t):
@@ -597,7 +599,7 @@ class TableManager:
             host_hash=hash_secret(host), time_limit=time_limit, rematch_of=rematch_of,
             seats=records,
         )
-        _start_if_full(rec, time.time())
+        _start_if_full(rec, self.storage.clock.now())
         t = LiveTable(rec=rec, state=state, deadline=rec.deadline)
         t.gone_since = {n: time.time() for n in taken}
         return t, host, taken
@@ -649,7 +651,7 @@ class TableManager:
                 raise TableError("seat_taken", f"seat {seat} is not free")
             rec.seats[seat] = SeatRecord(seat, "human", name=name, secret_hash=hash_secret(fresh),
                                          client_hash=mine, user_id=user)
-            _start_if_full(rec, time.time())
+            _start_if_full(rec, self.storage.clock.now())
             return {"id": rec.id, "seat": seat, "secret": fresh}
 
         return (await self._change(t, decide, idem_key))["secret"]
@@ -671,7 +673,7 @@ class TableManager:
             if _seat_of(rec, seat).kind not in ("open", "invited"):
                 raise TableError("seat_taken", f"seat {seat} is not free")
             rec.seats[seat] = new
-            _start_if_full(rec, time.time())
+            _start_if_full(rec, self.storage.clock.now())
 
         await self._change(t, decide)
         return secret
@@ -732,7 +734,7 @@ class TableManager:
                 raise _NoChange
             rec.seats[seat] = replace(s, zombie=zombie)
             if not zombie and rec.time_limit:
-                rec.deadline = time.time() + rec.time_limit
+                rec.deadline = self.storage.clock.now() + rec.time_limit
 
         try:
             await self._change(t, decide)
@@ -836,7 +838,7 @@ class TableManager:
                 raise refusal
             if not st.is_legal(action):
                 raise TableError("illegal", f"action {action} is not legal now")
-            deadline = (time.time() + t.rec.time_limit) if t.rec.time_limit else None
+            deadline = (self.storage.clock.now() + t.rec.time_limit) if t.rec.time_limit else None
             try:
                 version = await self._append(t, n, seat, action, deadline)
             except DuplicateMove:
@@ -878,7 +880,8 @@ class TableManager:
         if publish and not isinstance(self.bus, LocalBus):
             message: dict[str, Any] = {"table": t.rec.id, "version": t.rec.version}
             if move is not None:  # the move itself: the others need not read the database
-                message.update(n=move, action=action, deadline=t.deadline, at=time.time())
+                message.update(n=move, action=action, deadline=t.deadline,
+                               at=self.storage.clock.now())
             asyncio.get_running_loop().create_task(self.bus.publish(message))
         self._schedule(t)
 
@@ -893,7 +896,7 @@ class TableManager:
             if t.bot_task is None or t.bot_task.done():
                 t.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(t))
         elif t.rec.time_limit and t.deadline is not None:
-            delay = max(0.0, t.deadline - time.time())
+            delay = max(0.0, t.deadline - self.storage.clock.now())
             n = len(t.state.history)
             t.timer = asyncio.get_running_loop().call_later(
                 delay, lambda: asyncio.get_running_loop().create_task(self._timeout(t, seat, n))
@@ -942,7 +945,7 @@ class TableManager:
     async def _timeout(self, t: LiveTable, seat: int, n: int) -> None:
         if t.state.to_move == seat and t.rec.status == "running" and not t.bot_plays(seat) \
                 and len(t.state.history) == n:
-            if t.deadline is not None and time.time() >= t.deadline - 0.01:
+            if t.deadline is not None and self.storage.clock.now() >= t.deadline - 0.01:
                 await self.set_zombie(t, seat, True, at_move=n)
 
     # ----- what each connection sees --------------------------------------------------------------
