@@ -343,3 +343,29 @@ def test_servers_whose_clocks_disagree_agree_on_leases(db):
         for s in (a, b, c):
             if s is not None:
                 s.kill()
+
+
+def test_a_player_on_another_server_is_not_away(db):
+    """The player's socket is on B; the host asks A to hand the seat to a bot. A has never held
+    that socket, but the player is not away: refused. Once the player has really left (socket
+    closed for longer than the wait), the same request works."""
+    env = {"MEEPLE_SEAT_GONE_SECONDS": "2"}
+    a, b = Server(db, env=env), Server(db, env=env)
+    try:
+        t = new_table(a, [{"kind": "me"}, {"kind": "open"}, {"kind": "bot", "level": "random"}])
+        status, j = b.post(f"/api/tables/{t['id']}/join", {"seat": 1, "name": "Bo"},
+                           browser=browser())
+        assert status == 200, j
+        ws, _ = hello(b, t["id"], 1, j["secret"])
+        host, _ = hello(a, t["id"], 0, t["secret"])  # the host's own seat is here
+        time.sleep(3.0)
+        status, r = a.post(f"/api/tables/{t['id']}/replace", {"host": t["host"], "seat": 1})
+        assert (status, r.get("error")) == (409, "not_gone"), r
+        ws.close()
+        time.sleep(3.0)
+        status, r = a.post(f"/api/tables/{t['id']}/replace", {"host": t["host"], "seat": 1})
+        assert status == 200, r
+        host.close()
+    finally:
+        a.stop()
+        b.stop()

@@ -104,6 +104,15 @@ leases_t = Table(
     Column("renewed_at", Float, nullable=False),
 )
 
+# 0005: when a person's seat last had a socket on some server (renewed while it has one)
+presence_t = Table(
+    "meeple_presence",
+    metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("seen_at", Float, nullable=False),
+)
+
 # 0003: the stored answer of each idempotency key (see idempotency.py)
 idempotency_t = Table(
     "meeple_idempotency",
@@ -439,6 +448,22 @@ class Storage:
                 .where(tables_t.c.id == table_id, tables_t.c.rematch.is_(None))
                 .values(rematch=rematch_id, version=tables_t.c.version + 1)
             ).rowcount == 1
+
+    # ----- presence -----------------------------------------------------------------------------
+    def touch_presence(self, seats: Iterable[tuple[str, int]]) -> None:
+        """These seats have a socket on this server now (one statement for all)."""
+        rows = [{"table_id": tid, "seat": seat, "seen_at": self.clock.now()} for tid, seat in seats]
+        if not rows:
+            return
+        if self.engine.dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as upsert
+        else:
+            from sqlalchemy.dialects.sqlite import insert as upsert
+        stmt = upsert(presence_t)
+        stmt = stmt.on_conflict_do_update(index_elements=["table_id", "seat"],
+                                          set_={"seen_at": stmt.excluded.seen_at})
+        with self.engine.begin() as conn:
+            conn.execute(stmt, rows)
 
     # ----- the action log ---------------------------------------------------------------------
     def append_action(

@@ -27,6 +27,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 import meeple
@@ -45,6 +46,7 @@ from .storage import (
     TableRecord,
     count_actions,
     insert_table,
+    presence_t,
 )
 from .workers import bot_process_pool
 
@@ -234,6 +236,7 @@ class TableManager:
                              every=max(0.2, settings.lease_seconds / 3))
         self.draining = False
         self._tasks: list[asyncio.Task[None]] = []
+        self._touches: set[asyncio.Task[None]] = set()
         self.bots_waiting = 0
         # objects told of every change (``on_change(t)``) and bus message (``await
         # on_message(m)``): ratings, chat, matchmaking
@@ -295,6 +298,9 @@ class TableManager:
             asyncio.create_task(self._every(self.leases.every, self._lease_tick)),
             asyncio.create_task(self._every(self.settings.resync_seconds, self._resync)),
         ]
+        if self.shares_presence:
+            self._tasks.append(asyncio.create_task(self._every(
+                max(0.2, min(10.0, self.settings.seat_gone_seconds / 4)), self._presence_tick)))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -335,6 +341,32 @@ class TableManager:
                 raise
             except Exception:  # e.g. the database is briefly unreachable: try again next round
                 log.warning("%s failed", getattr(fn, "__name__", fn), exc_info=True)
+
+    @property
+    def shares_presence(self) -> bool:
+        """Beside other servers, a seat's socket may be on any of them: each server stores
+        when it last held each seat's socket (`Storage.touch_presence`)."""
+        return not isinstance(self.bus, LocalBus)
+
+    async def _presence_tick(self) -> None:
+        seats = {(tid, c.seat) for tid, t in self.tables.items() if t.rec.status != "over"
+                 for c in t.conns if not c.closed and c.seat is not None}
+        await self._db(self.storage.touch_presence, sorted(seats))
+
+    def _touch_soon(self, t: LiveTable, seat: int) -> None:
+        """A seat's socket came or went here: store the moment (not awaited)."""
+        if not self.shares_presence:
+            return
+
+        async def touch() -> None:
+            try:
+                await self._db(self.storage.touch_presence, [(t.rec.id, seat)])
+            except Exception:
+                log.warning("could not store presence of %s/%d", t.rec.id, seat, exc_info=True)
+
+        task = asyncio.get_running_loop().create_task(touch())
+        self._touches.add(task)
+        task.add_done_callback(self._touches.discard)
 
     async def _lease_tick(self) -> None:
         """Renew our leases, stop driving the ones taken from us, take up orphaned tables."""
@@ -422,7 +454,7 @@ class TableManager:
         for a in actions:
             state.apply(a)
         t = LiveTable(rec=rec, state=state, deadline=rec.deadline)
-        t.gone_since = {s.seat: time.time() for s in rec.seats if s.kind == "human"}
+        t.gone_since = {s.seat: self.storage.clock.now() for s in rec.seats if s.kind == "human"}
         await self._cap_stored_levels(t)
         if state.is_over() and rec.status != "over":  # killed between the log and the status
             rec.status = "over"
@@ -471,7 +503,7 @@ class TableManager:
         present = self._present(t)
         for old, new in zip(t.rec.seats, rec.seats, strict=True):
             if new.kind == "human" and new.secret_hash != old.secret_hash and new.seat not in present:
-                t.gone_since[new.seat] = time.time()
+                t.gone_since[new.seat] = self.storage.clock.now()
             elif new.kind != "human":
                 t.gone_since.pop(new.seat, None)
         t.rec = rec
@@ -601,7 +633,7 @@ class TableManager:
         )
         _start_if_full(rec, self.storage.clock.now())
         t = LiveTable(rec=rec, state=state, deadline=rec.deadline)
-        t.gone_since = {n: time.time() for n in taken}
+        t.gone_since = {n: self.storage.clock.now() for n in taken}
         return t, host, taken
 
     async def _change(self, t: LiveTable, decide: Any, idem_key: str | None = None) -> Any:
@@ -708,13 +740,17 @@ class TableManager:
         wait = self.settings.seat_gone_seconds
         level = check_level(level, meeple.game_info(t.rec.game), self.settings)
 
-        def decide(rec: TableRecord, _conn: Any) -> None:
+        def decide(rec: TableRecord, conn: Any) -> None:
             s = _seat_of(rec, seat)
             if rec.status != "running":
                 raise TableError("not_running", f"the table is {rec.status}")
             if s.kind != "human":
                 raise TableError("bad_seat", f"seat {seat} is not a person's")
-            if since is None or time.time() - since < wait:
+            now = self.storage.clock.now()
+            # gone here, and on every other server: the seat's socket may be on any of them
+            seen = conn.execute(select(presence_t.c.seen_at).where(
+                presence_t.c.table_id == rec.id, presence_t.c.seat == seat)).scalar()
+            if since is None or now - since < wait or (seen is not None and now - seen < wait):
                 raise TableError("not_gone", f"a seat goes to a bot after its player has been "
                                              f"away {wait:g} s")
             rec.seats[seat] = SeatRecord(seat, "bot", name=f"Bot {seat + 1} ({level})", level=level)
@@ -959,6 +995,7 @@ class TableManager:
         t.conns.add(conn)
         if conn.seat is not None:
             t.gone_since.pop(conn.seat, None)
+            self._touch_soon(t, conn.seat)
         view = self.message(t, conn.seat)
         events = t.log(conn.seat)
         conn.push({**view, "log_start": 0, "log": events})
@@ -971,7 +1008,8 @@ class TableManager:
         t.conns.discard(conn)
         now = self._present(t)
         if conn.seat is not None and conn.seat not in now and t.seat(conn.seat).kind == "human":
-            t.gone_since[conn.seat] = time.time()
+            t.gone_since[conn.seat] = self.storage.clock.now()
+            self._touch_soon(t, conn.seat)
         self._presence(t, before)
 
     def holds_seat(self, t: LiveTable, conn: Connection) -> bool:
@@ -1049,7 +1087,7 @@ class TableManager:
             {"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level, "zombie": s.zombie,
              "account": s.user_id is not None,
              "connected": None if connected is None else s.seat in connected,
-             **({"away": round(time.time() - t.gone_since[s.seat])}
+             **({"away": round(self.storage.clock.now() - t.gone_since[s.seat])}
                 if connected is not None and s.seat in t.gone_since else {})}
             for s in t.rec.seats
         ]
