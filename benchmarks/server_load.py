@@ -275,7 +275,8 @@ def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: 
     procs = []
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
            "MEEPLE_LOG_FORMAT": "text", "MEEPLE_MAX_SOCKETS_PER_CLIENT": "100000",
-           "MEEPLE_RATE_LIMITS": "off"}  # every simulated player is one loopback address
+           "MEEPLE_RATE_LIMITS": "off",  # every simulated player is one loopback address
+           "MEEPLE_DB_SYNC_COMMIT": "off" if args.async_commit else "on"}
     env.pop("MEEPLE_REDIS_URL", None)
     for i in range(args.nodes):
         port = free_port()
@@ -399,6 +400,9 @@ def main() -> None:
     p.add_argument("--placement", choices=["ring", "table"], default="ring",
                    help="ring: a table's seats on different servers; table: all on one")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--async-commit", action="store_true",
+                   help="servers with MEEPLE_DB_SYNC_COMMIT=off (no WAL flush in a move's path: "
+                        "shows the servers' limit rather than the disk's)")
     args = p.parse_args()
     args.nodes = max(1, min(args.nodes, 8))
     args.max_seconds = min(args.max_seconds, 300.0)
@@ -424,6 +428,7 @@ def main() -> None:
         stop_servers(procs)
         drop()
     print(f"db={db.split(':')[0]} nodes={args.nodes} placement={args.placement} "
+          f"sync_commit={'off' if args.async_commit else 'on'} "
           f"think={args.think}s game={args.game} "
           f"players={args.players} ran {time.monotonic() - started:.0f}s; server logs in {tmp}")
     print(json.dumps(result))

@@ -129,3 +129,36 @@ def test_two_servers_share_a_table_through_redis(tmp_path):
 
             wait_for(lambda: history(a) == history(b) == store.actions(t["id"]))
             assert len(history(a)) >= 3
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("synchronous", [True, False])
+def test_move_writer_logs_from_the_event_loop(synchronous):
+    """PostgreSQL's move path (no thread): logs the move and bumps the version, refuses the
+    same move number twice, and answers before the WAL flush only when told to."""
+    import asyncio
+
+    from meeple.server.storage import DuplicateMove, MoveWriter
+
+    if not PG:
+        pytest.skip("set MEEPLE_TEST_POSTGRES_URL to test PostgreSQL")
+    store = Storage(PG)
+    store.migrate()
+    tid = uuid.uuid4().hex[:12]
+    store.create_table(_table(tid))
+    writer = MoveWriter(store, synchronous=synchronous)
+
+    async def run() -> tuple[int, str]:
+        version = await writer.append(tid, 0, 0, 5, 123.5)
+        with pytest.raises(DuplicateMove):
+            await writer.append(tid, 0, 0, 6, None)
+        conn = writer.free[-1]  # the connection went back to the pool after the refusal
+        setting = (await (await conn.execute("SHOW synchronous_commit")).fetchone())[0]
+        await writer.close()
+        return version, setting
+
+    version, setting = asyncio.run(run())
+    assert version == store.load_table(tid).version and store.actions(tid) == [5]
+    assert store.load_table(tid).deadline == 123.5
+    assert setting == ("on" if synchronous else "off")
+    store.dispose()

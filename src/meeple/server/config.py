@@ -71,6 +71,11 @@ class Settings:
     lease_seconds: float = 3.0
     resync_seconds: float = 2.0
     drain_seconds: float = 2.0
+    # PostgreSQL: a move is acknowledged once its log row is on disk (True). False answers
+    # before the write-ahead log is flushed (synchronous_commit=off for the move statement):
+    # no disk flush in each move's path, but a crash of the *database* machine may lose the
+    # last fraction of a second of acknowledged moves (a game server's crash still loses none).
+    db_sync_commit: bool = True
     # Tests only: pretend this machine's wall clock is off by this many seconds (servers whose
     # clocks disagree; they keep time by the database's clock, see `storage.Clock`).
     clock_skew: float = 0.0
@@ -113,5 +118,6 @@ class Settings:
             drain_seconds=float(os.environ.get("MEEPLE_DRAIN_SECONDS") or 2.0),
             rate_limits=os.environ.get("MEEPLE_RATE_LIMITS", "on") != "off",
             clock_skew=float(os.environ.get("MEEPLE_CLOCK_SKEW") or 0.0),
+            db_sync_commit=os.environ.get("MEEPLE_DB_SYNC_COMMIT", "on") != "off",
             matchmaking_interval=float(os.environ.get("MEEPLE_MATCHMAKING_INTERVAL") or 0.5),
         )

@@ -177,7 +177,8 @@ class MoveWriter:
     Belongs to one event loop (the server's): `close` it there.
     """
 
-    def __init__(self, storage: Storage, size: int = 8) -> None:
+    def __init__(self, storage: Storage, size: int = 8, synchronous: bool = True) -> None:
+        self.synchronous = synchronous
         compiled = _PG_MOVE.compile(dialect=storage.engine.dialect)
         self.sql = str(compiled)
         self.defaults = {k: v for k, v in compiled.params.items() if v is not None}
@@ -201,8 +202,7 @@ class MoveWriter:
             self.loop, self.free, self.slots = asyncio.get_running_loop(), [], asyncio.Semaphore(
                 self.size)
         async with self.slots:
-            conn = self.free.pop() if self.free else await psycopg.AsyncConnection.connect(
-                self.conninfo, autocommit=True)
+            conn = self.free.pop() if self.free else await self._connect()
             ok = False
             try:
                 cur = await conn.execute(self.sql, params)
@@ -217,6 +217,14 @@ class MoveWriter:
                 else:
                     await conn.close()
         return int(row[0]) if row is not None else 0
+
+    async def _connect(self) -> Any:
+        import psycopg
+
+        conn = await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True)
+        if not self.synchronous:  # MEEPLE_DB_SYNC_COMMIT=off: see config.py
+            await conn.execute("SET synchronous_commit = off")
+        return conn
 
     async def close(self) -> None:
         while self.free:

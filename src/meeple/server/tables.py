@@ -251,7 +251,8 @@ class TableManager:
         self.db_threads = ThreadPoolExecutor(16, thread_name_prefix="meeple-db")
         # a move on PostgreSQL is sent from the event loop (no thread hop on the hot path)
         self.moves: MoveWriter | None = (
-            MoveWriter(storage) if storage.engine.dialect.name == "postgresql" else None)
+            MoveWriter(storage, synchronous=settings.db_sync_commit)
+            if storage.engine.dialect.name == "postgresql" else None)
 
     async def _db(self, fn: Any, *args: Any) -> Any:
         """Run a storage call. SQLite (local file, WAL, no fsync per commit) answers in well
