@@ -236,7 +236,8 @@ class TableManager:
                              every=max(0.2, settings.lease_seconds / 3))
         self.draining = False
         self._tasks: list[asyncio.Task[None]] = []
-        self._touches: set[asyncio.Task[None]] = set()
+        self._touched: set[tuple[str, int]] = set()  # seats whose socket came or went here
+        self._presence_due = 0.0
         self.bots_waiting = 0
         # objects told of every change (``on_change(t)``) and bus message (``await
         # on_message(m)``): ratings, chat, matchmaking
@@ -301,7 +302,7 @@ class TableManager:
         ]
         if self.shares_presence:
             self._tasks.append(asyncio.create_task(self._every(
-                max(0.2, min(10.0, self.settings.seat_gone_seconds / 4)), self._presence_tick)))
+                min(1.0, self._presence_every), self._presence_tick)))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -349,25 +350,25 @@ class TableManager:
         when it last held each seat's socket (`Storage.touch_presence`)."""
         return not isinstance(self.bus, LocalBus)
 
+    @property
+    def _presence_every(self) -> float:
+        return max(0.2, min(10.0, self.settings.seat_gone_seconds / 4))
+
     async def _presence_tick(self) -> None:
-        seats = {(tid, c.seat) for tid, t in self.tables.items() if t.rec.status != "over"
-                 for c in t.conns if not c.closed and c.seat is not None}
-        await self._db(self.storage.touch_presence, sorted(seats))
+        """Store, in one statement, the seats whose socket came or went here since the last
+        tick, and every `_presence_every` seconds all the seats with a socket here."""
+        seats, self._touched = self._touched, set()
+        if time.monotonic() >= self._presence_due:
+            self._presence_due = time.monotonic() + self._presence_every
+            seats |= {(tid, c.seat) for tid, t in self.tables.items() if t.rec.status != "over"
+                      for c in t.conns if not c.closed and c.seat is not None}
+        if seats:
+            await self._db(self.storage.touch_presence, sorted(seats))
 
     def _touch_soon(self, t: LiveTable, seat: int) -> None:
-        """A seat's socket came or went here: store the moment (not awaited)."""
-        if not self.shares_presence:
-            return
-
-        async def touch() -> None:
-            try:
-                await self._db(self.storage.touch_presence, [(t.rec.id, seat)])
-            except Exception:
-                log.warning("could not store presence of %s/%d", t.rec.id, seat, exc_info=True)
-
-        task = asyncio.get_running_loop().create_task(touch())
-        self._touches.add(task)
-        task.add_done_callback(self._touches.discard)
+        """A seat's socket came or went here: stored with the next tick (within a second)."""
+        if self.shares_presence:
+            self._touched.add((t.rec.id, seat))
 
     async def _lease_tick(self) -> None:
         """Renew our leases, stop driving the ones taken from us, take up orphaned tables."""
