@@ -160,9 +160,13 @@ def test_the_same_request_twice_gives_the_same_answer(db):
 def test_json_nested_deeply_is_a_clean_400(tmp_path):
     """Issue 16: 2 KB of nested brackets raised a RecursionError (a 500 with a traceback)."""
     with client(f"sqlite:///{tmp_path / 'deep.db'}") as c:
-        r = c.post("/api/tables", content="[" * 1500 + "]" * 1500,
-                   headers={"content-type": "application/json"})
-        assert r.status_code == 400  # FastAPI answers a body it cannot parse itself
+        for body in ("[" * 1500 + "]" * 1500, '{"game": ' + "[" * 3000 + "]" * 3000 + "}",
+                     '{"a": ' * 1500 + "1" + "}" * 1500):
+            r = c.post("/api/tables", content=body, headers={"content-type": "application/json"})
+            # FastAPI refuses a body it cannot parse itself; the answer has our shape
+            assert r.status_code == 400 and r.json()["error"] == "bad_request", r.text
+        r = c.get("/api/nothing-here")
+        assert r.status_code == 404 and r.json()["error"] == "not_found"
         t = create(c)
         with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
             hello(ws, 0, t["secret"])

@@ -19,10 +19,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import meeple
 from meeple.bots import levels
@@ -269,6 +271,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(IdempotencyError)
     async def _key_error(_: Request, exc: IdempotencyError) -> JSONResponse:
         return JSONResponse({"error": exc.code, "detail": str(exc)}, _ERROR_STATUS[exc.code])
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        """FastAPI's own refusals (a body it cannot parse, 2 KB of nested brackets included;
+        an unknown path or method) in the same shape as ours: ``{error, detail}``."""
+        if exc.status_code < 400:
+            return await http_exception_handler(request, exc)
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(
+            exc.status_code, f"http_{exc.status_code}")
+        return JSONResponse({"error": code, "detail": exc.detail}, exc.status_code,
+                            headers=getattr(exc, "headers", None))
 
     @app.exception_handler(RecursionError)
     async def _too_deep(_: Request, exc: RecursionError) -> JSONResponse:
