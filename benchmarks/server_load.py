@@ -90,7 +90,10 @@ def stalls(before: dict[str, float], after: dict[str, float]) -> str:
         return d(f"{name}_count") - d(f'{name}_bucket{{le="{le}"}}')
     late = over("meeple_loop_lag_seconds")
     counts = {k.split('"')[1]: d(k) for k in after if k.startswith("meeple_db_call_seconds_count")}
-    calls = ",".join(f"{k}:{v:.0f}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]) if v)
+    slow = {k: v - d(f'meeple_db_call_seconds_bucket{{call="{k}",le="0.05"}}')
+            for k, v in counts.items()}
+    calls = ",".join(f"{k}:{v:.0f}" + (f"({slow[k]:.0f} slow)" if slow[k] else "")
+                     for k, v in sorted(counts.items(), key=lambda kv: -kv[1]) if v)
     in_thread = sum(d(k) for k in after if k.startswith("meeple_db_call_seconds_count")) - sum(
         d(k) for k in after if k.startswith("meeple_db_call_seconds_bucket") and 'le="0.05"' in k)
     full = 'meeple_gc_seconds_%s{generation="2"}'

@@ -26,7 +26,8 @@ CHANNEL = "meeple:tables"
 class LocalBus:
     """A single server: nothing to tell anyone."""
 
-    async def start(self, handler: Handler) -> None:
+    async def start(self, handler: Handler, wants: Callable[[dict[str, Any]], bool] | None = None,
+                    ) -> None:
         return None
 
     async def publish(self, message: dict[str, Any]) -> None:
@@ -48,18 +49,21 @@ class RedisBus:
         self.task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
 
-    async def start(self, handler: Handler) -> None:
+    async def start(self, handler: Handler, wants: Callable[[dict[str, Any]], bool] | None = None,
+                    ) -> None:
+        """Listen; ``wants(message)`` (called at once, no task) drops what this server has no
+        use for, such as moves of tables it does not have open: every server hears every move."""
         await self.pubsub.subscribe(CHANNEL)
-        self.task = asyncio.create_task(self._listen(handler))
+        self.task = asyncio.create_task(self._listen(handler, wants or (lambda _m: True)))
 
-    async def _listen(self, handler: Handler) -> None:
+    async def _listen(self, handler: Handler, wants: Callable[[dict[str, Any]], bool]) -> None:
         while True:
             try:
                 msg = await self.pubsub.get_message(timeout=1.0)
                 if msg is None:
                     continue
                 data = json.loads(msg["data"])
-                if data.get("origin") != self.origin:
+                if data.get("origin") != self.origin and wants(data):
                     # one task per message, so a slow catch-up of one table delays no other;
                     # per table the order holds (each task goes straight to the table's FIFO lock)
                     task = asyncio.create_task(handler(data))

@@ -294,7 +294,7 @@ class TableManager:
     async def start(self) -> None:
         """Take up every running table nobody drives (all of them, for a lone server), then
         keep leases renewed and resync the tables this server has open."""
-        await self.bus.start(self.on_bus)
+        await self.bus.start(self.on_bus, self.wants)
         await self._lease_tick()
         self._tasks = [
             asyncio.create_task(self._every(self.leases.every, self._lease_tick)),
@@ -532,6 +532,12 @@ class TableManager:
         async with t.lock:
             if await self.catch_up(t):
                 self._changed(t, publish=False)
+
+    def wants(self, message: dict[str, Any]) -> bool:
+        """A bus message worth a task here: about a table open here, or about no table (the
+        matchmaker's "seated"). A move of a table nobody here watches is dropped at once."""
+        table = message.get("table")
+        return table is None or str(table) in self.tables
 
     async def on_bus(self, message: dict[str, Any]) -> None:
         """Another server changed a table. A move carries its action: applied straight away
