@@ -375,10 +375,18 @@ class _Gen:
             "def emit(view, ones, idx, val):\n    O = ones.append; I = idx.append; V = val.append\n"
             + "\n".join(self.lines)
         )
-        namespace: dict[str, Any] = {"M": _MISSING, "NEVER": _NEVER, **self.consts}
-        exec(compile(src, "<meeple.interop.tensor>", "exec"), namespace)  # noqa: S102
         self.source = src
-        return namespace["emit"], size
+        self.code = compile(src, "<meeple.interop.tensor>", "exec")
+        self.size = size
+        return self.emitter(), size
+
+    def emitter(self) -> Callable[..., None]:
+        """A copy of the generated encoder with caches of its own (one per player: the parts
+        of a player's view that stay the same between their turns are then reused)."""
+        consts = {k: list(v) if type(v) is list else v for k, v in self.consts.items()}
+        namespace: dict[str, Any] = {"M": _MISSING, "NEVER": _NEVER, **consts}
+        exec(self.code, namespace)  # noqa: S102
+        return namespace["emit"]
 
 
 _MISSING = object()
@@ -400,7 +408,10 @@ class Encoding:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape))
+        size = self.__dict__.get("_size")
+        if size is None:
+            size = self.__dict__["_size"] = int(np.prod(self.shape))
+        return size
 
     def encode(self, state: State, player: int | None) -> np.ndarray:
         """The tensor of ``state`` as ``player`` sees it (float32, flat, of length `size`)."""
@@ -444,12 +455,16 @@ def _generic(info: GameInfo, players: int, options: dict[str, Any], cache: bool 
         root.keys.pop(SKIPPED_KEY, None)
     gen = _Gen(cache)
     emit, size = gen.compile(root)
+    emits: dict[int | None, Callable[..., None]] = {None: emit}
 
     def encode(state: State, player: int | None) -> np.ndarray:
         ones: list[int] = []
         idx: list[int] = []
         val: list[float] = []
-        emit(state.view(player), ones, idx, val)
+        e = emits.get(player)
+        if e is None:
+            e = emits[player] = gen.emitter()
+        e(state.view(player), ones, idx, val)
         out = np.zeros(size, np.float32)
         out.put(ones, 1.0)
         out.put(idx, val)
