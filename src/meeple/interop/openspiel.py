@@ -313,7 +313,11 @@ def _tensor_record(c: _Core, who: int | None, lay: Layout) -> Record:
     if moves < len(history):
         if who is not None:
             rec.read_own(
-                [a for actor, a in zip(c.actors[moves:], history[moves:], strict=True) if actor == who]
+                [
+                    a
+                    for actor, a in zip(c.actors[moves:], history[moves:], strict=True)
+                    if actor == who
+                ]
             )
         rec.moves_read = len(history)
     return rec

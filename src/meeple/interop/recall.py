@@ -92,17 +92,45 @@ def _token(value: Any) -> tuple[Any, ...]:
     return ("s", str(value))
 
 
-def _strings(value: Any, out: set[tuple[Any, ...]]) -> None:
-    """Every non-numeric scalar in ``value`` (for the game's vocabulary)."""
+def _places(value: Any, path: tuple[str, ...], out: dict[tuple[str, ...], set[Any]]) -> None:
+    """Every non-numeric scalar in ``value``, by its place (dict keys and ``[]`` for list
+    items, from ``path``): the raw material of the code books (`_families`)."""
     t = type(value)
     if t is dict:
-        for v in value.values():
-            _strings(v, out)
+        for k, v in value.items():
+            _places(v, (*path, k), out)
     elif t is list or t is tuple:
         for v in value:
-            _strings(v, out)
+            _places(v, (*path, "[]"), out)
     elif t is not int and t is not float:
-        out.add(_token(value))
+        out.setdefault(path, set()).add(_token(value))
+
+
+def _families(places: dict[tuple[str, ...], set[Any]]) -> dict[tuple[str, ...], list[Any]]:
+    """Each place's code book: the texts of its *family*, the places linked by a text they
+    share (in events, views or action forms; null and bools link nothing). Card names meet in
+    hands, plays and tricks, so every place that held a card codes every card seen anywhere;
+    a place with its own few values (a side, a reason) codes just those, in fewer bits."""
+    parent = {p: p for p in places}
+
+    def find(p: tuple[str, ...]) -> tuple[str, ...]:
+        while parent[p] != p:
+            parent[p] = parent[parent[p]]
+            p = parent[p]
+        return p
+
+    first: dict[Any, tuple[str, ...]] = {}
+    for p, tokens in places.items():
+        for t in tokens:
+            if t == _NULL or t[0] == "b":
+                continue
+            q = first.setdefault(t, p)
+            if q != p:
+                parent[find(p)] = find(q)
+    union: dict[tuple[str, ...], set[Any]] = {}
+    for p, tokens in places.items():
+        union.setdefault(find(p), set()).update(t for t in tokens if t != _NULL and t[0] != "b")
+    return {p: sorted(union[find(p)] | tokens, key=repr) for p, tokens in places.items()}
 
 
 # ----- the shape of events, learnt from samples ------------------------------------------------
@@ -119,8 +147,19 @@ class _Stat:
     stays True while every dict seen here is the JSON form of an action: such a place is coded
     by the action's id (``table`` maps their texts to ids)."""
 
-    __slots__ = ("n", "tokens", "num", "maxabs", "dicts", "keys", "lists", "item", "lens",
-                 "actions", "table")
+    __slots__ = (
+        "n",
+        "tokens",
+        "num",
+        "maxabs",
+        "dicts",
+        "keys",
+        "lists",
+        "item",
+        "lens",
+        "actions",
+        "table",
+    )
 
     def __init__(self, table: dict[str, int]) -> None:
         self.n = 0
@@ -198,8 +237,15 @@ class Node:
     room: int = 0
 
 
-def _compile(stat: _Stat, vocab: list[tuple[Any, ...]], num_actions: int, rel: int,
-             required: bool, root: bool = False) -> tuple[Node, int]:
+def _compile(
+    stat: _Stat,
+    books: dict[tuple[str, ...], list[Any]],
+    path: tuple[str, ...],
+    num_actions: int,
+    rel: int,
+    required: bool,
+    root: bool = False,
+) -> tuple[Node, int]:
     """Lay out ``stat`` from ``rel``; returns the node and the slots it uses."""
     node = Node()
     start = rel
@@ -207,13 +253,12 @@ def _compile(stat: _Stat, vocab: list[tuple[Any, ...]], num_actions: int, rel: i
     sorts = bool(stat.tokens) + stat.num + (stat.dicts > 0) + (stat.lists > 0)
     bare = root or (required and sorts == 1)
     if stat.tokens:
-        # Texts and null are coded among every text the game's events, views and action forms
-        # hold (a place may meet one sampling never showed it there); a place that only held
-        # bools is coded among the two bools.
+        # A place's texts are coded among its family's (`_families`); a place that only held
+        # bools among the two bools.
         if all(t[0] == "b" for t in stat.tokens):
             order = [("b", False), ("b", True)]
         else:
-            order = vocab
+            order = books.get(path) or sorted(stat.tokens, key=repr)
         node.tok = rel
         if bare:
             node.codes = {t: i for i, t in enumerate(order)}
@@ -238,7 +283,9 @@ def _compile(stat: _Stat, vocab: list[tuple[Any, ...]], num_actions: int, rel: i
         for k in sorted(stat.keys):
             if root and k == "type":
                 continue
-            node.keys[k], used = _compile(stat.keys[k], vocab, num_actions, rel, k in node.required)
+            node.keys[k], used = _compile(
+                stat.keys[k], books, (*path, k), num_actions, rel, k in node.required
+            )
             rel += used
     if stat.lists:
         node.is_list = True
@@ -251,7 +298,7 @@ def _compile(stat: _Stat, vocab: list[tuple[Any, ...]], num_actions: int, rel: i
             rel += 1
         node.items_at = rel
         if stat.item is not None and node.room:
-            node.item, node.stride = _compile(stat.item, vocab, num_actions, 0, True)
+            node.item, node.stride = _compile(stat.item, books, (*path, "[]"), num_actions, 0, True)
             rel += node.room * node.stride
     return node, rel - start
 
@@ -442,8 +489,17 @@ class Record:
     ran, `read_own` only the new own actions; nothing is encoded twice. Copies share the array
     until one of them changes (`share`), so cloning a state costs no array copy."""
 
-    __slots__ = ("layout", "arr", "counts", "pos", "events_read", "moves_read", "n_own",
-                 "digest", "shared")
+    __slots__ = (
+        "layout",
+        "arr",
+        "counts",
+        "pos",
+        "events_read",
+        "moves_read",
+        "n_own",
+        "digest",
+        "shared",
+    )
 
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
@@ -554,24 +610,24 @@ def _sample(game: str, players: int, options: dict[str, Any], table: dict[str, i
     info = meeple.game_info(game)
     stats: dict[str, _Stat] = {}
     most: dict[str, int] = {}
-    vocab: set[tuple[Any, ...]] = set()
+    places: dict[tuple[str, ...], set[Any]] = {}
     most_own = most_log = 0
     rng = random.Random(SAMPLE_SEED)
     for g in range(SAMPLE_GAMES):
         state = meeple.make(game, players=players, seed=SAMPLE_SEED + g, **options)
         if g == 0:
             for a in range(info.num_actions):
-                _strings(state.action_to_json(a), vocab)
+                _places(state.action_to_json(a), ("action",), places)
         actors: list[int] = []
         for step_no in range(MAX_STEPS):
             if state.is_over():
                 break
             if step_no % VIEW_STRIDE == 0:
-                _strings(state.view(state.to_move), vocab)
+                _places(state.view(state.to_move), ("view",), places)
             actors.append(state.to_move)  # type: ignore[arg-type]
             state.apply(rng.choice(state.legal_actions()))
         for p in [None, *range(players)]:
-            _strings(state.view(p), vocab)
+            _places(state.view(p), ("view",), places)
             log = state.log(p, text=False)
             most_log = max(most_log, len(log))
             counts: dict[str, int] = {}
@@ -579,12 +635,12 @@ def _sample(game: str, players: int, options: dict[str, Any], table: dict[str, i
                 k = kind_of(event)
                 counts[k] = counts.get(k, 0) + 1
                 stats.setdefault(k, _Stat(table)).add(event)
-                _strings(event, vocab)
+                _places(event, ("event", k), places)
             for k, c in counts.items():
                 most[k] = max(most.get(k, 0), c)
         for p in range(players):
             most_own = max(most_own, actors.count(p))
-    return stats, most, most_own, most_log, vocab
+    return stats, most, most_own, most_log, places
 
 
 def _room(seen: int) -> int:
@@ -600,16 +656,16 @@ def build(game: str, players: int, options: dict[str, Any]) -> Layout:
     keys = [action_key(state.action_to_json(a)) for a in range(info.num_actions)]
     # Action JSONs inside events are coded by id only if the JSON names the action alone.
     table = {k: a for a, k in enumerate(keys)} if len(set(keys)) == len(keys) else {}
-    stats, most, most_own, most_log, tokens = _sample(game, players, options, table)
+    stats, most, most_own, most_log, places = _sample(game, players, options, table)
     # A game may list example events: every kind its log can hold, with every value of each
     # string field and lists at their longest, which sampling might miss (`hook` docs).
     examples = hook(info, "information_state_examples")
     for event in examples(players, dict(options)) if examples else ():
         k = kind_of(event)
         stats.setdefault(k, _Stat(table)).add(event)
-        _strings(event, tokens)
+        _places(event, ("event", k), places)
         most.setdefault(k, EXAMPLE_ROOM)
-    vocab = sorted(tokens, key=repr)
+    books = _families(places)
     num_actions = info.num_actions
     offset = obs.size
     own_slot = num_actions.bit_length()  # the binary code of id + 1 (0: no action)
@@ -618,7 +674,7 @@ def build(game: str, players: int, options: dict[str, Any]) -> Layout:
     offset += own_cap * own_slot
     kinds: dict[str, Kind] = {}
     for name in sorted(stats):
-        root, used = _compile(stats[name], vocab, num_actions, 1, True, root=True)
+        root, used = _compile(stats[name], books, ("event", name), num_actions, 1, True, root=True)
         kind = Kind(name, offset, _room(most[name]), 1 + used, root)
         kinds[name] = kind
         offset += kind.size
