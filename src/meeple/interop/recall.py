@@ -6,29 +6,38 @@ they took, and their current view. The tensor here encodes all three, so that tw
 states differ exactly when their tensors do:
 
 - **view**: the game's observation tensor (`meeple.interop.tensor`);
-- **own actions**: one slot per own decision, in order, up to `Layout.own_cap`: a present flag
-  and the action (one-hot when the game has at most `ONE_HOT_MAX` actions, else the binary code
-  of its id + 1);
+- **own actions**: one slot per own decision, in order, up to `Layout.own_cap`: the binary code
+  of the action's id + 1 (0: no action yet), ``num_actions.bit_length()`` floats;
 - **log**: one block per event *kind* (the event's ``type``, or its set of keys when it has
   none), each with room for `Kind.cap` events in the order they were logged. An event's slot
-  holds a present flag, its position in the player's log (so the order across kinds is kept),
-  then the event (`Node`): each dict key and list position has its own place (a container a
-  present flag; a list room for its longest length, `MARGIN` times that if lengths varied), a
-  text, bool or null is the binary code of its index in the game's vocabulary, a number a flag
-  and its value divided by the largest magnitude seen there (not clipped: exact), and a dict
-  that is the JSON form of an action (`State.action_to_json`) the binary code of the action id;
+  holds its position in the player's log + 1 over `Layout.log_cap` (non-zero: the slot is
+  used; the order across kinds is kept), then the event (`Node`): each dict key and list
+  position has its own place. A place that always held one sort of value (a key every event
+  of the kind had, a list item) has no present flag; others have one per sort they held. A
+  text or null is the binary code of its index in the place's code book (the texts of its
+  *family*, `_families`: places linked by a value they share, so a card place codes every card
+  seen anywhere, a ``side`` place just its few sides); a bool one slot; a number its value
+  divided by the largest magnitude seen there (not clipped: exact); a list its length over its
+  room if lengths varied; a dict that is the JSON form of an action (`State.action_to_json`)
+  the binary code of the action id;
 - one **overflow** slot and a **digest** block (`DIGEST_BITS` slots): whatever could not be
   placed (an own action past the room, an event past its kind's room, or an event holding a
-  kind, key or text never seen while learning the layout, or a list longer than its room) is
-  kept as a 64-bit digest (BLAKE2b) of those items with their positions, and the flag is set.
-  So the tensor never forgets and never needs the game cut short: two different records give
-  different tensors (exactly in the placed part, with probability 1 - 2**-64 beyond it). Games
-  are never ended for want of room (see docs/interop.md).
+  kind, key or text never seen at its place while learning the layout, a required key missing,
+  or a list longer than its room) is kept as a 64-bit digest (BLAKE2b) of those items with
+  their positions, and the flag is set. So the tensor never forgets and never needs the game
+  cut short: two different records give different tensors (exactly in the placed part, with
+  probability 1 - 2**-64 beyond it). Games are never ended for want of room.
 
-The layout (kinds, keys, vocabulary, room) is learnt from `SAMPLE_GAMES` random games with
+**Incremental.** The part after the view is a `Record` per player (and the spectator): each
+event logged and each own action taken is encoded once, when it comes, into its slot (events
+are cached by identity, so clones and resampled worlds share the work); a clone shares the
+record's array until one side writes (copy on write). Only the view is encoded per call.
+
+The layout (kinds, keys, code books, room) is learnt from `SAMPLE_GAMES` random games with
 fixed seeds, so it is the same on every run, plus the game's ``information_state_examples``
-hook if it has one; room is `MARGIN` times the most seen, plus `SLACK`.
-`python -m meeple.interop.recall <game> --players N` prints it.
+hook if it has one; room for a count is the most seen plus twice its square root plus one
+(`_room`), a list's room its longest. `python -m meeple.interop.recall <game> --players N`
+prints it.
 """
 
 from __future__ import annotations

@@ -375,18 +375,10 @@ class _Gen:
             "def emit(view, ones, idx, val):\n    O = ones.append; I = idx.append; V = val.append\n"
             + "\n".join(self.lines)
         )
+        namespace: dict[str, Any] = {"M": _MISSING, "NEVER": _NEVER, **self.consts}
+        exec(compile(src, "<meeple.interop.tensor>", "exec"), namespace)  # noqa: S102
         self.source = src
-        self.code = compile(src, "<meeple.interop.tensor>", "exec")
-        self.size = size
-        return self.emitter(), size
-
-    def emitter(self) -> Callable[..., None]:
-        """A copy of the generated encoder with caches of its own (one per player: the parts
-        of a player's view that stay the same between their turns are then reused)."""
-        consts = {k: list(v) if type(v) is list else v for k, v in self.consts.items()}
-        namespace: dict[str, Any] = {"M": _MISSING, "NEVER": _NEVER, **consts}
-        exec(self.code, namespace)  # noqa: S102
-        return namespace["emit"]
+        return namespace["emit"], size
 
 
 _MISSING = object()
@@ -455,16 +447,12 @@ def _generic(info: GameInfo, players: int, options: dict[str, Any], cache: bool 
         root.keys.pop(SKIPPED_KEY, None)
     gen = _Gen(cache)
     emit, size = gen.compile(root)
-    emits: dict[int | None, Callable[..., None]] = {None: emit}
 
     def encode(state: State, player: int | None) -> np.ndarray:
         ones: list[int] = []
         idx: list[int] = []
         val: list[float] = []
-        e = emits.get(player)
-        if e is None:
-            e = emits[player] = gen.emitter()
-        e(state.view(player), ones, idx, val)
+        emit(state.view(player), ones, idx, val)
         out = np.zeros(size, np.float32)
         out.put(ones, 1.0)
         out.put(idx, val)
