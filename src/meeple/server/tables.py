@@ -130,7 +130,7 @@ class LiveTable:
         formats only the new events instead of the whole game's."""
         seen, mine = self._logs.get(seat, (0, []))
         size = self.state.log_size()
-        if seen > size:  # cannot happen with an append-only log; rebuild to be safe
+        if seen > size:  # the log only grows (an undo rebuilds the state and clears this)
             seen, mine = 0, []
         mine.extend(self.state.log(seat, start=seen))
         self._logs[seat] = (size, mine)
