@@ -127,3 +127,49 @@ def test_search_copies_offer_no_undo():
         st.apply(rng.choice(st.legal_actions()))
     assert st.clone().undo_start() == st.undo_start()
     assert st.determinize(st.to_move, rng).undo_start() is None
+
+
+def test_zarcana_a_card_played_from_the_hand_can_be_taken_back_until_its_chain_completes():
+    """Zarcana's ruling: a hand card chosen (shown to all) goes back to the hand on undo; the
+    chain's last step ends the turn, which confirms it."""
+    rng = random.Random(4)
+    st = meeple.make("zarcana", 2, 5)
+    while True:
+        legal = st.legal_actions()
+        cards = [a for a in legal if "card" in st.action_to_json(a)]
+        cells = [a for a in legal if "cell" in st.action_to_json(a)]
+        played = cards[0] if cards and st.view(st.to_move)["pyramids"] else None
+        if played is not None:
+            break
+        st.apply(cells[0] if cells else rng.choice(legal))
+    me, at = st.to_move, len(st.history)
+    code = st.action_to_json(played)["card"]
+    st.apply(played)
+    assert st.undo_start() == at and code not in st.view(me)["hand"]
+    assert code in st.undone(at).view(me)["hand"]  # back in the hand
+    while st.to_move == me:
+        assert st.undo_start() == at
+        st.apply(st.legal_actions()[0])
+    assert st.undo_start() is None  # the next player has nothing to take back
+    assert st.history[at] == played
+
+
+def test_karvi_a_card_drawn_or_a_stack_looked_at_cannot_be_taken_back():
+    from meeple.games.karvi.rules import _FAMILY
+
+    seen = set()
+    for seed in range(6):
+        rng = random.Random(seed)
+        st = meeple.make("karvi", 2 + seed % 3, seed)
+        while not st.is_over() and len(seen) < 2:
+            a = rng.choice(st.legal_actions())
+            fam = _FAMILY[a][0]
+            mover = st.to_move
+            st.apply(a)
+            if fam in ("DRAW_STACK", "SCOUT"):
+                seen.add(fam)
+                # the mover may go on (or their turn may have ended), but never back past it
+                assert st.undo_start() is None, (fam, mover, st.to_move)
+        if len(seen) == 2:
+            break
+    assert seen == {"DRAW_STACK", "SCOUT"}
