@@ -7,6 +7,12 @@ adapter rows with the raw engine and the ratio to Leduc Hold'em (PettingZoo's RL
     python benchmarks/interop_rows.py                        # every game and player count
     python benchmarks/interop_rows.py --game trickarus --players 4 --seconds 10
     python benchmarks/interop_rows.py --cpu                  # per second of this process's CPU
+    python benchmarks/interop_rows.py --only rl              # rl_environment rows beside Hearts
+
+The second table drives OpenSpiel's ``rl_environment.Environment`` (what DQN, NFSP and the
+policy-gradient examples use), with its default observations (information-state tensors, asked
+for every player at every step), random agents, and OpenSpiel's C++ Hearts through the very same
+loop (`_rl_player`: one function builds both sides' ``play_one``), steps/s as a ratio to Hearts'.
 
 Every row drives the same kind of loop: PettingZoo rows call ``last()`` then ``step()`` with a
 uniformly random legal action from the mask; the OpenSpiel row calls ``legal_actions()`` and
@@ -77,6 +83,56 @@ def _openspiel_player(game_id: str, players: int) -> Callable[[int], int]:
     return play_one
 
 
+def _rl_player(make_game: Callable[[], Any]) -> Callable[[int], int]:
+    """``play_one(seed)`` through ``rl_environment.Environment`` with its default
+    (information-state) observations: one random game, counting agent steps. The same code for
+    Hearts and for every meeple game."""
+    from open_spiel.python import rl_environment
+
+    env = rl_environment.Environment(make_game())
+
+    def play_one(seed: int) -> int:
+        rng = random.Random(seed)
+        ts = env.reset()
+        n = 0
+        while not ts.last():
+            p = ts.observations["current_player"]
+            ts = env.step([rng.choice(ts.observations["legal_actions"][p])])
+            n += 1
+        return n
+
+    return play_one
+
+
+HEARTS_RL = "openspiel hearts 4p (C++) rl_environment"
+
+
+def rl_subjects(
+    game: str | None = None, players: int | None = None
+) -> list[tuple[str, Callable[[int], int]]]:
+    """Hearts first (the peer), then every game and player count, through `_rl_player`."""
+    try:
+        import pyspiel
+    except ImportError:
+        return []
+    from meeple.interop.openspiel import load
+
+    out = [(HEARTS_RL, _rl_player(lambda: pyspiel.load_game("hearts")))]
+    for g in meeple.games():
+        if game and g["id"] != game:
+            continue
+        for p in g["players"]:
+            if players and p != players:
+                continue
+            out.append(
+                (
+                    f"meeple {g['id']} {p}p rl_environment",
+                    _rl_player(lambda g=g["id"], p=p: load(g, p)),
+                )
+            )
+    return out
+
+
 def leduc_env() -> Any | None:
     """PettingZoo's Leduc Hold'em (needs rlcard and pygame), or None if it is not installed."""
     try:
@@ -136,13 +192,20 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="time per row, in all")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cpu", action="store_true", help="time by process CPU time")
+    parser.add_argument("--only", choices=["aec", "rl"], help="one table only")
     args = parser.parse_args()
     if args.cpu:  # playouts.measure reads its clock from its `time`: give it the CPU clock
         playouts.time = SimpleNamespace(perf_counter=time.process_time)  # type: ignore[assignment]
-    table = rows(args.seconds, args.game, args.players, raw=True, rounds=args.rounds)
-    print_rows(table, LEDUC, "Leduc")
-    if not any(r[0] == LEDUC for r in table):
-        print("(Leduc needs pettingzoo[classic]: pip install rlcard pygame)")
+    if args.only != "rl":
+        table = rows(args.seconds, args.game, args.players, raw=True, rounds=args.rounds)
+        print_rows(table, LEDUC, "Leduc")
+        if not any(r[0] == LEDUC for r in table):
+            print("(Leduc needs pettingzoo[classic]: pip install rlcard pygame)")
+    if args.only != "aec":
+        if args.only is None:
+            print()
+        rl = best_of(rl_subjects(args.game, args.players), args.seconds, args.rounds)
+        print_rows(rl, HEARTS_RL, "Hearts", "steps/s")
 
 
 if __name__ == "__main__":

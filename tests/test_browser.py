@@ -204,8 +204,14 @@ def test_each_game_to_the_end_clicking_only_on_the_drawing(browser, server, game
     page.click("#hide-end")
     page.click("#rules summary")  # the rules panel: summary, player counts, this table's options
     rules = page.locator("#rules-body").inner_text()
-    assert f"this table: {players}" in rules and f"docs/games/{game}.md" in rules
+    assert f"this table: {players}" in rules and "Rulings" in rules
     assert ("Options at this table" in rules) == bool(info.options)
+    with page.context.expect_page() as opened:  # the rulings page, in a tab of its own
+        page.click("#rules-body a[href^='/rulings/']")
+    rulings = opened.value
+    rulings.wait_for_load_state()
+    assert info.title.split(",")[0].split(" (")[0] in rulings.locator("h1").inner_text()
+    rulings.close()
     assert not errors, errors
     page.context.close()
 

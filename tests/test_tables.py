@@ -3,6 +3,7 @@ Karvi's map positions for every place of every board side."""
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 import math
@@ -46,3 +47,29 @@ def test_karvi_places_are_drawn_apart_on_every_board_side() -> None:
         at = [(lon[i] * sx, -lat[i] * sy) for i in range(len(names))]
         for i, j in itertools.combinations(range(len(names)), 2):
             assert math.dist(at[i], at[j]) >= 48, (n, names[i], names[j])
+
+
+@pytest.mark.parametrize("game", [g["id"] for g in meeple.games()])
+def test_each_game_serves_its_rulings_page(game: str, tmp_path: Path) -> None:
+    """The rules panel links /rulings/<game>: the game's docs/games/<id>.md as a page."""
+    pytest.importorskip("fastapi")
+    from server_util import client
+
+    doc = (ROOT / meeple.game_info(game).rules_doc).read_text()
+    heading = doc.splitlines()[0].removeprefix("# ")
+    with client(f"sqlite:///{tmp_path / 'r.db'}") as c:
+        r = c.get(f"/rulings/{game}")
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+        h1 = re.sub(r"<[^>]+>", "", re.search(r"<h1>(.*?)</h1>", r.text).group(1))
+        assert html.unescape(h1) == heading.replace("*", "")
+        assert "<table>" in r.text or "|" not in doc  # Markdown tables are drawn as tables
+        assert c.get("/rulings/chess").status_code == 404
+
+
+def test_rulings_pages_pass_no_raw_html_through() -> None:
+    """A rulings file is data an owner of the game may edit: its raw HTML is shown, never run."""
+    pytest.importorskip("markdown_it")
+    from meeple.server.rulings import render_page
+
+    page = render_page("X", "# X\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>")
+    assert "<script>alert" not in page and "<img" not in page and "&lt;script&gt;" in page

@@ -5,7 +5,10 @@ The adapters live in submodules so that importing `meeple` never needs the ``int
 - `meeple.interop.openspiel`: ``pyspiel`` registration (``meeple_<game>``), observers,
   `resample_from_infostate`, serialization; importing it registers every game.
 - `meeple.interop.pettingzoo`: ``env(game, players=..., **options)``, an AEC environment.
-- `meeple.interop.tensor`: the observation tensor encoding both share (and its layout docs).
+- `meeple.interop.vector`: ``vector_env(game, num_envs, ...)``, N games stepped at once
+  (Gymnasium's vector conventions).
+- `meeple.interop.tensor`: the observation tensor encoding both share (and its layout docs);
+  `meeple.interop.recall`: the information-state tensor, kept incrementally.
 
 See docs/interop.md.
 """

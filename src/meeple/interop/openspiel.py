@@ -40,7 +40,7 @@ import pyspiel
 import meeple
 from meeple.core import BadOption, GameInfo, Option, State
 
-from .recall import Layout, event_bytes, layout
+from .recall import Layout, Record, event_bytes, layout
 from .tensor import Encoding, encoding, hook
 
 __all__ = [
@@ -231,7 +231,7 @@ class _Core:
     own actions, and how far into the event log and history they reach; see `_Record`).
     """
 
-    __slots__ = ("seed_bytes", "s", "actors", "legal", "strings", "records")
+    __slots__ = ("seed_bytes", "s", "actors", "legal", "strings", "records", "tensors")
 
     def __init__(self, seed_bytes: list[int], s: State | None, actors: list[int]) -> None:
         self.seed_bytes = seed_bytes
@@ -240,6 +240,7 @@ class _Core:
         self.legal: tuple[int, list[int]] | None = None
         self.strings: dict[int | None, str] | None = None
         self.records: dict[int | None, _Record] = {}
+        self.tensors: dict[int | None, Record] = {}
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
         new = _Core(
@@ -248,6 +249,7 @@ class _Core:
         new.legal = self.legal
         new.strings = self.strings  # never changed in place: replaced when a move is made
         new.records = self.records.copy()  # records are immutable tuples
+        new.tensors = {who: rec.share() for who, rec in self.tensors.items()}  # copy on write
         return new
 
     def __getstate__(self) -> tuple[Any, ...]:
@@ -257,6 +259,7 @@ class _Core:
         self.seed_bytes, self.s, self.actors = st
         self.legal = self.strings = None
         self.records = {}
+        self.tensors = {}
 
 
 # A player's record so far: (events of the whole log read, events of theirs, their log's
@@ -293,6 +296,30 @@ def _record(c: _Core, who: int | None) -> _Record:
                 n_own += 1
     rec = (pos, n_log, d_log, len(history), n_own, d_own)
     c.records[who] = rec
+    return rec
+
+
+def _tensor_record(c: _Core, who: int | None, lay: Layout) -> Record:
+    """``who``'s tensor record (`meeple.interop.recall.Record`) brought up to date: only the
+    events logged and own actions taken since it was last read are placed."""
+    s = c.s
+    assert s is not None
+    rec = c.tensors.get(who)
+    if rec is None or rec.layout is not lay:
+        rec = c.tensors[who] = Record(lay)
+    rec.read_log(s, who)
+    history = s.history
+    moves = rec.moves_read
+    if moves < len(history):
+        if who is not None:
+            rec.read_own(
+                [
+                    a
+                    for actor, a in zip(c.actors[moves:], history[moves:], strict=True)
+                    if actor == who
+                ]
+            )
+        rec.moves_read = len(history)
     return rec
 
 
@@ -440,6 +467,12 @@ class MeepleState(pyspiel.State):
                 mine = _record(old, q)
                 c.records[q] = (n, public[1], public[2], *mine[3:])
         c.strings = {player_id: text}
+        # Likewise the player's tensor record; the others' are rebuilt from the world's log.
+        kept = old.tensors.get(player_id)
+        c.tensors = {}
+        if kept is not None:
+            c.tensors[player_id] = mine_t = _tensor_record(old, player_id, kept.layout).share()
+            mine_t.events_read = n
         return new
 
     def __str__(self) -> str:
@@ -501,16 +534,18 @@ class MeepleObserver:
 
     def set_from(self, state: MeepleState, player: int) -> None:
         s = state._c.s
-        self.tensor.fill(0.0)
         if s is None:
+            self.tensor.fill(0.0)
             return
         who = self._who(player)
         if self.hook is not None:
             self.tensor[:] = np.asarray(self.hook(s, who), np.float32).reshape(-1)
             return
         if self.layout is not None:
-            own = [a for actor, a in zip(state._c.actors, s.history, strict=False) if actor == who]
-            self.tensor[:] = self.layout.encode(s, own, who)
+            rec = _tensor_record(state._c, who, self.layout)
+            n = self.encoding.size
+            self.tensor[:n] = self.encoding.encode(s, who)
+            self.tensor[n:] = rec.arr
             return
         self.tensor[:] = self.encoding.encode(s, who)
 

@@ -6,35 +6,45 @@ they took, and their current view. The tensor here encodes all three, so that tw
 states differ exactly when their tensors do:
 
 - **view**: the game's observation tensor (`meeple.interop.tensor`);
-- **own actions**: one slot per own decision, in order, up to `Layout.own_cap`: a present flag
-  and the action (one-hot when the game has at most `ONE_HOT_MAX` actions, else the binary code
-  of its id + 1);
+- **own actions**: one slot per own decision, in order, up to `Layout.own_cap`: the binary code
+  of the action's id + 1 (0: no action yet), ``num_actions.bit_length()`` floats;
 - **log**: one block per event *kind* (the event's ``type``, or its set of keys when it has
   none), each with room for `Kind.cap` events in the order they were logged. An event's slot
-  holds a present flag, its position in the player's log (so the order across kinds is kept),
-  then the event (`Node`): each dict key and list position has its own place (a container a
-  present flag; a list room for its longest length, `MARGIN` times that if lengths varied), a
-  text, bool or null is the binary code of its index in the game's vocabulary, a number a flag
-  and its value divided by the largest magnitude seen there (not clipped: exact), and a dict
-  that is the JSON form of an action (`State.action_to_json`) the binary code of the action id;
+  holds its position in the player's log + 1 over `Layout.log_cap` (non-zero: the slot is
+  used; the order across kinds is kept), then the event (`Node`): each dict key and list
+  position has its own place. A place that always held one sort of value (a key every event
+  of the kind had, a list item) has no present flag; others have one per sort they held. A
+  text or null is the binary code of its index in the place's code book (the texts of its
+  *family*, `_families`: places linked by a value they share, so a card place codes every card
+  seen anywhere, a ``side`` place just its few sides); a bool one slot; a number its value
+  divided by the largest magnitude seen there (not clipped: exact); a list its length over its
+  room if lengths varied; a dict that is the JSON form of an action (`State.action_to_json`)
+  the binary code of the action id;
 - one **overflow** slot and a **digest** block (`DIGEST_BITS` slots): whatever could not be
   placed (an own action past the room, an event past its kind's room, or an event holding a
-  kind, key or text never seen while learning the layout, or a list longer than its room) is
-  kept as a 64-bit digest (BLAKE2b) of those items with their positions, and the flag is set.
-  So the tensor never forgets and never needs the game cut short: two different records give
-  different tensors (exactly in the placed part, with probability 1 - 2**-64 beyond it). Games
-  are never ended for want of room (see docs/interop.md).
+  kind, key or text never seen at its place while learning the layout, a required key missing,
+  or a list longer than its room) is kept as a 64-bit digest (BLAKE2b) of those items with
+  their positions, and the flag is set. So the tensor never forgets and never needs the game
+  cut short: two different records give different tensors (exactly in the placed part, with
+  probability 1 - 2**-64 beyond it). Games are never ended for want of room.
 
-The layout (kinds, keys, vocabulary, room) is learnt from `SAMPLE_GAMES` random games with
+**Incremental.** The part after the view is a `Record` per player (and the spectator): each
+event logged and each own action taken is encoded once, when it comes, into its slot (events
+are cached by identity, so clones and resampled worlds share the work); a clone shares the
+record's array until one side writes (copy on write). Only the view is encoded per call.
+
+The layout (kinds, keys, code books, room) is learnt from `SAMPLE_GAMES` random games with
 fixed seeds, so it is the same on every run, plus the game's ``information_state_examples``
-hook if it has one; room is `MARGIN` times the most seen, plus `SLACK`.
-`python -m meeple.interop.recall <game> --players N` prints it.
+hook if it has one; room for a count is the most seen plus twice its square root plus one
+(`_room`), a list's room its longest. `python -m meeple.interop.recall <game> --players N`
+prints it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -52,10 +62,7 @@ SAMPLE_GAMES = 30
 SAMPLE_SEED = 20_241_127
 MAX_STEPS = 20_000
 VIEW_STRIDE = 8  # views sampled for the vocabulary: every 8th step, and every view at the end
-MARGIN = 2
-SLACK = 4
-EXAMPLE_ROOM = 16  # room for an event kind the game lists as an example but sampling never met
-ONE_HOT_MAX = 16  # games with more actions than this code own actions in binary
+EXAMPLE_ROOM = 4  # room for an event kind the game lists as an example but sampling never met
 CACHE_MAX = 200_000  # encoded events remembered (by identity) before the cache starts afresh
 
 DIGEST_BITS = 64  # the digest of what did not fit (see `Layout.encode`)
@@ -94,13 +101,45 @@ def _token(value: Any) -> tuple[Any, ...]:
     return ("s", str(value))
 
 
-def _is_num(value: Any) -> bool:
+def _places(value: Any, path: tuple[str, ...], out: dict[tuple[str, ...], set[Any]]) -> None:
+    """Every non-numeric scalar in ``value``, by its place (dict keys and ``[]`` for list
+    items, from ``path``): the raw material of the code books (`_families`)."""
     t = type(value)
-    return t is int or t is float
+    if t is dict:
+        for k, v in value.items():
+            _places(v, (*path, k), out)
+    elif t is list or t is tuple:
+        for v in value:
+            _places(v, (*path, "[]"), out)
+    elif t is not int and t is not float:
+        out.setdefault(path, set()).add(_token(value))
 
 
-def _bits(n: int) -> int:
-    return max(1, int(n).bit_length())
+def _families(places: dict[tuple[str, ...], set[Any]]) -> dict[tuple[str, ...], list[Any]]:
+    """Each place's code book: the texts of its *family*, the places linked by a text they
+    share (in events, views or action forms; null and bools link nothing). Card names meet in
+    hands, plays and tricks, so every place that held a card codes every card seen anywhere;
+    a place with its own few values (a side, a reason) codes just those, in fewer bits."""
+    parent = {p: p for p in places}
+
+    def find(p: tuple[str, ...]) -> tuple[str, ...]:
+        while parent[p] != p:
+            parent[p] = parent[parent[p]]
+            p = parent[p]
+        return p
+
+    first: dict[Any, tuple[str, ...]] = {}
+    for p, tokens in places.items():
+        for t in tokens:
+            if t == _NULL or t[0] == "b":
+                continue
+            q = first.setdefault(t, p)
+            if q != p:
+                parent[find(p)] = find(q)
+    union: dict[tuple[str, ...], set[Any]] = {}
+    for p, tokens in places.items():
+        union.setdefault(find(p), set()).update(t for t in tokens if t != _NULL and t[0] != "b")
+    return {p: sorted(union[find(p)] | tokens, key=repr) for p, tokens in places.items()}
 
 
 # ----- the shape of events, learnt from samples ------------------------------------------------
@@ -112,26 +151,43 @@ def action_key(value: Any) -> str:
 class _Stat:
     """What was seen at one place of an event kind (every position of a list shares one).
 
-    ``actions`` stays True while every dict seen here is the JSON form of an action: such a
-    place is coded by the action's id (``actions`` maps their texts to ids)."""
+    ``n`` counts the values seen here, ``dicts`` and ``lists`` how many were dicts and lists (a
+    dict key whose place saw fewer values than its parent saw dicts is optional). ``actions``
+    stays True while every dict seen here is the JSON form of an action: such a place is coded
+    by the action's id (``table`` maps their texts to ids)."""
 
-    __slots__ = ("tokens", "num", "maxabs", "keys", "item", "lens", "actions", "table")
+    __slots__ = (
+        "n",
+        "tokens",
+        "num",
+        "maxabs",
+        "dicts",
+        "keys",
+        "lists",
+        "item",
+        "lens",
+        "actions",
+        "table",
+    )
 
     def __init__(self, table: dict[str, int]) -> None:
-        self.tokens = False
+        self.n = 0
+        self.tokens: set[tuple[Any, ...]] = set()
         self.num = False
         self.maxabs = 0.0
-        self.keys: dict[str, _Stat] | None = None
+        self.dicts = 0
+        self.keys: dict[str, _Stat] = {}
+        self.lists = 0
         self.item: _Stat | None = None
         self.lens: set[int] = set()
         self.actions = True
         self.table = table
 
     def add(self, value: Any) -> None:
+        self.n += 1
         t = type(value)
         if t is dict:
-            if self.keys is None:
-                self.keys = {}
+            self.dicts += 1
             if self.actions and action_key(value) not in self.table:
                 self.actions = False
             for k, v in value.items():
@@ -140,6 +196,7 @@ class _Stat:
                     child = self.keys[k] = _Stat(self.table)
                 child.add(v)
         elif t is list or t is tuple:
+            self.lists += 1
             self.lens.add(len(value))
             if self.item is None:
                 self.item = _Stat(self.table)
@@ -149,85 +206,121 @@ class _Stat:
             self.num = True
             self.maxabs = max(self.maxabs, abs(float(value)))
         else:
-            self.tokens = True
-
-
-def _strings(value: Any, out: set[tuple[Any, ...]]) -> None:
-    """Every non-numeric scalar in ``value`` (for the game's vocabulary)."""
-    t = type(value)
-    if t is dict:
-        for v in value.values():
-            _strings(v, out)
-    elif t is list or t is tuple:
-        for v in value:
-            _strings(v, out)
-    elif t is not int and t is not float:
-        out.add(_token(value))
+            self.tokens.add(_token(value))
 
 
 @dataclass
 class Node:
-    """Where one place of an event goes, relative to its base: ``tok`` (the value's code in
-    `Layout.bits` binary slots), ``num`` (a flag, then the value / ``scale``), ``act`` (the id
-    + 1 of the action whose JSON form the value is, in `Layout.action_bits` binary slots),
-    ``dict_at`` and ``list_at`` (a present flag; a list's `room` items of `stride` slots follow
-    it). A kind's root has no present flag of its own (the slot has one) and leaves out
-    ``type`` (the kind says it)."""
+    """Where one place of an event goes, relative to its slot. A place that always held one
+    sort of value (and always held one: a required key, a list item) is *bare*: it has no
+    present flag of its own. Otherwise each sort it held has its own mark.
+
+    ``tok``: the value's code among the texts, bools and nulls seen at this place (`codes`;
+    bare: its index, in ``(len - 1).bit_length()`` binary slots, so a place that only ever held
+    one value takes none; else index + 1, 0 meaning "not a text here"). ``num``: the value /
+    ``scale`` (the largest magnitude seen: exact, not clipped), after a present flag unless bare.
+    ``act``: the code of the action whose JSON form the value is (id, or id + 1 unless bare).
+    ``dict_at``: a present flag (-1 if bare or never a dict); ``required`` the keys every dict
+    here had. ``list_at``: a present flag (-1 if bare); ``len_at`` the length / ``room`` (-1
+    when every list here had the same length); ``room`` items of ``stride`` slots from
+    ``items_at``. A kind's root has no flag (its slot has a position) and leaves out ``type``.
+    """
 
     tok: int = -1
+    codes: dict[tuple[Any, ...], int] = field(default_factory=dict)
     num: int = -1
+    num_flag: bool = False
     scale: float = 1.0
     act: int = -1
+    act_base: int = 0
+    is_dict: bool = False
     dict_at: int = -1
     keys: dict[str, Node] = field(default_factory=dict)
+    required: frozenset[str] = frozenset()
+    is_list: bool = False
     list_at: int = -1
+    len_at: int = -1
+    items_at: int = -1
     item: Node | None = None
     stride: int = 0
     room: int = 0
 
 
 def _compile(
-    stat: _Stat, bits: int, action_bits: int, rel: int, root: bool = False
+    stat: _Stat,
+    books: dict[tuple[str, ...], list[Any]],
+    path: tuple[str, ...],
+    num_actions: int,
+    rel: int,
+    required: bool,
+    root: bool = False,
 ) -> tuple[Node, int]:
     """Lay out ``stat`` from ``rel``; returns the node and the slots it uses."""
     node = Node()
     start = rel
+    is_act = stat.dicts > 0 and stat.actions and not root
+    sorts = bool(stat.tokens) + stat.num + (stat.dicts > 0) + (stat.lists > 0)
+    bare = root or (required and sorts == 1)
     if stat.tokens:
+        # A place's texts are coded among its family's (`_families`); a place that only held
+        # bools among the two bools.
+        if all(t[0] == "b" for t in stat.tokens):
+            order = [("b", False), ("b", True)]
+        else:
+            order = books.get(path) or sorted(stat.tokens, key=repr)
         node.tok = rel
-        rel += bits
+        if bare:
+            node.codes = {t: i for i, t in enumerate(order)}
+            rel += (len(order) - 1).bit_length()
+        else:
+            node.codes = {t: i + 1 for i, t in enumerate(order)}
+            rel += len(order).bit_length()
     if stat.num:
-        node.num, node.scale = rel, stat.maxabs or 1.0
-        rel += 2
-    if stat.keys is not None and stat.actions and not root:
-        node.act = rel
-        rel += action_bits
-    elif stat.keys is not None:
-        if not root:
+        node.num, node.num_flag, node.scale = rel, not bare, stat.maxabs or 1.0
+        rel += 1 if bare else 2
+    if is_act:
+        node.act, node.act_base = rel, 0 if bare else 1
+        rel += (num_actions - 1 if bare else num_actions).bit_length()
+    elif stat.dicts:
+        node.is_dict = True
+        if not bare:
             node.dict_at = rel
             rel += 1
+        node.required = frozenset(
+            k for k, c in stat.keys.items() if c.n == stat.dicts and not (root and k == "type")
+        )
         for k in sorted(stat.keys):
             if root and k == "type":
                 continue
-            node.keys[k], used = _compile(stat.keys[k], bits, action_bits, rel)
+            node.keys[k], used = _compile(
+                stat.keys[k], books, (*path, k), num_actions, rel, k in node.required
+            )
             rel += used
-    if stat.item is not None:
-        longest = max(stat.lens)
-        node.list_at = rel
-        node.room = longest if len(stat.lens) == 1 else MARGIN * longest
-        node.item, node.stride = _compile(stat.item, bits, action_bits, 0)
-        rel += 1 + node.room * node.stride
+    if stat.lists:
+        node.is_list = True
+        if not bare:
+            node.list_at = rel
+            rel += 1
+        node.room = max(stat.lens)
+        if len(stat.lens) > 1:
+            node.len_at = rel
+            rel += 1
+        node.items_at = rel
+        if stat.item is not None and node.room:
+            node.item, node.stride = _compile(stat.item, books, (*path, "[]"), num_actions, 0, True)
+            rel += node.room * node.stride
     return node, rel - start
 
 
 @dataclass
 class Kind:
-    """One event kind's block: `cap` slots of `slot` floats at `offset` (a present flag, the
-    event's position in the log / `Layout.log_cap`, then the event from `root`)."""
+    """One event kind's block: `cap` slots of `slot` floats at `offset` (the event's position
+    in the log + 1, over `Layout.log_cap`, which also says the slot is used; then the event
+    from `root`)."""
 
     name: str
     offset: int
     cap: int
-    burst: int  # the most events of this kind one move gave one player in sampling
     slot: int
     root: Node
 
@@ -250,99 +343,37 @@ class Layout:
     own_slot: int
     kinds: dict[str, Kind]
     log_cap: int  # room for one player's whole log (positions are divided by it)
-    vocab: dict[tuple[Any, ...], int]  # token -> code (1..); `other` is len(vocab) + 1
-    bits: int
     actions: dict[str, int]  # an action's JSON text -> its id
-    action_bits: int
     overflow: int  # the overflow slot's offset; the digest's `DIGEST_BITS` slots follow it
     size: int
     _cache: dict[int, tuple[Any, Kind | None, list[int], list[float], bool]] = field(
         default_factory=dict, repr=False
     )
-    _codes: dict[int, tuple[int, ...]] = field(default_factory=dict, repr=False)
 
     # ----- encoding ----------------------------------------------------------------------------
     def encode(self, state: State, own: Sequence[int], player: int | None) -> np.ndarray:
-        """The tensor of ``player``'s information state (None: the public one): the view of
-        ``state``, the player's own actions ``own`` in order, and their log."""
-        out = np.zeros(self.size, np.float32)
-        out[: self.obs.size] = self.obs.encode(state, player)
-        idx: list[int] = []
-        val: list[float] = []
-        rest: list[bytes] = []  # what did not fit, for the digest
+        """The tensor of ``player``'s information state (None: the public one), from scratch:
+        the view of ``state``, the player's own actions ``own`` in order, and their log. (The
+        OpenSpiel adapter keeps a `Record` per player and extends it instead.)"""
+        rec = Record(self)
+        rec.read_log(state, player)
         if player is not None:
-            self._own(idx, val, own, rest)
-        self._log(idx, val, state, player, rest)
-        out.put(idx, val)
-        if rest:
-            out[self.overflow] = 1.0
-            h = hashlib.blake2b(digest_size=DIGEST_BITS // 8)
-            for item in rest:
-                h.update(b"%d:" % len(item))
-                h.update(item)
-            code = int.from_bytes(h.digest(), "big")
-            out[[self.overflow + 1 + k for k in self._code(code)]] = 1.0
+            rec.read_own(own)
+        out = np.empty(self.size, np.float32)
+        out[: self.obs.size] = self.obs.encode(state, player)
+        out[self.obs.size :] = rec.array()
         return out
 
-    def _code(self, code: int) -> tuple[int, ...]:
-        """The set bits of ``code``."""
-        bits = self._codes.get(code)
-        if bits is None:
-            bits = self._codes[code] = tuple(k for k in range(code.bit_length()) if code >> k & 1)
-        return bits
-
-    def _own(self, idx: list[int], val: list[float], own: Sequence[int], rest: list[bytes]) -> None:
-        slot, base = self.own_slot, self.own_offset
-        binary = self.num_actions > ONE_HOT_MAX
-        for i, a in enumerate(own[: self.own_cap]):
-            b = base + i * slot
-            idx.append(b)
-            if binary:
-                idx.extend(b + 1 + k for k in self._code(a + 1))
-            else:
-                idx.append(b + 1 + a)
-        val.extend([1.0] * (len(idx) - len(val)))
-        rest.extend(b"o%d:%d" % (i, a) for i, a in enumerate(own) if i >= self.own_cap)
-
-    def _log(
-        self,
-        idx: list[int],
-        val: list[float],
-        state: State,
-        player: int | None,
-        rest: list[bytes],
-    ) -> None:
-        events = state._events
-        if events is None:
-            raise ValueError("this state keeps no log (it is a search copy)")
-        fmt = state._format_event
+    def event(self, raw: Any, fmt: Any) -> tuple[Any, Kind | None, list[int], list[float], bool]:
+        """A logged event (as `State._events` holds it), encoded relative to its slot and
+        cached by identity (logged events are never changed; clones share them)."""
         cache = self._cache
-        if len(cache) > CACHE_MAX:
-            cache.clear()
-        counts: dict[str, int] = {}
-        inv = 1.0 / self.log_cap  # positions past the room stay exact (above 1)
-        pos = 0
-        for to, raw in events:
-            if to is not None and to != player:
-                continue
-            hit = cache.get(id(raw))
-            if hit is None or hit[0] is not raw:
-                hit = cache[id(raw)] = (raw, *self._event(raw if type(raw) is dict else fmt(raw)))
-            _, kind, e_idx, e_val, e_over = hit
-            placed = False
-            if kind is not None:
-                i = counts.get(kind.name, 0)
-                counts[kind.name] = i + 1
-                if i < kind.cap:
-                    b = kind.offset + i * kind.slot
-                    idx += (b, b + 1)
-                    val += (1.0, pos * inv)
-                    idx.extend([b + k for k in e_idx])
-                    val.extend(e_val)
-                    placed = not e_over
-            if not placed:
-                rest.append(b"e%d:" % pos + event_bytes(raw, fmt))
-            pos += 1
+        hit = cache.get(id(raw))
+        if hit is None or hit[0] is not raw:
+            if len(cache) > CACHE_MAX:
+                cache.clear()
+            hit = cache[id(raw)] = (raw, *self._event(raw if type(raw) is dict else fmt(raw)))
+        return hit
 
     def _event(self, event: dict[str, Any]) -> tuple[Kind | None, list[int], list[float], bool]:
         """One event, relative to its slot: (kind, slots, values, whether anything was left out)."""
@@ -352,69 +383,81 @@ class Layout:
             return None, [], [], True
         idx: list[int] = []
         val: list[float] = []
+        root = kind.root
         over = False
-        keys = kind.root.keys
+        seen = 0
         for k, v in event.items():
-            child = keys.get(k)
+            child = root.keys.get(k)
             if child is not None:
+                seen += k in root.required
                 over |= self._put(v, child, 0, idx, val)
             elif k != "type" or v != name:
                 over = True
-        return kind, idx, val, over
+        return kind, idx, val, over or seen != len(root.required)
 
     def _put(self, value: Any, node: Node, base: int, idx: list[int], val: list[float]) -> bool:
         t = type(value)
-        if t is dict and node.act >= 0:
-            a = self.actions.get(action_key(value))
-            if a is None:
-                return True
-            for k in self._code(a + 1):
-                idx.append(base + node.act + k)
-                val.append(1.0)
-            return False
         if t is dict:
-            if node.dict_at < 0:
+            if node.act >= 0:
+                a = self.actions.get(action_key(value))
+                if a is None:
+                    return True
+                for k in _code(a + node.act_base):
+                    idx.append(base + node.act + k)
+                    val.append(1.0)
+                return False
+            if not node.is_dict:
                 return True
-            idx.append(base + node.dict_at)
-            val.append(1.0)
+            if node.dict_at >= 0:
+                idx.append(base + node.dict_at)
+                val.append(1.0)
             over = False
-            keys = node.keys
+            seen = 0
+            keys, required = node.keys, node.required
             for k, v in value.items():
                 child = keys.get(k)
                 if child is None:
                     over = True
                 else:
+                    seen += k in required
                     over |= self._put(v, child, base, idx, val)
-            return over
+            return over or seen != len(required)
         if t is list or t is tuple:
-            if node.list_at < 0 or node.item is None:
+            if not node.is_list:
                 return True
-            at = base + node.list_at
-            idx.append(at)
-            val.append(1.0)
-            over = len(value) > node.room
-            for i, v in enumerate(value[: node.room]):
-                over |= self._put(v, node.item, at + 1 + i * node.stride, idx, val)
+            if node.list_at >= 0:
+                idx.append(base + node.list_at)
+                val.append(1.0)
+            n, room = len(value), node.room
+            over = n > room
+            if node.len_at >= 0:
+                idx.append(base + node.len_at)
+                val.append(n / room)
+            elif n != room:
+                over = True
+            item = node.item
+            if item is not None:
+                at = base + node.items_at
+                for i, v in enumerate(value[:room]):
+                    over |= self._put(v, item, at + i * node.stride, idx, val)
             return over
         if t is int or t is float:
             if node.num < 0:
                 return True
-            idx += (base + node.num, base + node.num + 1)
-            val += (1.0, value / node.scale)
+            if node.num_flag:
+                idx += (base + node.num, base + node.num + 1)
+                val += (1.0, value / node.scale)
+            else:
+                idx.append(base + node.num)
+                val.append(value / node.scale)
             return False
-        if node.tok < 0:
+        code = node.codes.get(_token(value))
+        if code is None:
             return True
-        code = self.vocab.get(_token(value))
-        over = code is None
-        for k in self._code(len(self.vocab) + 1 if code is None else code):
+        for k in _code(code):
             idx.append(base + node.tok + k)
             val.append(1.0)
-        return over
-
-    @property
-    def max_burst(self) -> int:
-        """The most events one move gave one player in sampling, all kinds together (bound)."""
-        return sum(k.burst for k in self.kinds.values())
+        return False
 
     def describe(self) -> str:
         """The layout as Markdown (for docs/interop.md)."""
@@ -422,8 +465,7 @@ class Layout:
         lines = [
             f"`{self.game}`, {self.players} players: {self.size} floats (view {self.obs.size}, "
             f"own actions {self.own_cap} x {self.own_slot}, log {log}, overflow 1 + digest "
-            f"{DIGEST_BITS}; "
-            f"{len(self.vocab)} tokens, {self.bits}-bit codes)",
+            f"{DIGEST_BITS})",
             "",
             "| block | offset | room | floats per slot |",
             "|---|---:|---:|---:|",
@@ -437,41 +479,164 @@ class Layout:
         return "\n".join(lines)
 
 
+_CODES: dict[int, tuple[int, ...]] = {}
+
+
+def _code(code: int) -> tuple[int, ...]:
+    """The set bits of ``code``."""
+    bits = _CODES.get(code)
+    if bits is None:
+        if len(_CODES) > CACHE_MAX:
+            _CODES.clear()
+        bits = _CODES[code] = tuple(k for k in range(code.bit_length()) if code >> k & 1)
+    return bits
+
+
+class Record:
+    """One player's (or the spectator's) record so far as the part of the tensor after the
+    view, kept up to date incrementally: `read_log` places only the events logged since it last
+    ran, `read_own` only the new own actions; nothing is encoded twice. Copies share the array
+    until one of them changes (`share`), so cloning a state costs no array copy."""
+
+    __slots__ = (
+        "layout",
+        "arr",
+        "counts",
+        "pos",
+        "events_read",
+        "moves_read",
+        "n_own",
+        "digest",
+        "shared",
+    )
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.arr = np.zeros(layout.size - layout.obs.size, np.float32)
+        self.counts: dict[str, int] = {}
+        self.pos = 0  # events of this player's log placed (or digested) so far
+        self.events_read = 0  # events of the whole log read so far
+        self.moves_read = 0  # moves of the history read so far (for own actions)
+        self.n_own = 0
+        self.digest: Any = None  # BLAKE2b of what did not fit, once something did not
+        self.shared = False
+
+    def share(self) -> Record:
+        """A copy for a cloned state (the array is copied when either side next writes)."""
+        new = Record.__new__(Record)
+        for name in Record.__slots__:
+            setattr(new, name, getattr(self, name))
+        self.shared = new.shared = True
+        return new
+
+    def _own_it(self) -> None:
+        self.arr = self.arr.copy()
+        self.counts = self.counts.copy()
+        if self.digest is not None:
+            self.digest = self.digest.copy()
+        self.shared = False
+
+    def read_log(self, state: State, who: int | None) -> None:
+        events = state._events
+        if events is None:
+            raise ValueError("this state keeps no log (it is a search copy)")
+        if self.events_read >= len(events):
+            return
+        if self.shared:
+            self._own_it()
+        lay = self.layout
+        fmt = state._format_event
+        shift = lay.obs.size
+        inv = 1.0 / lay.log_cap  # positions past the room stay exact (above 1)
+        counts = self.counts
+        pos = self.pos
+        idx: list[int] = []
+        val: list[float] = []
+        for to, raw in events[self.events_read :]:
+            if to is not None and to != who:
+                continue
+            _, kind, e_idx, e_val, e_over = lay.event(raw, fmt)
+            pos += 1
+            placed = False
+            if kind is not None:
+                i = counts.get(kind.name, 0)
+                counts[kind.name] = i + 1
+                if i < kind.cap:
+                    b = kind.offset - shift + i * kind.slot
+                    idx.append(b)
+                    val.append(pos * inv)
+                    idx.extend([b + k for k in e_idx])
+                    val.extend(e_val)
+                    placed = not e_over
+            if not placed:
+                self._rest(b"e%d:" % (pos - 1) + event_bytes(raw, fmt))
+        self.pos = pos
+        self.events_read = len(events)
+        if idx:
+            self.arr.put(idx, val)
+
+    def read_own(self, actions: Sequence[int]) -> None:
+        """Place these own actions after those read before (in order)."""
+        if not actions:
+            return
+        if self.shared:
+            self._own_it()
+        lay = self.layout
+        base = lay.own_offset - lay.obs.size
+        idx: list[int] = []
+        for a in actions:
+            i = self.n_own
+            self.n_own = i + 1
+            if i < lay.own_cap:
+                b = base + i * lay.own_slot
+                idx.extend([b + k for k in _code(a + 1)])
+            else:
+                self._rest(b"o%d:%d" % (i, a))
+        if idx:
+            self.arr.put(idx, 1.0)
+
+    def _rest(self, item: bytes) -> None:
+        """Something that did not fit: into the digest, whose bits are rewritten."""
+        if self.digest is None:
+            self.digest = hashlib.blake2b(digest_size=DIGEST_BITS // 8)
+        self.digest.update(b"%d:" % len(item))
+        self.digest.update(item)
+        at = self.layout.overflow - self.layout.obs.size
+        self.arr[at : at + 1 + DIGEST_BITS] = 0.0
+        self.arr[at] = 1.0
+        code = int.from_bytes(self.digest.digest(), "big")
+        self.arr[[at + 1 + k for k in _code(code)]] = 1.0
+
+    def array(self) -> np.ndarray:
+        """The tensor after the view (read only: copy it to keep it)."""
+        return self.arr
+
+
 # ----- learning the layout ---------------------------------------------------------------------
 def _sample(game: str, players: int, options: dict[str, Any], table: dict[str, int]):  # type: ignore[no-untyped-def]
-    """Random games: per kind, what its events held, the most one player's log had and the most
-    one move gave one player; the most own actions and log events of a player; the vocabulary."""
+    """Random games: per kind, what its events held and the most one player's log had; the most
+    own actions and log events of a player."""
     info = meeple.game_info(game)
     stats: dict[str, _Stat] = {}
     most: dict[str, int] = {}
-    burst: dict[str, int] = {}
-    vocab: set[tuple[Any, ...]] = set()
+    places: dict[tuple[str, ...], set[Any]] = {}
     most_own = most_log = 0
     rng = random.Random(SAMPLE_SEED)
     for g in range(SAMPLE_GAMES):
         state = meeple.make(game, players=players, seed=SAMPLE_SEED + g, **options)
         if g == 0:
             for a in range(info.num_actions):
-                _strings(state.action_to_json(a), vocab)
+                _places(state.action_to_json(a), ("action",), places)
         actors: list[int] = []
-        events = state._events or []
         for step_no in range(MAX_STEPS):
             if state.is_over():
                 break
             if step_no % VIEW_STRIDE == 0:
-                _strings(state.view(state.to_move), vocab)
-            before = len(events)
+                _places(state.view(state.to_move), ("view",), places)
             actors.append(state.to_move)  # type: ignore[arg-type]
             state.apply(rng.choice(state.legal_actions()))
-            step: dict[tuple[int | None, str], int] = {}
-            for to, e in events[before:]:
-                k = kind_of(e if type(e) is dict else state._format_event(e))
-                step[to, k] = step.get((to, k), 0) + 1
-            for (to, k), c in step.items():
-                pub = step.get((None, k), 0) if to is not None else 0
-                burst[k] = max(burst.get(k, 0), c + pub)
         for p in [None, *range(players)]:
-            _strings(state.view(p), vocab)
+            _places(state.view(p), ("view",), places)
             log = state.log(p, text=False)
             most_log = max(most_log, len(log))
             counts: dict[str, int] = {}
@@ -479,16 +644,18 @@ def _sample(game: str, players: int, options: dict[str, Any], table: dict[str, i
                 k = kind_of(event)
                 counts[k] = counts.get(k, 0) + 1
                 stats.setdefault(k, _Stat(table)).add(event)
-                _strings(event, vocab)
+                _places(event, ("event", k), places)
             for k, c in counts.items():
                 most[k] = max(most.get(k, 0), c)
         for p in range(players):
             most_own = max(most_own, actors.count(p))
-    return stats, most, burst, most_own, most_log, vocab
+    return stats, most, most_own, most_log, places
 
 
 def _room(seen: int) -> int:
-    return MARGIN * seen + SLACK
+    """Room for a count: the most seen, plus twice its square root and one (about two standard
+    deviations of a count that size: random games' counts vary by that much)."""
+    return seen + math.ceil(2 * math.sqrt(seen)) + 1
 
 
 def build(game: str, players: int, options: dict[str, Any]) -> Layout:
@@ -498,29 +665,26 @@ def build(game: str, players: int, options: dict[str, Any]) -> Layout:
     keys = [action_key(state.action_to_json(a)) for a in range(info.num_actions)]
     # Action JSONs inside events are coded by id only if the JSON names the action alone.
     table = {k: a for a, k in enumerate(keys)} if len(set(keys)) == len(keys) else {}
-    stats, most, burst, most_own, most_log, tokens = _sample(game, players, options, table)
+    stats, most, most_own, most_log, places = _sample(game, players, options, table)
     # A game may list example events: every kind its log can hold, with every value of each
     # string field and lists at their longest, which sampling might miss (`hook` docs).
     examples = hook(info, "information_state_examples")
     for event in examples(players, dict(options)) if examples else ():
         k = kind_of(event)
         stats.setdefault(k, _Stat(table)).add(event)
-        _strings(event, tokens)
-        if k not in most:
-            most[k] = (EXAMPLE_ROOM - SLACK) // MARGIN
-    vocab = {t: i + 1 for i, t in enumerate(sorted(tokens, key=repr))}
-    bits = _bits(len(vocab) + 1)
-    action_bits = _bits(info.num_actions)
-    offset = obs.size
+        _places(event, ("event", k), places)
+        most.setdefault(k, EXAMPLE_ROOM)
+    books = _families(places)
     num_actions = info.num_actions
-    own_slot = 1 + (_bits(num_actions) if num_actions > ONE_HOT_MAX else num_actions)
+    offset = obs.size
+    own_slot = num_actions.bit_length()  # the binary code of id + 1 (0: no action)
     own_cap = _room(most_own)
     own_offset = offset
     offset += own_cap * own_slot
     kinds: dict[str, Kind] = {}
     for name in sorted(stats):
-        root, used = _compile(stats[name], bits, action_bits, 2, root=True)
-        kind = Kind(name, offset, _room(most[name]), max(1, burst.get(name, 1)), 2 + used, root)
+        root, used = _compile(stats[name], books, ("event", name), num_actions, 1, True, root=True)
+        kind = Kind(name, offset, _room(most[name]), 1 + used, root)
         kinds[name] = kind
         offset += kind.size
     return Layout(
@@ -534,10 +698,7 @@ def build(game: str, players: int, options: dict[str, Any]) -> Layout:
         own_slot,
         kinds,
         _room(most_log),
-        vocab,
-        bits,
         table,
-        action_bits,
         offset,
         offset + 1 + DIGEST_BITS,
     )

@@ -400,7 +400,10 @@ class Encoding:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape))
+        size = self.__dict__.get("_size")
+        if size is None:
+            size = self.__dict__["_size"] = int(np.prod(self.shape))
+        return size
 
     def encode(self, state: State, player: int | None) -> np.ndarray:
         """The tensor of ``state`` as ``player`` sees it (float32, flat, of length `size`)."""

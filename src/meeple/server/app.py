@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
@@ -32,6 +32,7 @@ from . import accounts as accounts_mod
 from . import idempotency
 from . import matchmaking as matchmaking_mod
 from . import ratings as ratings_mod
+from . import rulings as rulings_mod
 from .accounts import SESSION_COOKIE, Accounts, CrossSite, session_token
 from .chat import Chat
 from .config import Settings
@@ -573,6 +574,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     for route, page in pages.items():
         app.add_api_route(route, page_of(page), methods=["GET"], include_in_schema=False)
+
+    @app.get("/rulings/{game}", include_in_schema=False)
+    async def rulings(game: str) -> HTMLResponse:
+        """The game's rulings page: how meeple reads its rulebook, and what was reconstructed."""
+        if game not in {g["id"] for g in meeple.games()}:
+            raise TableError("no_table", "no such game")
+        path = rulings_mod.rulings_file(game)
+        if path is None:
+            raise TableError("no_table", f"this install has no rulings page; see {meeple.game_info(game).rules_doc}"
+                             " in the meeple source")
+        text = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        return HTMLResponse(rulings_mod.render_page(meeple.game_info(game).title, text))
 
     @app.get("/games/{game}/web/{name}")
     async def game_asset(game: str, name: str) -> FileResponse:

@@ -307,7 +307,7 @@ class Storage:
             for i in range(0, len(ids), 500):
                 out.update(conn.execute(
                     select(tables_t.c.id, tables_t.c.version)
-                    .where(tables_t.c.id.in_(ids[i:i + 500]))).tuples().all())
+                    .where(tables_t.c.id.in_(ids[i:i + 500]))).all())
         return out
 
     def load_table(self, table_id: str) -> TableRecord | None:

@@ -332,7 +332,8 @@ async function drawRules() {
     r ? h("ul.rules-summary", {}, r.summary.map((x) => h("li", {}, x))) : h("p", {}, game.description || ""),
     r && r.players ? [h("h4", {}, `Player counts (this table: ${info ? info.players : "?"})`), h("ul", {}, r.players.map((x) => h("li", {}, x)))] : null,
     opts.length ? [h("h4", {}, "Options at this table"), h("ul.rules-options", {}, opts)] : h("p.muted", {}, "This game has no options."),
-    h("p.muted", {}, "Rulings and the full rules summary: ", h("code", {}, (r && r.rulings) || game.rules_doc || ""), " in the meeple source."),
+    h("p", {}, h("a", { href: `/rulings/${encodeURIComponent(game.id)}`, target: "_blank", rel: "noopener" }, "Rulings"),
+      h("span.muted", {}, " — how meeple reads the rulebook where it is unclear, and which components are reconstructed.")),
   ].flat().filter(Boolean));
 }
 
