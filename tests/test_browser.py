@@ -321,3 +321,53 @@ def test_screenshot_of_each_games_table(browser, server, game, size):
     page.wait_for_timeout(1600)  # let the last move's slide and glow finish
     page.screenshot(path=str(out / f"{game}{suffix}.png"), full_page=size == "phone")
     page.context.close()
+
+
+UNDO_PICK = """() => {  // a step that leads into a compound turn: a Zarcana card (or the first pyramid)
+  const ids = [...document.querySelectorAll('#choices button.choice')].map(b => Number(b.dataset.choice));
+  return ids.find(i => i >= 1024 && i < 1110) ?? ids.find(i => i < 1024) ?? ids[0];
+}"""
+CHOICES = "() => [...document.querySelectorAll('#choices button.choice')].map(b => b.dataset.choice + ' ' + b.textContent)"
+
+
+@pytest.mark.parametrize("game", ["karvi", "zarcana"])
+def test_undo_within_a_turn_by_button_and_keyboard(browser, server, game):
+    """Issue #14, undo within a turn: mid-turn the Undo button appears; Ctrl+Z and the button
+    (reached from the keyboard) each take the last step back to exactly the choices before it;
+    "Undo the whole turn" goes back to the turn's start; at a turn's start there is no Undo."""
+    errors: list[str] = []
+    page = new_page(browser, errors)
+    create_in_lobby(page, server.url, game, 2, seats={1: "bot:random"})
+    for _ in range(200):
+        assert wait_turn_or_end(page) != "over"
+        if page.locator("#undo-step").count():
+            break
+        before = page.evaluate(CHOICES)
+        page.locator(f'#choices button.choice[data-choice="{page.evaluate(UNDO_PICK)}"]').click()
+        page.wait_for_function("() => !document.body.classList.contains('sending')")
+    else:
+        raise AssertionError("no step to take back came up")
+    n = int(page.evaluate("document.body.dataset.move"))
+    page.keyboard.press("Control+z")
+    page.wait_for_function(f"() => document.body.dataset.move === '{n - 1}'")
+    assert page.evaluate(CHOICES) == before  # the choices of the step taken back, as they were
+    # the same step again, then the Undo button from the keyboard
+    page.locator(f'#choices button.choice[data-choice="{page.evaluate(UNDO_PICK)}"]').click()
+    page.wait_for_function(f"() => document.body.dataset.move === '{n}' && !document.body.classList.contains('sending')")
+    page.focus("#undo-step")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => document.body.dataset.move === '{n - 1}'")
+    assert page.evaluate(CHOICES) == before
+    # two more steps of the turn (while it lasts), then the whole turn back at once
+    for _ in range(2):
+        if not page.locator("#undo-step").count() and int(page.evaluate("document.body.dataset.move")) != n - 1:
+            break
+        m = page.evaluate("document.body.dataset.move")
+        page.locator(f'#choices button.choice[data-choice="{page.evaluate(UNDO_PICK)}"]').click()
+        page.wait_for_function(f"() => document.body.dataset.move !== '{m}' && !document.body.classList.contains('sending')")
+    if page.locator("#undo-turn").count():
+        page.locator("#undo-turn").click()
+        page.wait_for_function("() => !document.body.classList.contains('sending')")
+        wait_turn_or_end(page)
+        assert page.locator("#undo-step").count() == 0  # back at the turn's start: nothing to undo
+    assert not errors

@@ -135,6 +135,16 @@ class State(ABC):
 
     to_move: int | None
 
+    #: Whether a player may take back steps of a compound turn (`undo_start`). A game that says
+    #: so calls `undo_barrier` inside `_apply` wherever a step reveals anything new to anyone
+    #: (a draw, a die, a card looked at, the next tile of a stack) and wherever a turn ends; a
+    #: change of the player to move always ends the span, so a game marks only what else ends it.
+    undo_within_turn: ClassVar[bool] = False
+    # history index where the span `undo_start` offers begins; set by `apply`, so a function of
+    # the history like everything else (a replay of the same actions gives the same span)
+    _undo_floor: int = 0
+    _undo_mark: bool = False
+
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players
         self.seed = seed
@@ -206,8 +216,41 @@ class State(ABC):
                 f"action {action} is not legal for player {self.to_move} now; legal: "
                 + ", ".join(f"{a} ({self.describe(a)})" for a in self.legal_actions())
             )
+        mover = self.to_move
+        self._undo_mark = False
         self._apply(action)
         self.history.append(action)
+        if self._undo_mark or self.to_move != mover:
+            self._undo_floor = len(self.history)
+
+    def undo_barrier(self) -> None:
+        """Called by a game inside `_apply`: the step being applied can never be taken back
+        (it reveals something or ends a turn), nor can anything before it."""
+        self._undo_mark = True
+
+    def undo_start(self) -> int | None:
+        """How far `to_move` may take their own steps back now: the index in `history` where
+        the span that may be undone begins, or None when there is nothing to take back.
+
+        The span holds the steps the player to move took since their turn began (or since the
+        last step that revealed anything); replaying ``history[:undo_start()]`` gives the state
+        back as it was. A search copy (`determinize`) offers nothing."""
+        if not self.undo_within_turn or self.to_move is None or self.salt != 0:
+            return None
+        floor = self._undo_floor
+        return floor if floor < len(self.history) else None
+
+    def undone(self, to: int) -> State:
+        """A fresh state with this game's first ``to`` actions: the state as it stood before the
+        steps from ``to`` on. ``to`` must lie in the span `undo_start` offers."""
+        start = self.undo_start()
+        if start is None or not start <= to < len(self.history):
+            raise IllegalAction(f"move {to} cannot be taken back now"
+                                + ("" if start is None else f"; moves from {start} on can"))
+        fresh = self.info.state_factory(self.players, self.seed, dict(self.options))
+        for a in self.history[:to]:
+            fresh.apply(a)
+        return fresh
 
     def apply_json(self, obj: Any) -> int:
         """Apply the action named by JSON ``obj``; return its int."""
@@ -245,6 +288,7 @@ class State(ABC):
         new = self._copy()
         new.history = self.history.copy()
         new._events = None if self._events is None else self._events.copy()
+        new._undo_floor = self._undo_floor
         return new
 
     def determinize(self, player: int, rng: random.Random, keep_log: bool = False) -> State:

@@ -51,6 +51,7 @@ from .models import (
     Reclaim,
     Rematch,
     Say,
+    Undo,
 )
 from .ops import Metrics, readiness
 from .pubsub import make_bus
@@ -71,7 +72,7 @@ _ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 
                  "not_open": 409, "not_gone": 409, "draining": 503, "in_progress": 409,
                  "key_reused": 422, "bad_key": 400, "rate_limited": 429, "unauthorized": 401,
                  "disabled": 403, "username_taken": 409, "no_player": 404, "no_game": 404,
-                 "cross_site": 403}
+                 "cross_site": 403, "no_undo": 409}
 CLIENT_COOKIE = "meeple_client"
 _CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,64}$")
 
@@ -660,6 +661,10 @@ async def _handle(manager: TableManager, t: LiveTable, conn: Connection, msg: An
         if conn.seat is None:
             raise TableError("forbidden", "spectators do not move")
         await manager.move(t, conn.seat, msg.action, msg.move)
+    elif isinstance(msg, Undo):
+        if conn.seat is None:
+            raise TableError("forbidden", "spectators do not move")
+        await manager.undo(t, conn.seat, msg.move, msg.to)
     elif isinstance(msg, Leave | Reclaim):
         if conn.seat is None:
             raise TableError("forbidden", "spectators have no seat")

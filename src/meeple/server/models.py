@@ -112,6 +112,15 @@ class Move(Strict):
     move: Annotated[StrictInt, Field(ge=0, lt=1 << 31)]  # the move number it answers (stale check)
 
 
+class Undo(Strict):
+    """Take back steps of my turn in progress (as far as the engine allows): by default the
+    last one, or every step from move ``to`` on."""
+
+    type: Literal["undo"]
+    move: Annotated[StrictInt, Field(ge=0, lt=1 << 31)]  # the move number the table is at
+    to: Annotated[StrictInt, Field(ge=0, lt=1 << 31)] | None = None
+
+
 class Leave(Strict):
     """Hand my seat to a bot (BGA's zombie mode) until I reclaim it."""
 
@@ -134,5 +143,5 @@ class Say(Strict):
 
 
 ClientMessage = TypeAdapter(
-    Annotated[Hello | Move | Leave | Reclaim | Ping | Say, Field(discriminator="type")]
+    Annotated[Hello | Move | Undo | Leave | Reclaim | Ping | Say, Field(discriminator="type")]
 )

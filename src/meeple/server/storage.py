@@ -1,9 +1,12 @@
-"""Storage: tables, seats and the append-only action log, on SQLite or PostgreSQL.
+"""Storage: tables, seats and the action log, on SQLite or PostgreSQL.
 
 The action log is the source of truth: a table's state is ``meeple.make(...)`` plus its logged
 actions, so a restarted server rebuilds every table exactly. ``(table_id, n)`` is the primary
 key of a logged action, which makes a second write of move ``n`` fail in the database itself:
-no double-apply, even between servers side by side.
+no double-apply, even between servers side by side. The log only grows, except that an undo
+within a turn deletes the undone steps of the turn in progress (and bumps the table's
+``undos``, which every later move is checked against): a finished game's log, which records,
+replays and ratings are made from, holds no undone step.
 
 Only SQLAlchemy Core is used; calls are synchronous and the server runs them in threads,
 except a move on PostgreSQL (`MoveWriter`): one statement, sent from the event loop itself.
@@ -37,10 +40,12 @@ from sqlalchemy import (
     Table,
     bindparam,
     create_engine,
+    delete,
     event,
     func,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -66,6 +71,8 @@ tables_t = Table(
     # 0003: bumped by every change, so a server sees it missed one by comparing one number
     Column("version", Integer, nullable=False, server_default="0"),
     Column("deadline", Float, nullable=True),  # epoch seconds; the seat to move's time limit
+    # 0006: bumped by every undo (which deletes the undone steps from the action log)
+    Column("undos", Integer, nullable=False, server_default="0"),
 )
 # 0003: two racing rematch presses can never make two new tables
 Index("ux_meeple_tables_rematch_of", tables_t.c.rematch_of, unique=True)
@@ -146,6 +153,17 @@ T = TypeVar("T")
 _PG_MOVE = _TOUCH_TABLE.add_cte(insert(actions_t).values(
     table_id=bindparam("table_id"), n=bindparam("n"), seat=bindparam("seat"),
     action=bindparam("action"), at=bindparam("at")).cte("logged"))
+# A move logged only while the table's undo count is the one the mover's copy was built with:
+# the table row is updated (and locked) first, and the action is inserted only if that update
+# found the row, so a move racing an undo either lands before it or not at all.
+_TOUCH_IF_UNDOS = _TOUCH_TABLE.where(tables_t.c.undos == bindparam("expected_undos"))
+_PG_MOVE_IF_UNDOS = text(
+    "WITH touched AS (UPDATE meeple_tables SET updated_at = :now, deadline = :deadline,"
+    " version = version + 1 WHERE id = :tid AND undos = :expected_undos RETURNING version),"
+    " logged AS (INSERT INTO meeple_actions (table_id, n, seat, action, \"at\")"
+    " SELECT :table_id, :n, :seat, :action, :at FROM touched RETURNING n)"
+    " SELECT touched.version FROM touched, logged"
+)
 
 
 class Clock:
@@ -182,6 +200,7 @@ class MoveWriter:
         compiled = _PG_MOVE.compile(dialect=storage.engine.dialect)
         self.sql = str(compiled)
         self.defaults = {k: v for k, v in compiled.params.items() if v is not None}
+        self.sql_if_undos = str(_PG_MOVE_IF_UNDOS.compile(dialect=storage.engine.dialect))
         self.conninfo = storage.engine.url.set(drivername="postgresql").render_as_string(
             hide_password=False)
         self.size = size
@@ -190,14 +209,17 @@ class MoveWriter:
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def append(self, table_id: str, n: int, seat: int, action: int,
-                     deadline: float | None) -> int:
+                     deadline: float | None, undos: int | None = None) -> int:
         """Log move ``n`` and the next deadline; the table's new version. `DuplicateMove` if
-        move ``n`` is already logged; a broken connection is dropped and its error raised."""
+        move ``n`` is already logged, or (with ``undos``) if the table's undo count is no longer
+        ``undos``; a broken connection is dropped and its error raised."""
         import psycopg
 
         now = _now()
         params = {**self.defaults, "table_id": table_id, "n": n, "seat": seat, "action": action,
-                  "at": now, "tid": table_id, "now": now, "deadline": deadline}
+                  "at": now, "tid": table_id, "now": now, "deadline": deadline,
+                  "expected_undos": undos}
+        sql = self.sql if undos is None else self.sql_if_undos
         if self.loop is not asyncio.get_running_loop():  # connections serve one loop only
             self.loop, self.free, self.slots = asyncio.get_running_loop(), [], asyncio.Semaphore(
                 self.size)
@@ -205,7 +227,7 @@ class MoveWriter:
             conn = self.free.pop() if self.free else await self._connect()
             ok = False
             try:
-                cur = await conn.execute(self.sql, params)
+                cur = await conn.execute(sql, params)
                 row = await cur.fetchone()
                 ok = True
             except psycopg.errors.UniqueViolation as exc:
@@ -216,6 +238,8 @@ class MoveWriter:
                     self.free.append(conn)
                 else:
                     await conn.close()
+        if row is None and undos is not None:
+            raise DuplicateMove(f"table {table_id} had steps undone; move {n} was not logged")
         return int(row[0]) if row is not None else 0
 
     async def _connect(self) -> Any:
@@ -264,6 +288,7 @@ class TableRecord:
     seats: list[SeatRecord] = field(default_factory=list)
     version: int = 0
     deadline: float | None = None
+    undos: int = 0
 
 
 def _now() -> datetime:
@@ -378,7 +403,7 @@ class Storage:
             conn.execute(
                 update(tables_t).where(tables_t.c.id == table_id).values(
                     status=rec.status, deadline=rec.deadline, rematch=rec.rematch,
-                    version=rec.version, updated_at=rec.updated_at)
+                    version=rec.version, updated_at=rec.updated_at, undos=rec.undos)
             )
             if idem_key is not None:
                 store_answer(conn, idem_key, 200, result)  # type: ignore[arg-type]
@@ -476,13 +501,17 @@ class Storage:
     # ----- the action log ---------------------------------------------------------------------
     def append_action(
         self, table_id: str, n: int, seat: int, action: int, status: str | None = None,
-        deadline: float | None = None,
+        deadline: float | None = None, undos: int | None = None,
     ) -> int:
         """Log move ``n`` (and the next move's deadline, or the final status) in one transaction.
 
-        Returns the table's new version. Raises `DuplicateMove` if move ``n`` is already logged.
+        Returns the table's new version. Raises `DuplicateMove` if move ``n`` is already logged,
+        or (with ``undos``) if the table's undo count is no longer ``undos``: an undo removed
+        steps the caller's copy still holds.
         """
         now = _now()
+        if undos is not None:
+            return self._append_if_undos(table_id, n, seat, action, deadline, undos, now)
         if status is None and self.engine.dialect.name == "postgresql":
             # one statement (the insert as a CTE of the table's update), which is its own
             # transaction: one round trip to the database instead of four
@@ -510,6 +539,25 @@ class Storage:
             raise DuplicateMove(f"move {n} of table {table_id} is already logged") from exc
         return int(row[0]) if row is not None else 0
 
+    def _append_if_undos(self, table_id: str, n: int, seat: int, action: int,
+                         deadline: float | None, undos: int, now: datetime) -> int:
+        params = {"table_id": table_id, "n": n, "seat": seat, "action": action, "at": now,
+                  "tid": table_id, "now": now, "deadline": deadline, "expected_undos": undos}
+        try:
+            if self.engine.dialect.name == "postgresql":  # one statement, one round trip
+                with self.autocommit.connect() as conn:
+                    row = conn.execute(_PG_MOVE_IF_UNDOS, params).first()
+            else:
+                with self.engine.begin() as conn:
+                    row = conn.execute(_TOUCH_IF_UNDOS, params).first()  # the write lock first
+                    if row is not None:
+                        conn.execute(_INSERT_ACTION, params)
+        except IntegrityError as exc:
+            raise DuplicateMove(f"move {n} of table {table_id} is already logged") from exc
+        if row is None:
+            raise DuplicateMove(f"table {table_id} had steps undone; move {n} was not logged")
+        return int(row[0])
+
     def actions(self, table_id: str, since: int = 0) -> list[int]:
         """The logged actions from move ``since`` on, in order."""
         with self.engine.connect() as conn:
@@ -532,7 +580,7 @@ def insert_table(conn: Any, rec: TableRecord) -> None:
             options=rec.options, status=rec.status, host_hash=rec.host_hash,
             time_limit=rec.time_limit, rematch_of=rec.rematch_of, rematch=rec.rematch,
             created_at=rec.created_at, updated_at=rec.updated_at, version=rec.version,
-            deadline=rec.deadline,
+            deadline=rec.deadline, undos=rec.undos,
         )
     )
     conn.execute(insert(seats_t), [{"table_id": rec.id, **s.__dict__} for s in rec.seats])
@@ -542,6 +590,11 @@ def store_answer(conn: Any, key: str, status: int, answer: dict[str, Any] | None
     """Record an idempotency key's answer (its row was claimed before the request ran)."""
     conn.execute(update(idempotency_t).where(idempotency_t.c.key == key)
                  .values(status=status, answer=answer))
+
+
+def delete_actions(conn: Any, table_id: str, since: int) -> None:
+    """Undo: delete the logged moves from ``since`` on (inside the caller's transaction)."""
+    conn.execute(delete(actions_t).where(actions_t.c.table_id == table_id, actions_t.c.n >= since))
 
 
 def count_actions(conn: Any, table_id: str) -> int:
@@ -589,6 +642,7 @@ def _table_record(row: Any, seats: list[Any]) -> TableRecord:
         time_limit=row["time_limit"], rematch_of=row["rematch_of"], rematch=row["rematch"],
         created_at=_aware(row["created_at"]), updated_at=_aware(row["updated_at"]),
         version=row.get("version") or 0, deadline=row.get("deadline"),
+        undos=row.get("undos") or 0,
         seats=[
             SeatRecord(seat=s["seat"], kind=s["kind"], name=s["name"], level=s["level"],
                        secret_hash=s["secret_hash"], zombie=bool(s["zombie"]),

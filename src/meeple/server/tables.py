@@ -45,6 +45,7 @@ from .storage import (
     Storage,
     TableRecord,
     count_actions,
+    delete_actions,
     insert_table,
     presence_t,
 )
@@ -120,6 +121,7 @@ class LiveTable:
     # gone long enough to a bot); a seat with a socket open is absent from it
     gone_since: dict[int, float] = field(default_factory=dict)
     used_at: float = field(default_factory=time.monotonic)  # last asked for (get, sockets)
+    undos: int = 0  # the stored undo count `state` was built with (an undo rebuilds it)
 
     _logs: dict[int | None, tuple[int, list[dict[str, Any]]]] = field(default_factory=dict)
 
@@ -131,7 +133,7 @@ class LiveTable:
         formats only the new events instead of the whole game's."""
         seen, mine = self._logs.get(seat, (0, []))
         size = self.state.log_size()
-        if seen > size:  # cannot happen with an append-only log; rebuild to be safe
+        if seen > size:  # the log only grows (an undo rebuilds the state and clears this)
             seen, mine = 0, []
         mine.extend(self.state.log(seat, start=seen))
         self._logs[seat] = (size, mine)
@@ -270,13 +272,14 @@ class TableManager:
 
     async def _append(self, t: LiveTable, n: int, seat: int, action: int,
                       deadline: float | None) -> int:
-        """Log a move: on PostgreSQL straight from the event loop, elsewhere like any call."""
+        """Log a move (only while the table's undo count is this copy's): on PostgreSQL straight
+        from the event loop, elsewhere like any call."""
         if self.moves is None:
             return await self._db(self.storage.append_action, t.rec.id, n, seat, action, None,
-                                  deadline)
+                                  deadline, t.undos)
         t0 = time.perf_counter()
         try:
-            return await self.moves.append(t.rec.id, n, seat, action, deadline)
+            return await self.moves.append(t.rec.id, n, seat, action, deadline, t.undos)
         finally:
             took = time.perf_counter() - t0
             self.metrics.db_seconds.observe(took)
@@ -455,7 +458,7 @@ class TableManager:
         state = meeple.make(rec.game, rec.players, rec.seed, **rec.options)
         for a in actions:
             state.apply(a)
-        t = LiveTable(rec=rec, state=state, deadline=rec.deadline)
+        t = LiveTable(rec=rec, state=state, deadline=rec.deadline, undos=rec.undos)
         t.gone_since = {s.seat: self.storage.clock.now() for s in rec.seats if s.kind == "human"}
         await self._cap_stored_levels(t)
         if state.is_over() and rec.status != "over":  # killed between the log and the status
@@ -516,9 +519,15 @@ class TableManager:
         rec, actions = await self._db(self.storage.snapshot, t.rec.id, len(t.state.history))
         if rec is None:
             return False
+        rebuilt = rec.undos != t.undos
+        if rebuilt:  # steps were undone: the log is no longer our history's extension
+            rec, actions = await self._db(self.storage.snapshot, t.rec.id, 0)
+            if rec is None:
+                return False
+            self._rebuild(t, rec.undos)
         for a in actions:
             t.state.apply(a)
-        changed = bool(actions) or rec.version != t.rec.version or rec.seats != t.rec.seats \
+        changed = rebuilt or bool(actions) or rec.version != t.rec.version or rec.seats != t.rec.seats \
             or rec.status != t.rec.status or rec.rematch != t.rec.rematch
         if changed:
             self._set_rec(t, rec)
@@ -526,6 +535,16 @@ class TableManager:
             t.rec.status = "over"
             t.deadline = None
         return changed
+
+    def _rebuild(self, t: LiveTable, undos: int) -> None:
+        """Start the state again from the setup (the caller applies the whole log), after an
+        undo. Every socket gets its log again from the start: the undone steps' events are
+        gone from it."""
+        t.state = meeple.make(t.rec.game, t.rec.players, t.rec.seed, **t.rec.options)
+        t.undos = undos
+        t._logs.clear()
+        for c in t.conns:
+            c.log_sent = 0
 
     async def refresh(self, t: LiveTable) -> None:
         """Read the table before refusing anything: another server may have changed it."""
@@ -659,7 +678,7 @@ class TableManager:
                 raise
             stale = rec.version != before.version + 1
             self._set_rec(t, rec)
-            if stale:
+            if stale or rec.undos != t.undos:
                 await self.catch_up(t)
             self._changed(t)
         await self._claim(t)  # started, or a bot now plays a seat
@@ -868,10 +887,17 @@ class TableManager:
         async with t.lock:
             st = t.state
             if not by_bot and n < len(st.history) and st.history[n] == action:
-                return  # a retry of a move already logged
+                # a retry of a move already logged, unless another server took it back since
+                # (an undo): read the table first
+                if await self.catch_up(t):
+                    self._changed(t, publish=False)
+                st = t.state
+                if n < len(st.history) and st.history[n] == action:
+                    return
             refusal = self._refusal(t, seat, n, by_bot)
             if refusal is not None and n >= len(st.history):  # maybe we have not heard yet
                 caught_up = await self.catch_up(t)
+                st = t.state  # an undo elsewhere rebuilds it
                 if not by_bot and n < len(st.history) and st.history[n] == action:
                     self._changed(t, publish=False)
                     return
@@ -886,7 +912,8 @@ class TableManager:
             try:
                 version = await self._append(t, n, seat, action, deadline)
             except DuplicateMove:
-                await self.catch_up(t)  # another server logged this move first
+                await self.catch_up(t)  # another server logged this move first (or an undo)
+                st = t.state
                 if not by_bot and n < len(st.history) and st.history[n] == action:
                     self._changed(t, publish=False)
                     return
@@ -906,6 +933,42 @@ class TableManager:
             t.rec.version = await self._db(self.storage.set_status, t.rec.id, "over")
             if t.rec.id in self.leases.mine:
                 await self._db(self.leases.release, t.rec.id)
+
+    async def undo(self, t: LiveTable, seat: int, n: int, to: int | None = None) -> int:
+        """Take back the steps of ``seat``'s turn in progress from move ``to`` on (by default
+        the last one), while the table stands at move ``n``. Returns the move it is back at.
+
+        The engine says how far back (`State.undo_start`): the seat's own steps since its turn
+        began or since anything came to light. Decided in one transaction on the stored table
+        (its row locked), like a seat change: the undone steps leave the action log and the
+        table's ``undos`` goes up, so a move racing it on another server is refused rather
+        than logged after them. Bots never undo: a seat a bot plays cannot.
+        """
+        _seat_of(t.rec, seat)
+
+        def decide(rec: TableRecord, conn: Any) -> int:
+            st = t.state  # the caller holds the table's lock; checked against storage below
+            s = _seat_of(rec, seat)
+            if rec.status != "running":
+                raise TableError("not_running", f"the table is {rec.status}")
+            if rec.undos != t.undos or count_actions(conn, rec.id) != len(st.history) \
+                    or n != len(st.history):
+                raise TableError("stale", f"move {n} is stale; the table is at move "
+                                          f"{len(st.history)}")
+            if st.to_move != seat:
+                raise TableError("not_your_turn", f"it is seat {st.to_move}'s turn")
+            if s.kind != "human" or s.zombie:
+                raise TableError("not_your_turn", "a bot plays this seat now")
+            start = st.undo_start()
+            back = n - 1 if to is None else to
+            if start is None or not start <= back < n:
+                raise TableError("no_undo", "nothing to take back now" if start is None
+                                 else f"only moves {start} to {n - 1} can be taken back")
+            delete_actions(conn, rec.id, back)
+            rec.undos += 1
+            return back
+
+        return int(await self._change(t, decide))
 
     def _changed_after(self, t: LiveTable, refusal: TableError | None) -> None:
         """Show the table as read, after the refusal (if any) reaches the mover: a client sees
@@ -1067,6 +1130,7 @@ class TableManager:
             and not t.bot_plays(seat)
         )
         connected = {c.seat for c in t.conns if not c.closed}
+        undo = st.undo_start() if mine else None
         msg: dict[str, Any] = {
             "type": "state",
             "table": t.rec.id,
@@ -1080,6 +1144,9 @@ class TableManager:
                 {"id": a, "label": st.describe(a), "json": st.action_to_json(a)}
                 for a in st.legal_actions()
             ] if mine else [],
+            # undo within a turn: may this seat take steps back, and back to which move
+            "can_undo": undo is not None,
+            "undo_start": undo,
             "seats": self.seats_json(t, connected),
             "time_limit": t.rec.time_limit,
             "deadline": t.deadline if t.rec.status == "running" else None,

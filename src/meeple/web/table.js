@@ -90,6 +90,34 @@ function act(id) {
   ws.send(JSON.stringify({ type: "move", action: id, move: last.move }));
 }
 
+// Undo within a turn: the server says whether this seat may take steps back (`can_undo`) and
+// how far (`undo_start`, the first step of the turn that may be taken back).
+function undo(to) {
+  if (!last || sending || !last.can_undo) return;
+  sending = true;
+  $("error").textContent = "";
+  document.body.classList.add("sending");
+  ws.send(JSON.stringify(to === undefined ? { type: "undo", move: last.move } : { type: "undo", move: last.move, to }));
+}
+
+function drawUndo() {
+  const box = $("undo");
+  if (!last.can_undo) { box.replaceChildren(); return; }
+  const steps = last.move - last.undo_start;
+  box.replaceChildren(
+    h("button", { id: "undo-step", title: "take back your last step (Ctrl+Z)", onclick: () => undo() }, "Undo"),
+    steps > 1 ? h("button", { id: "undo-turn", title: `take back all ${steps} steps of this turn`, onclick: () => undo(last.undo_start) }, "Undo the whole turn") : null,
+    h("span.hint", {}, "Your turn is confirmed when it ends or when something new comes to light."));
+}
+
+document.addEventListener("keydown", (e) => {
+  if ((e.ctrlKey || e.metaKey) && !e.shiftKey && e.key.toLowerCase() === "z"
+      && !["INPUT", "TEXTAREA"].includes(document.activeElement?.tagName) && last?.can_undo) {
+    e.preventDefault();
+    undo();
+  }
+});
+
 function ctx() {
   return {
     view: last.view, seat: last.seat, legal: last.legal, seats: last.seats, act,
@@ -391,6 +419,7 @@ function draw() {
   markChanged($("board"), before);
   slide($("board"), places);
   keyboardChoices($("board"));
+  drawUndo();
   choicesPanel($("choices"), c);
   drawSeatActions();
   drawLog();

@@ -219,6 +219,10 @@ class Player:
 class KarviState(State):
     """A game of Karvi. See the module docstring for the representation."""
 
+    # A turn's steps may be taken back up to its start, or to the last step that brought
+    # something to light: a card drawn, a stack looked at, the next stop-area tile, piles passed.
+    undo_within_turn = True
+
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
         n = players
@@ -373,6 +377,7 @@ class KarviState(State):
         side = sc["4" if self.players == 4 else "2-3"]
         pl = self.p[q]
         pl.start = sc["value"]
+        self.undo_barrier()  # upgrade cards are dealt from the decks
         for k, v in side["resources"].items():
             pl.res[RES.index(k)] += v
         for v in side["warriors"]:
@@ -403,6 +408,7 @@ class KarviState(State):
     def _pass_piles(self) -> None:
         """Less luck: every pile goes to the player on the left; after the last pass the rest of
         each pile goes back to the box."""
+        self.undo_barrier()  # each player now sees the pile passed to them
         if not any(t[0] == "pick" for t in self.tasks):
             self.pile_holder = {}
             self.piles = {}
@@ -892,6 +898,7 @@ class KarviState(State):
         ):
             self.removed_this_round = True
             if self.stop_stack:
+                self.undo_barrier()  # the tile under it comes to light
                 self.stop_stack.pop(0)
 
     def _push_spot(self, s: int) -> None:
@@ -1125,6 +1132,7 @@ class KarviState(State):
         elif kind == "location":
             node = t[1]
             if fam == "SCOUT":
+                self.undo_barrier()  # they look at the stack
                 self.stack_known[node] |= 1 << q
                 self.tasks.append(("scout", node))
             elif fam == "BUILD":
@@ -1198,6 +1206,7 @@ class KarviState(State):
         pl = self.p[q]
         deck = self.decks[t]
         n = 2 if self.options["draw_two"] and len(deck) >= 2 else 1
+        self.undo_barrier()  # the card drawn comes to light
         for _ in range(n):
             pl.hand.append(deck.pop(0))
         self.emit({"player": q, "draws_from": C.CARD_TYPES[t]})
@@ -1218,6 +1227,7 @@ class KarviState(State):
         pl.points += pts
         self.emit({"player": q, "builds": b, "at": self.nodes[node], "points": pts})
         if node in self.special_stacks and self.special_stacks[node]:
+            self.undo_barrier()
             self.special_known[node] |= 1 << q  # they look at the whole stack
             self.tasks.append(("special_choose", node))
         if any(e.get("on") == "build" for e in pl.effects()):
@@ -1474,6 +1484,7 @@ class KarviState(State):
     def _end_turn(self) -> None:
         """After the turn: refill the trade display; round end when all dice are in the stop area;
         the game ends after the turn that placed the last die of the last round."""
+        self.undo_barrier()  # a turn, once ended, is confirmed (and the display refilled)
         while len(self.display) < 3 and self.trade_deck:
             self.display.append(self.trade_deck.pop(0))
         if all(self.die_done):

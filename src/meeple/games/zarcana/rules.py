@@ -139,6 +139,10 @@ def cell_xy(cell: int) -> tuple[int, int]:
 class ZarcanaState(State):
     """A game of Zarcana. See the module docstring for the representation."""
 
+    # A card's chain (the card, the pyramid, the ability's choices) and a reorientation may be
+    # taken back up to the turn's start: nothing is drawn before the chain's last step.
+    undo_within_turn = True
+
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
         self.tiebreak: bool = options["tiebreak"]
@@ -299,6 +303,7 @@ class ZarcanaState(State):
     # ----- cards -----------------------------------------------------------------------------
     def _draw_one(self) -> int:
         """Basics: if the deck is empty, reshuffle the discards into a new deck (counted)."""
+        self.undo_barrier()  # a card comes to light (to the drawer, or to all with Build)
         if not self.deck:
             if not self.discard:
                 return -1
@@ -580,6 +585,7 @@ class ZarcanaState(State):
         for p in range(self.players):
             if p != me and self.hands[p]:
                 hand = self.hands[p]
+                self.undo_barrier()  # a random card of another hand comes to light
                 c = hand.pop(derive(self.seed, self.salt, "plague", len(self.history), p).randrange(len(hand)))
                 self.discard.append(c)
                 self.emit({"type": "discard", "player": p, "cards": [CODE[c]]})
@@ -864,6 +870,7 @@ class ZarcanaState(State):
             self._end_turn()
 
     def _end_turn(self) -> None:
+        self.undo_barrier()  # a turn, once complete, is confirmed
         self.stage = MAIN
         self.cands = []
         self.chosen = []
