@@ -238,3 +238,31 @@ def test_a_move_logged_against_an_old_undo_count_is_not_logged(db):
     store.append_action(tid, 0, 0, 9, undos=1)
     assert store.actions(tid) == [9] and store.load_table(tid).undos == 1
     store.dispose()
+
+
+def test_taking_steps_back_and_forth_never_buys_time(db):
+    """With a time limit, an undo gives the steps back but not the time: the moves after it in
+    the same turn keep the turn's deadline (else undo, replay, undo... would hold a table for
+    ever), and the next turn starts with a fresh one."""
+    rng = random.Random(11)
+    with client(db) as c:
+        t = create(c, game="zarcana", players=2, time_limit=3600,
+                   seats=[{"kind": "me"}, {"kind": "bot", "level": "random"}])
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+            me = Seat(ws, hello(ws, 0, t["secret"]))
+            if not me.m["legal"]:
+                me.next_turn()
+            m = me.until_undo(rng)
+            held = m["deadline"]
+            back = me.undo()
+            assert back["deadline"] == held  # the undo itself leaves the clock alone
+            again = me.move(back["legal"][0]["id"])
+            while again["to_move"] == 0 and again["status"] == "running" and again["move"] > back["move"]:
+                if not again["can_undo"] or again["undo_start"] > back["move"]:
+                    break  # a reveal since: the span (and its clock) started again
+                assert again["deadline"] == held, "a move after an undo in the same turn bought time"
+                again = me.move(again["legal"][0]["id"])
+            if again["to_move"] != 0:
+                again = me.next_turn()
+            if again["status"] == "running":
+                assert again["deadline"] > held  # a new turn: a fresh deadline

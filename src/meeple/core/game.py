@@ -240,6 +240,12 @@ class State(ABC):
         floor = self._undo_floor
         return floor if floor < len(self.history) else None
 
+    @property
+    def undo_floor(self) -> int:
+        """The index in `history` where the current undoable span begins: steps before it are
+        final (a reveal, a turn's end). It moves on whenever such a step is applied."""
+        return self._undo_floor
+
     def undone(self, to: int) -> State:
         """A fresh state with this game's first ``to`` actions: the state as it stood before the
         steps from ``to`` on. ``to`` must lie in the span `undo_start` offers."""

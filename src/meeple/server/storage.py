@@ -73,6 +73,9 @@ tables_t = Table(
     Column("deadline", Float, nullable=True),  # epoch seconds; the seat to move's time limit
     # 0006: bumped by every undo (which deletes the undone steps from the action log)
     Column("undos", Integer, nullable=False, server_default="0"),
+    # 0006: the move the last undo went back to (a move after it in the same turn keeps the
+    # turn's deadline, so taking steps back and forth never buys time)
+    Column("undone_to", Integer, nullable=True),
 )
 # 0003: two racing rematch presses can never make two new tables
 Index("ux_meeple_tables_rematch_of", tables_t.c.rematch_of, unique=True)
@@ -289,6 +292,7 @@ class TableRecord:
     version: int = 0
     deadline: float | None = None
     undos: int = 0
+    undone_to: int | None = None
 
 
 def _now() -> datetime:
@@ -403,7 +407,8 @@ class Storage:
             conn.execute(
                 update(tables_t).where(tables_t.c.id == table_id).values(
                     status=rec.status, deadline=rec.deadline, rematch=rec.rematch,
-                    version=rec.version, updated_at=rec.updated_at, undos=rec.undos)
+                    version=rec.version, updated_at=rec.updated_at, undos=rec.undos,
+                    undone_to=rec.undone_to)
             )
             if idem_key is not None:
                 store_answer(conn, idem_key, 200, result)  # type: ignore[arg-type]
@@ -580,7 +585,7 @@ def insert_table(conn: Any, rec: TableRecord) -> None:
             options=rec.options, status=rec.status, host_hash=rec.host_hash,
             time_limit=rec.time_limit, rematch_of=rec.rematch_of, rematch=rec.rematch,
             created_at=rec.created_at, updated_at=rec.updated_at, version=rec.version,
-            deadline=rec.deadline, undos=rec.undos,
+            deadline=rec.deadline, undos=rec.undos, undone_to=rec.undone_to,
         )
     )
     conn.execute(insert(seats_t), [{"table_id": rec.id, **s.__dict__} for s in rec.seats])
@@ -642,7 +647,7 @@ def _table_record(row: Any, seats: list[Any]) -> TableRecord:
         time_limit=row["time_limit"], rematch_of=row["rematch_of"], rematch=row["rematch"],
         created_at=_aware(row["created_at"]), updated_at=_aware(row["updated_at"]),
         version=row.get("version") or 0, deadline=row.get("deadline"),
-        undos=row.get("undos") or 0,
+        undos=row.get("undos") or 0, undone_to=row.get("undone_to"),
         seats=[
             SeatRecord(seat=s["seat"], kind=s["kind"], name=s["name"], level=s["level"],
                        secret_hash=s["secret_hash"], zombie=bool(s["zombie"]),

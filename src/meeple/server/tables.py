@@ -908,7 +908,7 @@ class TableManager:
                 raise refusal
             if not st.is_legal(action):
                 raise TableError("illegal", f"action {action} is not legal now")
-            deadline = (self.storage.clock.now() + t.rec.time_limit) if t.rec.time_limit else None
+            deadline = self._deadline_after(t, action)
             try:
                 version = await self._append(t, n, seat, action, deadline)
             except DuplicateMove:
@@ -933,6 +933,20 @@ class TableManager:
             t.rec.version = await self._db(self.storage.set_status, t.rec.id, "over")
             if t.rec.id in self.leases.mine:
                 await self._db(self.leases.release, t.rec.id)
+
+    def _deadline_after(self, t: LiveTable, action: int) -> float | None:
+        """The time limit's deadline once ``action`` is played: a fresh one, except while the
+        mover goes on with a turn in which they took steps back (an undo restores the steps,
+        never the time, so undoing and replaying again and again cannot hold a table)."""
+        if not t.rec.time_limit:
+            return None
+        st, undone_to = t.state, t.rec.undone_to
+        if undone_to is not None and t.deadline is not None and undone_to >= st.undo_floor:
+            after = st.clone()
+            after.apply(action)
+            if after.to_move == st.to_move and after.undo_floor == st.undo_floor:
+                return t.deadline  # still the same turn's span: its clock runs on
+        return self.storage.clock.now() + t.rec.time_limit
 
     async def undo(self, t: LiveTable, seat: int, n: int, to: int | None = None) -> int:
         """Take back the steps of ``seat``'s turn in progress from move ``to`` on (by default
@@ -966,6 +980,7 @@ class TableManager:
                                  else f"only moves {start} to {n - 1} can be taken back")
             delete_actions(conn, rec.id, back)
             rec.undos += 1
+            rec.undone_to = back
             return back
 
         return int(await self._change(t, decide))
