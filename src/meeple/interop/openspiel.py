@@ -475,6 +475,18 @@ class MeepleState(pyspiel.State):
             mine_t.events_read = n
         return new
 
+    # OpenSpiel's own path to a Python game's tensor (C++ ``State::InformationStateTensor``)
+    # first learns the tensor's shape by building a new initial state and observing it, then
+    # observes this state, copies the tensor out and makes a fresh Python float of every entry.
+    # Python callers (rl_environment asks for every player's tensor at every step) take this
+    # shorter path instead: same values, same type (a new list of floats), built from the
+    # player's previous list by rewriting only the entries that changed (`_Lists`).
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        return _lists(self.get_game(), True).get(self, player)
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        return _lists(self.get_game(), False).get(self, player)
+
     def __str__(self) -> str:
         s = self._c.s
         if s is None:
@@ -558,6 +570,57 @@ class MeepleObserver:
         if not self.recall:
             return json.dumps(s.view(who), sort_keys=True, separators=(",", ":"))
         return _info_string(c, who)
+
+
+class _Lists:
+    """Tensors as Python lists, for Python callers. A list of N new floats costs N float
+    objects; a copy of a list costs N pointers, several times less. So per player the last
+    tensor is kept twice (as an array and as a private list), and the next is that list, copied,
+    with the entries that differ rewritten (most steps change few entries of a long tensor).
+    The caller gets a new list it may keep or change."""
+
+    __slots__ = ("observer", "last", "players")
+
+    def __init__(self, observer: MeepleObserver, players: int) -> None:
+        self.observer = observer
+        self.players = players
+        self.last: dict[int, tuple[np.ndarray, list[float]]] = {}
+
+    def get(self, state: MeepleState, player: int | None) -> list[float]:
+        if player is None:
+            player = state.current_player()
+        if type(player) is not int:
+            player = int(player)
+        if not 0 <= player < self.players:
+            raise pyspiel.SpielError(f"player {player} is not in [0, {self.players})")
+        obs = self.observer
+        obs.set_from(state, player)
+        t = obs.tensor
+        last = self.last.get(player)
+        if last is None:
+            self.last[player] = (t.copy(), t.tolist())
+            return t.tolist()
+        prev, mine = last
+        changed = np.flatnonzero(t != prev)
+        if len(changed) * 8 > len(t):  # most of it changed: build afresh
+            np.copyto(prev, t)
+            mine[:] = t.tolist()
+        elif len(changed):
+            values = t[changed]
+            prev[changed] = values
+            for i, v in zip(changed.tolist(), values.tolist(), strict=True):
+                mine[i] = v
+        return mine.copy()
+
+
+def _lists(game: MeepleGame, recall: bool) -> _Lists:
+    """The game's `_Lists` for information-state (``recall``) or observation tensors."""
+    found = game.__dict__.get("_lists_recall" if recall else "_lists_obs")
+    if found is None:
+        observer = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=recall))
+        found = _Lists(observer, game.players)
+        setattr(game, "_lists_recall" if recall else "_lists_obs", found)
+    return found
 
 
 # ----- registration and helpers ------------------------------------------------------------
