@@ -579,12 +579,16 @@ class _Lists:
     with the entries that differ rewritten (most steps change few entries of a long tensor).
     The caller gets a new list it may keep or change."""
 
-    __slots__ = ("observer", "last", "players")
+    __slots__ = ("observer", "last", "players", "records")
 
     def __init__(self, observer: MeepleObserver, players: int) -> None:
         self.observer = observer
         self.players = players
         self.last: dict[int, tuple[np.ndarray, list[float]]] = {}
+        # per player, the record part of the last tensor: (its array, events and own actions
+        # placed); the array is written in place only when one of those counts grows, so the
+        # same triple means the same record floats and they need no comparing
+        self.records: dict[int, tuple[Any, int, int]] = {}
 
     def get(self, state: MeepleState, player: int | None) -> list[float]:
         if player is None:
@@ -594,14 +598,48 @@ class _Lists:
         if not 0 <= player < self.players:
             raise pyspiel.SpielError(f"player {player} is not in [0, {self.players})")
         obs = self.observer
-        obs.set_from(state, player)
-        t = obs.tensor
+        lay = obs.layout
+        c = state._c
         last = self.last.get(player)
+        if lay is None or c.s is None or last is None:
+            obs.set_from(state, player)
+            self.records.pop(player, None)
+            return self._update(player, obs.tensor, last)
+        # The view part is encoded afresh; the record part compared only if it moved.
+        who = obs._who(player)
+        rec = _tensor_record(c, who, lay)
+        view = obs.encoding.encode(c.s, who)
+        n = len(view)
+        prev, mine = last
+        changed = (view != prev[:n]).nonzero()[0]
+        seen = self.records.get(player)
+        if seen is None or seen[0] is not rec.arr or seen[1] != rec.pos or seen[2] != rec.n_own:
+            self.records[player] = (rec.arr, rec.pos, rec.n_own)
+            more = (rec.arr != prev[n:]).nonzero()[0]
+            if len(more):
+                if len(more) * 8 > len(prev):
+                    return self._update(player, np.concatenate((view, rec.arr)), last)
+                values = np.concatenate((view[changed], rec.arr[more]))
+                changed = np.concatenate((changed, more + n))
+            else:
+                values = view[changed]
+        else:
+            values = view[changed]
+        if len(changed):
+            prev[changed] = values
+            for i, v in zip(changed.tolist(), values.tolist(), strict=True):
+                mine[i] = v
+        return mine.copy()
+
+    def _update(
+        self, player: int, t: np.ndarray, last: tuple[np.ndarray, list[float]] | None
+    ) -> list[float]:
+        """The list of ``t``, from the player's last one (compared whole)."""
         if last is None:
             self.last[player] = (t.copy(), t.tolist())
             return t.tolist()
         prev, mine = last
-        changed = np.flatnonzero(t != prev)
+        changed = (t != prev).nonzero()[0]
         if len(changed) * 8 > len(t):  # most of it changed: build afresh
             np.copyto(prev, t)
             mine[:] = t.tolist()
