@@ -63,3 +63,26 @@ def test_default_player_and_bad_player() -> None:
     )
     with pytest.raises(pyspiel.SpielError):
         state.information_state_tensor(3)
+
+
+@pytest.mark.parametrize(("game_id", "players"), CONFIGS, ids=[f"{g}-{p}p" for g, p in CONFIGS])
+def test_legal_actions_and_rewards_equal_openspiel_path(game_id: str, players: int) -> None:
+    game = load(game_id, players)
+    rng = random.Random(3)
+    state = game.new_initial_state()
+    for _ in range(400):
+        for q in [None, *range(players)]:
+            mine = state.legal_actions() if q is None else state.legal_actions(q)
+            theirs = (
+                pyspiel.State.legal_actions(state)
+                if q is None
+                else pyspiel.State.legal_actions(state, q)
+            )
+            assert mine == theirs
+        assert state.rewards() == pyspiel.State.rewards(state)
+        if state.is_terminal():
+            state = game.new_initial_state()
+        else:
+            _step(state, rng)
+    with pytest.raises(pyspiel.SpielError):
+        state.legal_actions(-1)

@@ -481,6 +481,27 @@ class MeepleState(pyspiel.State):
     # Python callers (rl_environment asks for every player's tensor at every step) take this
     # shorter path instead: same values, same type (a new list of floats), built from the
     # player's previous list by rewriting only the entries that changed (`_Lists`).
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """As OpenSpiel's, without the round trip through C++ for a player's moves."""
+        s = self._c.s
+        if s is None or (player is not None and player < 0):  # chance, pseudo-players: C++'s
+            if player is None:
+                return pyspiel.State.legal_actions(self)
+            return pyspiel.State.legal_actions(self, player)
+        to_move = s.to_move
+        if player is None:
+            player = to_move
+        if to_move is None or player != to_move:
+            return []
+        return list(self._legal_actions(to_move))
+
+    def rewards(self) -> list[float]:
+        """Terminal rewards: the returns once the game is over, zeros before."""
+        s = self._c.s
+        if s is None or s.to_move is not None:
+            return [0.0] * self.num_players()
+        return [float(r) for r in s.returns()]
+
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         return _lists(self.get_game(), True).get(self, player)
 
