@@ -1,4 +1,4 @@
-"""The games' own observation tensors (Karvi, Trickarus, Zarcana): the interop hooks of docs/interop.md.
+"""The games' own observation tensors (Karvi, Scarvus, Trickarus, Zarcana): the interop hooks of docs/interop.md.
 
 A hook reads the state's fields directly instead of `view(player)`, so these tests hold it to
 the view's information, both ways: nothing the player cannot know (a world determinized for
@@ -18,12 +18,18 @@ import meeple
 np = pytest.importorskip("numpy")
 
 from meeple.games.karvi import tensor as karvi  # noqa: E402
+from meeple.games.scarvus import tensor as scarvus  # noqa: E402
 from meeple.games.trickarus import tensor as trickarus  # noqa: E402
 from meeple.games.zarcana import tensor as zarcana  # noqa: E402
 from meeple.interop.tensor import encoding  # noqa: E402
 
-HOOKS = {"karvi": karvi, "trickarus": trickarus, "zarcana": zarcana}
-CONFIGS = [(g, p) for g in HOOKS for p in (2, 3, 4)] + [("trickarus", 5)]
+HOOKS = {"karvi": karvi, "scarvus": scarvus, "trickarus": trickarus, "zarcana": zarcana}
+CONFIGS = [(g, p) for g in HOOKS for p in (2, 3, 4) if g != "scarvus"] + [
+    ("trickarus", 5),
+    ("scarvus", 3),
+    ("scarvus", 4),
+    ("scarvus", 7),
+]
 IDS = [f"{g}-{p}p" for g, p in CONFIGS]
 
 
@@ -92,6 +98,8 @@ def _secrets(state: meeple.State) -> str:
         )
     if _game(state) == "trickarus":
         return repr([state.hands, state.undealt])
+    if _game(state) == "scarvus":
+        return repr([state.hand, state.decks, state.daedalus])
     return repr([state.hands, state.deck])
 
 
@@ -106,6 +114,16 @@ def _swap_own_secret(state: meeple.State, p: int) -> bool:
                     if karvi._CARD_BACK[d] == back:
                         hand[i], dk[j] = d, c
                         return True
+        return False
+    if _game(state) == "scarvus":  # a card nobody else has seen, with its colour's deck top
+        n, nc = state.players, len(state.decks)
+        for c in range(nc):
+            mine = state.hand[p * nc + c]
+            seen = state.revealed[p] >> c & 1 or any(k >> (p * nc + c) & 1 for k in state.peeks)
+            deck = state.decks[c]
+            if mine >= 0 and not seen and deck and deck[-1] != mine and state.alive[p] and n:
+                state.hand[p * nc + c], deck[-1] = deck[-1], mine
+                return True
         return False
     if _game(state) == "trickarus":  # an undealt card (2 players): nobody else sees either
         hand, undealt = state.hands[p], state.undealt
