@@ -86,12 +86,54 @@ def _clip(x: float) -> float:
 
 
 def observation_tensor(state: ScarvusState, player: int | None) -> np.ndarray:
-    """``state`` as ``player`` (None: a spectator) may know it, as float32 in [0, 1]."""
+    """``state`` as ``player`` (None: a spectator) may know it, as float32 in [0, 1]. The public
+    part is computed once per position (every observer asks in turn) and copied."""
     s = state
+    key = _LAST[0]
+    if key is s and _LAST[1] == len(s.history):
+        out = _LAST[2].copy()
+    else:
+        pub = _public(s)
+        _LAST[:] = [s, len(s.history), pub]
+        out = pub.copy()
     n = s.players
     lay = _layout(n)
-    out = np.zeros(lay["size"], np.float32)
     out[lay["seat"] + (n if player is None else player)] = 1.0
+    if player is None:
+        return out
+    colours = [c for c in range(NC) if s.in_play >> c & 1]
+    if s.alive[player]:
+        at = lay["hand"]
+        for c in colours:
+            out[at + 2 * c] = 1.0
+            out[at + 2 * c + 1] = (s.hand[player * NC + c] + 1) / (V + 1)
+    at = lay["flight_hand"]
+    for t in range(NE):
+        out[at + t] = s.flight_hand[player][t] / F
+    peeks = s.peeks[player]
+    if peeks:
+        at = lay["seen"]
+        for k, owner in enumerate([*range(n), DAEDALUS]):
+            if owner == player:
+                continue
+            for c in colours:
+                if peeks >> (owner * NC + c) & 1:
+                    value = s.daedalus[c] if owner == DAEDALUS else s.hand[owner * NC + c]
+                    out[at + (k * NC + c) * 2] = 1.0
+                    out[at + (k * NC + c) * 2 + 1] = (value + 1) / (V + 1)
+    if s.phase == SCOUTING and player == s.to_move:
+        at = lay["scouted"]
+        out[at] = 1.0
+        out[at + 1 + s.pending_colour] = 1.0
+        out[at + 1 + NC] = s.pending / V
+    return out
+
+
+def _public(s: ScarvusState) -> np.ndarray:
+    """What every observer sees (no seat, no secrets)."""
+    n = s.players
+    lay = _layout(n)
+    out: list[float] = [0.0] * lay["size"]  # a list: item writes cost a fraction of numpy's
     out[lay["counters"]] = _clip(s.match / 16)
     out[lay["counters"] + 1] = _clip(s.round / 64)
     over = s.to_move is None
@@ -165,30 +207,9 @@ def observation_tensor(state: ScarvusState, player: int | None) -> np.ndarray:
         out[at] = 1.0
         out[at + 1 + s.res[1]] = 1.0
         out[at + 1 + n] = _clip(s.res[3] / (D * V))
-    if player is None:
-        return out
-    if s.alive[player]:
-        at = lay["hand"]
-        for c in colours:
-            out[at + 2 * c] = 1.0
-            out[at + 2 * c + 1] = (s.hand[player * NC + c] + 1) / (V + 1)
-    at = lay["flight_hand"]
-    for t in range(NE):
-        out[at + t] = s.flight_hand[player][t] / F
-    peeks = s.peeks[player]
-    if peeks:
-        at = lay["seen"]
-        for k, owner in enumerate([*range(n), DAEDALUS]):
-            if owner == player:
-                continue
-            for c in colours:
-                if peeks >> (owner * NC + c) & 1:
-                    value = s.daedalus[c] if owner == DAEDALUS else s.hand[owner * NC + c]
-                    out[at + (k * NC + c) * 2] = 1.0
-                    out[at + (k * NC + c) * 2 + 1] = (value + 1) / (V + 1)
-    if s.phase == SCOUTING and player == s.to_move:
-        at = lay["scouted"]
-        out[at] = 1.0
-        out[at + 1 + s.pending_colour] = 1.0
-        out[at + 1 + NC] = s.pending / V
-    return out
+    return np.array(out, np.float32)
+
+
+# The last position's public part: (the state object, its history length, the array). A state
+# changes only by `apply`, which lengthens its history; the reference keeps the id from reuse.
+_LAST: list[Any] = [None, -1, None]
