@@ -54,11 +54,27 @@ def observation_tensor_shape(players: int, options: dict[str, Any]) -> tuple[int
 
 
 def observation_tensor(state: TrickarusState, player: int | None) -> np.ndarray:
-    """``state`` as ``player`` (None: a spectator) may know it, as float32."""
+    """``state`` as ``player`` (None: a spectator) may know it, as float32. The public part is
+    computed once per position (every observer asks in turn) and copied."""
+    if _LAST[0] is state and _LAST[1] == len(state.history):
+        out = _LAST[2].copy()
+    else:
+        pub = _public(state)
+        _LAST[:] = [state, len(state.history), pub]
+        out = pub.copy()
+    n = state.players
+    lay = _layout(n)
+    out[lay["seat"] + (n if player is None else player)] = 1.0
+    if player is not None:
+        _bits(out, lay["hand"], state.hands[player])
+    return out
+
+
+def _public(state: TrickarusState) -> np.ndarray:
+    """What every observer sees (no seat, no hand)."""
     n = state.players
     lay = _layout(n)
     out = np.zeros(lay["size"], np.float32)
-    out[lay["seat"] + (n if player is None else player)] = 1.0
     out[lay["round"]] = min(1.0, state.round / 64)
     out[lay["side"]] = state.side
     out[lay["sun_reached"]] = state.sun_reached
@@ -86,9 +102,12 @@ def observation_tensor(state: TrickarusState, player: int | None) -> np.ndarray:
     for i, card in enumerate(state.last_trick):
         out[at + i * NUM_CARDS + card] = 1.0
     _bits(out, lay["played"], state.played)
-    if player is not None:
-        _bits(out, lay["hand"], state.hands[player])
     return out
+
+
+# The last position's public part: (the state object, its history length, the array). A state
+# changes only by `apply`, which lengthens its history; the reference keeps the id from reuse.
+_LAST: list[Any] = [None, -1, None]
 
 
 def _bits(out: np.ndarray, at: int, mask: int) -> None:
