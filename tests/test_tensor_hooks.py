@@ -209,3 +209,23 @@ def test_karvi_caches_give_what_a_fresh_encoder_gives(players: int) -> None:
                     c.clear()
                 np.testing.assert_array_equal(warm, _tensor(state, p))
         state.apply(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize(("game", "players"), [("scarvus", 5), ("trickarus", 4), ("zarcana", 3)])
+def test_position_caches_give_what_a_fresh_encoding_gives(game: str, players: int) -> None:
+    """Scarvus, Trickarus and Zarcana compute the part every observer shares once per position
+    (keyed by the state object and its history length): asked in any order, across a state and
+    its clone moving apart, each tensor equals the one computed with the cache emptied."""
+    module = HOOKS[game]
+    rng = random.Random(12)
+    a = meeple.make(game, players=players, seed=12)
+    b = a.clone()
+    for _ in range(200):
+        for state in (a, b):
+            if state.to_move is None:
+                continue
+            for p in [state.to_move, None, *range(players)]:
+                warm = module.observation_tensor(state, p)
+                module._LAST[:] = [None, -1, None]
+                assert np.array_equal(warm, module.observation_tensor(state, p))
+            state.apply(rng.choice(state.legal_actions()))
