@@ -600,10 +600,11 @@ class _Lists:
     with the entries that differ rewritten (most steps change few entries of a long tensor).
     The caller gets a new list it may keep or change."""
 
-    __slots__ = ("observer", "last", "players", "records")
+    __slots__ = ("observer", "last", "players", "records", "encode")
 
     def __init__(self, observer: MeepleObserver, players: int) -> None:
         self.observer = observer
+        self.encode = observer.encoding._encode  # the view's tensor (`Encoding.encode`)
         self.players = players
         self.last: dict[int, tuple[np.ndarray, list[float]]] = {}
         # per player, the record part of the last tensor: (its array, events and own actions
@@ -627,9 +628,9 @@ class _Lists:
             self.records.pop(player, None)
             return self._update(player, obs.tensor, last)
         # The view part is encoded afresh; the record part compared only if it moved.
-        who = obs._who(player)
+        who = None if obs.public_only else player
         rec = _tensor_record(c, who, lay)
-        view = obs.encoding.encode(c.s, who)
+        view = self.encode(c.s, who)
         n = len(view)
         prev, mine = last
         changed = (view != prev[:n]).nonzero()[0]
