@@ -1,4 +1,4 @@
-"""The games' own observation tensors (Karvi, Zarcana): the interop hooks of docs/interop.md.
+"""The games' own observation tensors (Karvi, Scarvus, Trickarus, Zarcana): the interop hooks of docs/interop.md.
 
 A hook reads the state's fields directly instead of `view(player)`, so these tests hold it to
 the view's information, both ways: nothing the player cannot know (a world determinized for
@@ -18,11 +18,18 @@ import meeple
 np = pytest.importorskip("numpy")
 
 from meeple.games.karvi import tensor as karvi  # noqa: E402
+from meeple.games.scarvus import tensor as scarvus  # noqa: E402
+from meeple.games.trickarus import tensor as trickarus  # noqa: E402
 from meeple.games.zarcana import tensor as zarcana  # noqa: E402
 from meeple.interop.tensor import encoding  # noqa: E402
 
-HOOKS = {"karvi": karvi, "zarcana": zarcana}
-CONFIGS = [(g, p) for g in HOOKS for p in (2, 3, 4)]
+HOOKS = {"karvi": karvi, "scarvus": scarvus, "trickarus": trickarus, "zarcana": zarcana}
+CONFIGS = [(g, p) for g in HOOKS for p in (2, 3, 4) if g != "scarvus"] + [
+    ("trickarus", 5),
+    ("scarvus", 3),
+    ("scarvus", 4),
+    ("scarvus", 7),
+]
 IDS = [f"{g}-{p}p" for g, p in CONFIGS]
 
 
@@ -48,7 +55,7 @@ def _tensor(state: meeple.State, player: int | None) -> np.ndarray:
 
 
 def _game(state: meeple.State) -> str:
-    return "karvi" if type(state).__module__.startswith("meeple.games.karvi") else "zarcana"
+    return type(state).__module__.split(".")[2]
 
 
 def _public(view: dict) -> str:
@@ -89,6 +96,10 @@ def _secrets(state: meeple.State) -> str:
             [(pl.hand, pl.hidden_ut, pl.hidden_runes) for pl in state.p]
             + [state.decks, state.trade_deck]
         )
+    if _game(state) == "trickarus":
+        return repr([state.hands, state.undealt])
+    if _game(state) == "scarvus":
+        return repr([state.hand, state.decks, state.daedalus])
     return repr([state.hands, state.deck])
 
 
@@ -104,6 +115,24 @@ def _swap_own_secret(state: meeple.State, p: int) -> bool:
                         hand[i], dk[j] = d, c
                         return True
         return False
+    if _game(state) == "scarvus":  # a card nobody else has seen, with its colour's deck top
+        n, nc = state.players, len(state.decks)
+        for c in range(nc):
+            mine = state.hand[p * nc + c]
+            seen = state.revealed[p] >> c & 1 or any(k >> (p * nc + c) & 1 for k in state.peeks)
+            deck = state.decks[c]
+            if mine >= 0 and not seen and deck and deck[-1] != mine and state.alive[p] and n:
+                state.hand[p * nc + c], deck[-1] = deck[-1], mine
+                return True
+        return False
+    if _game(state) == "trickarus":  # an undealt card (2 players): nobody else sees either
+        hand, undealt = state.hands[p], state.undealt
+        if not hand or not undealt:
+            return False
+        mine, other = hand & -hand, undealt & -undealt
+        state.hands[p] = hand ^ mine ^ other
+        state.undealt = undealt ^ other ^ mine
+        return True
     hand = state.hands[p]
     if not hand or not state.deck:
         return False
@@ -115,6 +144,8 @@ def _swap_own_secret(state: meeple.State, p: int) -> bool:
 @pytest.mark.parametrize(("game", "players"), CONFIGS, ids=IDS)
 def test_own_secret_changes_own_tensor_only(game: str, players: int) -> None:
     """A player's hand is theirs alone: changing it changes their tensor, nobody else's."""
+    if game == "trickarus" and players > 2:
+        pytest.skip("every card is in some hand: a swap changes another player's view too")
     swapped = 0
     for state in _states(game, players, seed=4, every=11):
         for p in range(players):
@@ -178,3 +209,23 @@ def test_karvi_caches_give_what_a_fresh_encoder_gives(players: int) -> None:
                     c.clear()
                 np.testing.assert_array_equal(warm, _tensor(state, p))
         state.apply(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize(("game", "players"), [("scarvus", 5), ("trickarus", 4), ("zarcana", 3)])
+def test_position_caches_give_what_a_fresh_encoding_gives(game: str, players: int) -> None:
+    """Scarvus, Trickarus and Zarcana compute the part every observer shares once per position
+    (keyed by the state object and its history length): asked in any order, across a state and
+    its clone moving apart, each tensor equals the one computed with the cache emptied."""
+    module = HOOKS[game]
+    rng = random.Random(12)
+    a = meeple.make(game, players=players, seed=12)
+    b = a.clone()
+    for _ in range(200):
+        for state in (a, b):
+            if state.to_move is None:
+                continue
+            for p in [state.to_move, None, *range(players)]:
+                warm = module.observation_tensor(state, p)
+                module._LAST[:] = [None, -1, None]
+                assert np.array_equal(warm, module.observation_tensor(state, p))
+            state.apply(rng.choice(state.legal_actions()))

@@ -475,6 +475,39 @@ class MeepleState(pyspiel.State):
             mine_t.events_read = n
         return new
 
+    # OpenSpiel's own path to a Python game's tensor (C++ ``State::InformationStateTensor``)
+    # first learns the tensor's shape by building a new initial state and observing it, then
+    # observes this state, copies the tensor out and makes a fresh Python float of every entry.
+    # Python callers (rl_environment asks for every player's tensor at every step) take this
+    # shorter path instead: same values, same type (a new list of floats), built from the
+    # player's previous list by rewriting only the entries that changed (`_Lists`).
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """As OpenSpiel's, without the round trip through C++ for a player's moves."""
+        s = self._c.s
+        if s is None or (player is not None and player < 0):  # chance, pseudo-players: C++'s
+            if player is None:
+                return pyspiel.State.legal_actions(self)
+            return pyspiel.State.legal_actions(self, player)
+        to_move = s.to_move
+        if player is None:
+            player = to_move
+        if to_move is None or player != to_move:
+            return []
+        return list(self._legal_actions(to_move))
+
+    def rewards(self) -> list[float]:
+        """Terminal rewards: the returns once the game is over, zeros before."""
+        s = self._c.s
+        if s is None or s.to_move is not None:
+            return [0.0] * self.num_players()
+        return [float(r) for r in s.returns()]
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        return _lists(self.get_game(), True).get(self, player)
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        return _lists(self.get_game(), False).get(self, player)
+
     def __str__(self) -> str:
         s = self._c.s
         if s is None:
@@ -558,6 +591,96 @@ class MeepleObserver:
         if not self.recall:
             return json.dumps(s.view(who), sort_keys=True, separators=(",", ":"))
         return _info_string(c, who)
+
+
+class _Lists:
+    """Tensors as Python lists, for Python callers. A list of N new floats costs N float
+    objects; a copy of a list costs N pointers, several times less. So per player the last
+    tensor is kept twice (as an array and as a private list), and the next is that list, copied,
+    with the entries that differ rewritten (most steps change few entries of a long tensor).
+    The caller gets a new list it may keep or change."""
+
+    __slots__ = ("observer", "last", "players", "records", "encode")
+
+    def __init__(self, observer: MeepleObserver, players: int) -> None:
+        self.observer = observer
+        self.encode = observer.encoding._encode  # the view's tensor (`Encoding.encode`)
+        self.players = players
+        self.last: dict[int, tuple[np.ndarray, list[float]]] = {}
+        # per player, the record part of the last tensor: (its array, events and own actions
+        # placed); the array is written in place only when one of those counts grows, so the
+        # same triple means the same record floats and they need no comparing
+        self.records: dict[int, tuple[Any, int, int]] = {}
+
+    def get(self, state: MeepleState, player: int | None) -> list[float]:
+        if player is None:
+            player = state.current_player()
+        if type(player) is not int:
+            player = int(player)
+        if not 0 <= player < self.players:
+            raise pyspiel.SpielError(f"player {player} is not in [0, {self.players})")
+        obs = self.observer
+        lay = obs.layout
+        c = state._c
+        last = self.last.get(player)
+        if lay is None or c.s is None or last is None:
+            obs.set_from(state, player)
+            self.records.pop(player, None)
+            return self._update(player, obs.tensor, last)
+        # The view part is encoded afresh; the record part compared only if it moved.
+        who = None if obs.public_only else player
+        rec = _tensor_record(c, who, lay)
+        view = self.encode(c.s, who)
+        n = len(view)
+        prev, mine = last
+        changed = (view != prev[:n]).nonzero()[0]
+        seen = self.records.get(player)
+        if seen is None or seen[0] is not rec.arr or seen[1] != rec.pos or seen[2] != rec.n_own:
+            self.records[player] = (rec.arr, rec.pos, rec.n_own)
+            more = (rec.arr != prev[n:]).nonzero()[0]
+            if len(more):
+                if len(more) * 8 > len(prev):
+                    return self._update(player, np.concatenate((view, rec.arr)), last)
+                values = np.concatenate((view[changed], rec.arr[more]))
+                changed = np.concatenate((changed, more + n))
+            else:
+                values = view[changed]
+        else:
+            values = view[changed]
+        if len(changed):
+            prev[changed] = values
+            for i, v in zip(changed.tolist(), values.tolist(), strict=True):
+                mine[i] = v
+        return mine.copy()
+
+    def _update(
+        self, player: int, t: np.ndarray, last: tuple[np.ndarray, list[float]] | None
+    ) -> list[float]:
+        """The list of ``t``, from the player's last one (compared whole)."""
+        if last is None:
+            self.last[player] = (t.copy(), t.tolist())
+            return t.tolist()
+        prev, mine = last
+        changed = (t != prev).nonzero()[0]
+        if len(changed) * 8 > len(t):  # most of it changed: build afresh
+            np.copyto(prev, t)
+            mine[:] = t.tolist()
+        elif len(changed):
+            values = t[changed]
+            prev[changed] = values
+            for i, v in zip(changed.tolist(), values.tolist(), strict=True):
+                mine[i] = v
+        return mine.copy()
+
+
+def _lists(game: MeepleGame, recall: bool) -> _Lists:
+    """The game's `_Lists` for information-state (``recall``) or observation tensors."""
+    found = game.__dict__.get("_lists_recall" if recall else "_lists_obs")
+    if found is None:
+        observer = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=recall))
+        found = _Lists(observer, game.players)
+        setattr(game, "_lists_recall" if recall else "_lists_obs", found)
+    return found
 
 
 # ----- registration and helpers ------------------------------------------------------------

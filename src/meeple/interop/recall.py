@@ -63,7 +63,7 @@ SAMPLE_SEED = 20_241_127
 MAX_STEPS = 20_000
 VIEW_STRIDE = 8  # views sampled for the vocabulary: every 8th step, and every view at the end
 EXAMPLE_ROOM = 4  # room for an event kind the game lists as an example but sampling never met
-CACHE_MAX = 200_000  # encoded events remembered (by identity) before the cache starts afresh
+CACHE_MAX = 16_384  # encoded events remembered (by identity) before the cache starts afresh
 
 DIGEST_BITS = 64  # the digest of what did not fit (see `Layout.encode`)
 

@@ -69,7 +69,48 @@ def observation_tensor_shape(players: int, options: dict[str, Any]) -> tuple[int
 
 
 def observation_tensor(state: ZarcanaState, player: int | None) -> np.ndarray:
-    """``state`` as ``player`` (None: a spectator) may know it, as float32 in [0, 1]."""
+    """``state`` as ``player`` (None: a spectator) may know it, as float32 in [0, 1].
+
+    Every observer at one position shares all but their hand and the seat order of the
+    per-player rows, so the tensor as player 0 sees it without a hand is computed once per
+    position (keyed by the state object and its history length: a state changes only by
+    `apply`), then copied, its rows rotated to the observer and their hand added."""
+    if _LAST[0] is state and _LAST[1] == len(state.history):
+        base = _LAST[2]
+    else:
+        base = _encode(state)
+        _LAST[:] = [state, len(state.history), base]
+    out = base.copy()
+    if player is None:
+        return out
+    n = state.players
+    lay = _layout(n)
+    if player:  # row r holds seat (r + player) % n
+        for name, width in _ROWS:
+            at, end = lay[name], lay[name] + n * width
+            cut = player * width
+            out[at : end - cut] = base[at + cut : end]
+            out[end - cut : end] = base[at : at + cut]
+    out[[k * CARD_FEATURES + 4 for k in state.hands[player]]] = 1.0
+    return out
+
+
+# Per-player blocks (rows by relative seat) and their widths.
+_ROWS = (
+    ("pieces", PIECES * PIECE_FEATURES),
+    ("to_move", 1),
+    ("declared", 1),
+    ("hand_sizes", 1),
+    ("scores", 1),
+    ("stash", 3),
+)
+# The last position's tensor as player 0 sees it less their hand: (state, history length, array).
+_LAST: list[Any] = [None, -1, None]
+
+
+def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
+    """The tensor as ``player`` sees it, computed in full (None: player 0's seat order, and no
+    hand)."""
     n = state.players
     lay = _layout(n)
     me = 0 if player is None else player
