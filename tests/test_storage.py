@@ -135,7 +135,8 @@ def test_two_servers_share_a_table_through_redis(tmp_path):
 @pytest.mark.parametrize("synchronous", [True, False])
 def test_move_writer_logs_from_the_event_loop(synchronous):
     """PostgreSQL's move path (no thread): logs the move and bumps the version, refuses the
-    same move number twice, and answers before the WAL flush only when told to."""
+    same move number twice and a move built before an undo, and answers before the WAL flush
+    only when told to."""
     import asyncio
 
     from meeple.server.storage import DuplicateMove, MoveWriter
@@ -149,9 +150,11 @@ def test_move_writer_logs_from_the_event_loop(synchronous):
     writer = MoveWriter(store, synchronous=synchronous)
 
     async def run() -> tuple[int, str]:
-        version = await writer.append(tid, 0, 0, 5, 123.5)
+        version = await writer.append(tid, 0, 0, 5, 123.5, undos=0)
         with pytest.raises(DuplicateMove):
-            await writer.append(tid, 0, 0, 6, None)
+            await writer.append(tid, 0, 0, 6, None, undos=0)
+        with pytest.raises(DuplicateMove):  # built on a copy an undo has since changed
+            await writer.append(tid, 1, 0, 6, None, undos=1)
         conn = writer.free[-1]  # the connection went back to the pool after the refusal
         setting = (await (await conn.execute("SHOW synchronous_commit")).fetchone())[0]
         await writer.close()

@@ -23,7 +23,7 @@ NAME_MAX = 40
 # Labels the table shows for seats that are not a person: "Bot 3 (heuristic)", "Seat 2",
 # "(invited)". A person's name may not read like one of them.
 _IMITATION = re.compile(r"^(bot|seat)\W*\d|^bot$|\((bot|invited|random|heuristic|ismcts|easy|medium"
-                        r"|hard|expert)\b[^)]*\)")
+                        r"|hard|expert|learned)\b[^)]*\)")
 
 
 def clean_name(value: str) -> str:

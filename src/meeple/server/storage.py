@@ -73,7 +73,7 @@ tables_t = Table(
     Column("deadline", Float, nullable=True),  # epoch seconds; the seat to move's time limit
     # 0006: bumped by every undo (which deletes the undone steps from the action log)
     Column("undos", Integer, nullable=False, server_default="0"),
-    # 0006: the move the last undo went back to (a move after it in the same turn keeps the
+    # 0007: the move the last undo went back to (a move after it in the same turn keeps the
     # turn's deadline, so taking steps back and forth never buys time)
     Column("undone_to", Integer, nullable=True),
 )
@@ -153,9 +153,6 @@ _FINISH_TABLE = (
 _BUMP = update(tables_t).where(tables_t.c.id == bindparam("tid")).values(
     updated_at=bindparam("now"), version=tables_t.c.version + 1)
 T = TypeVar("T")
-_PG_MOVE = _TOUCH_TABLE.add_cte(insert(actions_t).values(
-    table_id=bindparam("table_id"), n=bindparam("n"), seat=bindparam("seat"),
-    action=bindparam("action"), at=bindparam("at")).cte("logged"))
 # A move logged only while the table's undo count is the one the mover's copy was built with:
 # the table row is updated (and locked) first, and the action is inserted only if that update
 # found the row, so a move racing an undo either lands before it or not at all.
@@ -200,10 +197,7 @@ class MoveWriter:
 
     def __init__(self, storage: Storage, size: int = 8, synchronous: bool = True) -> None:
         self.synchronous = synchronous
-        compiled = _PG_MOVE.compile(dialect=storage.engine.dialect)
-        self.sql = str(compiled)
-        self.defaults = {k: v for k, v in compiled.params.items() if v is not None}
-        self.sql_if_undos = str(_PG_MOVE_IF_UNDOS.compile(dialect=storage.engine.dialect))
+        self.sql = str(_PG_MOVE_IF_UNDOS.compile(dialect=storage.engine.dialect))
         self.conninfo = storage.engine.url.set(drivername="postgresql").render_as_string(
             hide_password=False)
         self.size = size
@@ -212,17 +206,15 @@ class MoveWriter:
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def append(self, table_id: str, n: int, seat: int, action: int,
-                     deadline: float | None, undos: int | None = None) -> int:
+                     deadline: float | None, undos: int) -> int:
         """Log move ``n`` and the next deadline; the table's new version. `DuplicateMove` if
-        move ``n`` is already logged, or (with ``undos``) if the table's undo count is no longer
-        ``undos``; a broken connection is dropped and its error raised."""
+        move ``n`` is already logged or the table's undo count is no longer ``undos``; a broken
+        connection is dropped and its error raised."""
         import psycopg
 
         now = _now()
-        params = {**self.defaults, "table_id": table_id, "n": n, "seat": seat, "action": action,
-                  "at": now, "tid": table_id, "now": now, "deadline": deadline,
-                  "expected_undos": undos}
-        sql = self.sql if undos is None else self.sql_if_undos
+        params = {"table_id": table_id, "n": n, "seat": seat, "action": action, "at": now,
+                  "tid": table_id, "now": now, "deadline": deadline, "expected_undos": undos}
         if self.loop is not asyncio.get_running_loop():  # connections serve one loop only
             self.loop, self.free, self.slots = asyncio.get_running_loop(), [], asyncio.Semaphore(
                 self.size)
@@ -230,7 +222,7 @@ class MoveWriter:
             conn = self.free.pop() if self.free else await self._connect()
             ok = False
             try:
-                cur = await conn.execute(sql, params)
+                cur = await conn.execute(self.sql, params)
                 row = await cur.fetchone()
                 ok = True
             except psycopg.errors.UniqueViolation as exc:
@@ -241,9 +233,9 @@ class MoveWriter:
                     self.free.append(conn)
                 else:
                     await conn.close()
-        if row is None and undos is not None:
+        if row is None:
             raise DuplicateMove(f"table {table_id} had steps undone; move {n} was not logged")
-        return int(row[0]) if row is not None else 0
+        return int(row[0])
 
     async def _connect(self) -> Any:
         import psycopg
@@ -515,19 +507,8 @@ class Storage:
         steps the caller's copy still holds.
         """
         now = _now()
-        if undos is not None:
+        if undos is not None:  # the server's moves: one statement on PostgreSQL
             return self._append_if_undos(table_id, n, seat, action, deadline, undos, now)
-        if status is None and self.engine.dialect.name == "postgresql":
-            # one statement (the insert as a CTE of the table's update), which is its own
-            # transaction: one round trip to the database instead of four
-            try:
-                with self.autocommit.connect() as conn:
-                    row = conn.execute(_PG_MOVE, {
-                        "table_id": table_id, "n": n, "seat": seat, "action": action, "at": now,
-                        "tid": table_id, "now": now, "deadline": deadline}).first()
-            except IntegrityError as exc:
-                raise DuplicateMove(f"move {n} of table {table_id} is already logged") from exc
-            return int(row[0]) if row is not None else 0
         try:
             with self.engine.begin() as conn:
                 conn.execute(

@@ -21,10 +21,8 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("meeple_tables") as batch:
         batch.add_column(sa.Column("undos", sa.Integer, nullable=False, server_default="0"))
-        batch.add_column(sa.Column("undone_to", sa.Integer, nullable=True))
 
 
 def downgrade() -> None:
     with op.batch_alter_table("meeple_tables") as batch:
-        batch.drop_column("undone_to")
         batch.drop_column("undos")
