@@ -13,7 +13,9 @@ a move at a time cap as a safety net (`ISMCTSBot.max_seconds`, counted in ``bot.
 A game defines its levels with ``BOT_LEVELS`` next to ``GAME`` in its package: a mapping from
 ``medium``/``hard``/``expert`` to any level string `make_bot` accepts, e.g.
 ``{"hard": "ismcts:1000", "expert": "ismcts:3000"}`` or ``{"medium": "heuristic"}``. What it
-leaves out gets `default_level_specs`. The older names keep working: each game's own bots
+leaves out gets `default_level_specs`. A key beyond the five adds a level of that game only,
+listed after them (`extra_levels`); it names one of the game's own bots (``GAME.bots``), e.g.
+Trickarus' ``{"learned": "learned"}``, a trained policy. The older names keep working: each game's own bots
 (``heuristic``, Scarvus' ``probabilistic``), ``ismcts`` (the game's default search, now without a
 clock: ``hard`` in every game whose ``hard`` is a search) and the knob levels ``ismcts:<knob>``.
 """
@@ -106,17 +108,28 @@ def level_specs(info: GameInfo) -> dict[str, str]:
             specs[name] = spec
     specs["easy"] = f"easy({specs['medium']}, {EASY_EPSILON:g} random)"
     specs["random"] = "random"
-    return {name: specs[name] for name in LEVELS}
+    return {name: specs.get(name, name) for name in levels(info)}
+
+
+def extra_levels(info: GameInfo) -> list[str]:
+    """The levels a game adds after the five: its ``BOT_LEVELS`` keys beyond them that name one
+    of its own bots (Trickarus' ``learned``)."""
+    from .ismcts import game_package
+
+    own = getattr(game_package(info), "BOT_LEVELS", None) or {}
+    return [name for name, spec in own.items() if name not in LEVELS and spec == name and name in info.bots]
 
 
 def levels(info: GameInfo) -> list[str]:
-    """The named levels of a game, weakest first: what the lobby and the terminal offer."""
-    return list(LEVELS)
+    """The named levels of a game, the five weakest first, then the game's own extra levels:
+    what the lobby and the terminal offer."""
+    return [*LEVELS, *extra_levels(info)]
 
 
 def aliases(info: GameInfo) -> list[str]:
     """The older level names that still work: the game's own bots and ``ismcts``."""
-    return [*(b for b in info.bots if b not in LEVELS), "ismcts"]
+    named = levels(info)
+    return [*(b for b in info.bots if b not in named), "ismcts"]
 
 
 def make_bot(level: str, info: GameInfo, seed: int = 0) -> Bot:

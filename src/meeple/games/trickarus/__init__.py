@@ -3,6 +3,7 @@
 from meeple.core import GameInfo, Option
 
 from .bot import HeuristicBot, evaluate
+from .learned import LearnedBot
 from .render import render_text
 from .rules import NUM_CARDS, TrickarusState, check
 
@@ -29,9 +30,13 @@ GAME = GameInfo(
     state_factory=TrickarusState,
     rules_doc="docs/games/trickarus.md",
     check=check,
-    bots={"heuristic": HeuristicBot},
+    bots={"heuristic": HeuristicBot, "learned": LearnedBot},
     text_renderer=render_text,
 )
+
+# A sixth level after the five (meeple.bots.extra_levels): the policy trained by examples/train.py,
+# weights in learned.npz; standard library only, so every install offers it.
+BOT_LEVELS = {"learned": "learned"}
 
 # ISMCTS hook (meeple.bots.ismcts): a playout cut short (a knob's ``d<actions>``) is judged by the
 # heuristic's estimate of each player's final place. Full random playouts stay the default.
