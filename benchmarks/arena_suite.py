@@ -5,6 +5,8 @@ neighbouring levels (random-easy, easy-medium, medium-hard, hard-expert), head t
     nice python benchmarks/arena_suite.py table                   # play what is missing
     nice python benchmarks/arena_suite.py table --only karvi --players 2 --pairs hard-medium
     python benchmarks/arena_suite.py report                       # rewrite the table in docs/arena.md
+    nice python benchmarks/arena_suite.py table --extra           # a game's own extra levels
+                                                                  # (Trickarus' learned) vs random, medium, hard
 
 Why this shape:
 - **Head to head, seats rotating over shared deals** (`meeple.bots.arena.schedule`): every game
@@ -48,6 +50,30 @@ GAMES = {  # games per run (rounded up to a balanced multiple): search pairs cos
 }
 
 
+EXTRA_OPPONENTS = {"random": 400, "medium": 400, "hard": 80}
+"""What a game's own extra level (`meeple.bots.extra_levels`, e.g. Trickarus' ``learned``) plays
+head to head, and how many games: at the player count it was made for (`extra_runs`)."""
+
+EXTRA_PLAYERS = {"learned": 2}
+"""The player count an extra level is measured at (Trickarus' policy was trained at 2)."""
+
+EXTRA_BEGIN, EXTRA_END = "<!-- extra levels table: begin -->", "<!-- extra levels table: end -->"
+
+
+def extra_runs() -> list[tuple[str, int, str, str]]:
+    """(game, players, level, opponent) for every extra level of every game."""
+    sys.path.insert(0, str(ROOT / "src"))
+    import meeple
+    from meeple.bots import extra_levels
+
+    runs = []
+    for g in meeple.games():
+        for level in extra_levels(meeple.game_info(g["id"])):
+            players = EXTRA_PLAYERS.get(level, g["players"][0])
+            runs += [(g["id"], players, level, opp) for opp in EXTRA_OPPONENTS]
+    return runs
+
+
 def player_counts() -> dict[str, tuple[int, ...]]:
     sys.path.insert(0, str(ROOT / "src"))
     import meeple
@@ -87,6 +113,14 @@ def table(args: argparse.Namespace) -> None:
     pairs = [tuple(p.split("-")) for p in args.pairs.split(",")] if args.pairs else PAIRS
     wanted_p = {int(p) for p in args.players.split(",")} if args.players else None
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.extra:  # each extra level against the named ones, at its own player count
+        counts = {}
+        pairs = []
+        for game, players, a, b in extra_runs():
+            counts.setdefault(game, set()).add(players)
+            GAMES.setdefault((a, b), EXTRA_OPPONENTS[b])
+            if (a, b) not in pairs:
+                pairs.append((a, b))
     for a, b in pairs:
         for game, ps in counts.items():
             if only and game not in only:
@@ -142,15 +176,15 @@ def partial_run(log: Path, a: str, b: str) -> dict[str, Any] | None:
 
     from meeple.bots.arena import GameResult, summarize
 
-    pattern = re.compile(r"game (\d+)/(\d+): #(\d+) (\(.*?\)) places (\(.*?\))")
+    # The arena prints at 80 columns, so at 5 players a game's line wraps inside its tuples:
+    # match across line ends (a tuple holds no ")" until its own end).
+    pattern = re.compile(r"^game (\d+)/(\d+): #(\d+) (\([^)]*\)) places (\([^)]*\))", re.M)
     games, planned = [], 0
-    for line in log.read_text().splitlines():
-        m = pattern.match(line)
-        if m:
-            planned = int(m.group(2))
-            lineup, places = ast.literal_eval(m.group(4)), ast.literal_eval(m.group(5))
-            games.append(GameResult(int(m.group(3)), 0, lineup, places, (0.0,) * len(places),
-                                    0, 0.0, ((),) * len(places)))  # fmt: skip
+    for m in pattern.finditer(log.read_text()):
+        planned = int(m.group(2))
+        lineup, places = ast.literal_eval(m.group(4)), ast.literal_eval(m.group(5))
+        games.append(GameResult(int(m.group(3)), 0, lineup, places, (0.0,) * len(places),
+                                0, 0.0, ((),) * len(places)))  # fmt: skip
     if not games:
         return None
     stats = {s.bot: {"bot": s.bot, "games": s.games, "mean_place": vars(s.mean_place),
@@ -193,16 +227,47 @@ def report_rows(logs: Path | None = None) -> list[str]:
     return rows
 
 
+def extra_rows() -> list[str]:
+    """The extra levels' table: the level first, verdicts as in the main table."""
+    rows = ["| game | P | pair | games | level: mean place | opponent: mean place | "
+            "level's score share | verdict | p95 move s (CPU) | seed |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    missing = []
+    for game, players, a, b in extra_runs():
+        path = OUT / f"{run_name(game, players, a, b)}.json"
+        if not path.exists():
+            missing.append(f"{game} {players}p {a}-{b}")
+            continue
+        run = json.loads(path.read_text())
+        stats = {s["bot"]: s for s in run["stats"]}
+        sa, sb = stats[a], stats[b]
+        share = (players - sa["mean_place"]["mean"]) / (players - 1)  # 1: always first
+        p95 = max(sa["p95_move_seconds"], sb["p95_move_seconds"])
+        cpu = max(sa.get("p95_cpu_seconds", 0.0), sb.get("p95_cpu_seconds", 0.0))
+        rows.append(f"| {game} | {players} | {a} vs {b} | {sa['games']} | {_iv(sa['mean_place'])} | "
+                    f"{_iv(sb['mean_place'])} | {share:.2f} | {verdict(sa, sb).replace(' (against the chain)', '')} | "
+                    f"{p95:.2f} ({cpu:.2f}) | {run['seed']} |")
+    rows += ["", f"Not measured ({len(missing)} rows): " + (", ".join(missing) or "none") + "."]
+    return rows
+
+
+def _replace(doc: str, begin: str, end: str, text: str) -> str:
+    head, found, rest = doc.partition(begin)
+    if not found:
+        return doc
+    _, _, tail = rest.partition(end)
+    return f"{head}{begin}\n{text}\n{end}{tail}"
+
+
 def report(args: argparse.Namespace) -> None:
     text = "\n".join(report_rows(Path(args.logs) if args.logs else None))
+    extra = "\n".join(extra_rows())
     if args.print:
-        print(text)
+        print(text + "\n\n" + extra)
         return
-    doc = DOC.read_text()
-    head, _, rest = doc.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    DOC.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}")
-    print(f"rewrote the table in {DOC.relative_to(ROOT)}")
+    doc = _replace(DOC.read_text(), BEGIN, END, text)
+    DOC.write_text(_replace(doc, EXTRA_BEGIN, EXTRA_END, extra))
+    print(f"rewrote the tables in {DOC.relative_to(ROOT)}")
 
 
 def main() -> None:
@@ -219,6 +284,8 @@ def main() -> None:
     t.add_argument("--force", action="store_true", help="replay runs already saved")
     t.add_argument("--list", action="store_true", help="print the commands only")
     t.add_argument("--log-dir", help="write each run's per-game log here")
+    t.add_argument("--extra", action="store_true",
+                   help="the games' own extra levels (learned) against random, medium and hard")
     r = sub.add_parser("report", help="rewrite the table in docs/arena.md from the saved runs")
     r.add_argument("--print", action="store_true", help="print it instead")
     r.add_argument("--logs", help="per-game logs (table --log-dir) of runs cut short: "

@@ -11,7 +11,16 @@ import pytest
 from rich.console import Console
 
 import meeple
-from meeple.bots import LEVELS, EpsilonBot, RandomBot, aliases, level_specs, levels, make_bot
+from meeple.bots import (
+    LEVELS,
+    EpsilonBot,
+    RandomBot,
+    aliases,
+    extra_levels,
+    level_specs,
+    levels,
+    make_bot,
+)
 from meeple.bots import ismcts as ismcts_module
 from meeple.bots.arena import ArenaResult, BotStats, Interval, run_arena
 from meeple.bots.ismcts import ISMCTSBot
@@ -24,7 +33,9 @@ GAMES = [g["id"] for g in meeple.games()]
 @pytest.mark.parametrize("game", GAMES)
 def test_every_game_has_the_five_named_levels_and_the_old_names(game: str) -> None:
     info = meeple.game_info(game)
-    assert levels(info) == list(LEVELS) == ["random", "easy", "medium", "hard", "expert"]
+    assert list(LEVELS) == ["random", "easy", "medium", "hard", "expert"]
+    assert levels(info) == [*LEVELS, *extra_levels(info)]  # a game's own extras come after
+    assert not set(extra_levels(info)) & set(aliases(info))
     assert isinstance(make_bot("random", info, 1), RandomBot)
     assert isinstance(make_bot("easy", info, 1), EpsilonBot)
     assert "heuristic" in aliases(info) and "ismcts" in aliases(info)
