@@ -88,3 +88,12 @@ def test_a_sentence_says_nothing_its_seat_may_not_know(game: str) -> None:
             other = state.determinize(seat, random.Random(seat))
             for event in state.log(seat, text=False):
                 assert other._event_text(event, seat) == state._event_text(event, seat), event
+
+
+def test_the_end_of_a_game_names_its_winners_from_the_readers_seat() -> None:
+    from meeple.core.text import winners
+
+    assert winners([1], 1) == "Game over: you win"
+    assert winners([1], 0) == "Game over: Player 2 wins"
+    assert winners([0, 2], None) == "Game over: Player 1 and Player 3 win"
+    assert winners([0, 1, 3], 1) == "Game over: Player 1, you and Player 4 win"

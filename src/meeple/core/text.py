@@ -34,6 +34,12 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else many or word + 's'}"
 
 
+def winners(best: list[int], viewer: int | None) -> str:
+    """The end of a game: "Game over: you win", "Game over: Player 1 and Player 3 win"."""
+    verb = "win" if len(best) > 1 or best[0] == viewer else "wins"
+    return f"Game over: {listing(name(p, viewer) for p in best)} {verb}"
+
+
 def listing(items: Iterable[str]) -> str:
     """"a", "a and b", "a, b and c"."""
     xs = list(items)

@@ -61,6 +61,17 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
+// svg("circle", {r: 4, onclick}, child) -> an SVG element (attributes as given, no class syntax)
+export function svg(tag, attrs, ...children) {
+  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v); else el.setAttribute(k, v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) el.append(c instanceof Node ? c : String(c));
+  return el;
+}
+
 export function seatName(seats, n) {
   const s = seats && seats[n];
   if (!s) return `Seat ${n + 1}`;

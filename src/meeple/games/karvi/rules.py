@@ -18,7 +18,7 @@ from collections import deque
 from typing import Any
 
 from meeple.core import State, derive
-from meeple.core.text import does, plural
+from meeple.core.text import does, plural, winners
 from meeple.core.text import name as name_of
 
 from . import components as C
@@ -1880,7 +1880,7 @@ class KarviState(State):
             scores = event["scores"]
             best = max(scores)
             top = [q for q, v in enumerate(scores) if v == best]
-            return f"Game over: {' and '.join(name_of(q, player) for q in top)} {'win' if len(top) > 1 or top[0] == player else 'wins'} with {best:g} points."
+            return f"{winners(top, player)} with {best:g} points."
         if "start_card" in event:
             return f"{does(p, player, 'take', 'takes')} start card {event['start_card']}."
         if "free_rune" in event:

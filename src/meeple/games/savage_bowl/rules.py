@@ -23,7 +23,7 @@ from typing import Any
 
 from meeple.core import BadPlayerCount, IllegalAction, State, derive
 from meeple.core.cards import deal_avoiding
-from meeple.core.text import does, name, plural
+from meeple.core.text import does, name, plural, winners
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
@@ -413,8 +413,7 @@ class SavageBowlState(State):
                     f"Points scored: {gained or 'nobody'}. Totals: {totals}.")
         if t == "game_end":
             best = [p for p, r in enumerate(event["ranking"]) if r == 1]
-            return "Game over: " + " and ".join(name(p, player) for p in best) + (
-                " win." if len(best) > 1 or best[0] == player else " wins.")
+            return winners(best, player) + "."
         return super()._event_text(event, player)
 
     # ----- results -------------------------------------------------------------------------

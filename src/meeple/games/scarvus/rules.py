@@ -31,7 +31,7 @@ from importlib import resources
 from typing import Any
 
 from meeple.core import BadOption, IllegalAction, State, derive
-from meeple.core.text import does, name, plural, whose
+from meeple.core.text import does, name, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
@@ -865,9 +865,7 @@ class ScarvusState(State):
         if t == "game_end":
             scores = event["scores"]
             best = max(scores)
-            winners = [q for q, x in enumerate(scores) if x == best]
-            return "Game over: " + " and ".join(name(q, player) for q in winners) + (
-                " win." if len(winners) > 1 or winners[0] == player else " wins.")
+            return winners([q for q, x in enumerate(scores) if x == best], player) + "."
         return super()._event_text(event, player)
 
     def describe(self, action: int) -> str:

@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Any
 
 from meeple.core import IllegalAction, State, derive
-from meeple.core.text import does, listing, name, plural, whose
+from meeple.core.text import does, listing, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("cards.json").read_text())
@@ -1144,8 +1144,7 @@ class ZarcanaState(State):
             return "The board is shifted to stay in view."
         if t == "game_end":
             best = [q for q, r in enumerate(event["ranking"]) if r == 1]
-            return "Game over: " + " and ".join(name(q, player) for q in best) + (
-                " win." if len(best) > 1 or best[0] == player else " wins.")
+            return winners(best, player) + "."
         return super()._event_text(event, player)
 
     def _act_text(self, event: dict[str, Any], player: int | None) -> str:

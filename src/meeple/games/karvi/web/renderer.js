@@ -4,9 +4,10 @@
 // track, ship moves on the map; every other choice is a labelled button on the board (the label
 // is the game's own words). Follows the interface in src/meeple/web/renderer.js.
 
+import { h as el, svg } from "/static/common.js";
+
 const COLOUR = ["#2f9e44", "#1c7ed6", "#f08c00", "#9c36b5"];
 const SHAPE = ["●", "■", "▲", "◆"];  // each player's colour has a symbol too
-const SVG = "http://www.w3.org/2000/svg";
 // Where each place lies (longitude, latitude): the reconstructed map follows the real North Sea,
 // nudged so that no two places are closer than a finger (tests/test_browser.py clicks them).
 const PLACE = {
@@ -20,24 +21,6 @@ const PLACE = {
 const MAP_W = 760, MAP_H = 560;
 let mapScroll = null;  // kept across redraws
 
-function el(tag, attrs = {}, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
-  }
-  for (const k of kids.flat()) if (k !== null && k !== undefined && k !== false) e.append(k instanceof Node ? k : String(k));
-  return e;
-}
-function svg(tag, attrs = {}, ...kids) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined) continue;
-    if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
-  }
-  for (const k of kids.flat()) if (k !== null && k !== undefined) e.append(k instanceof Node ? k : String(k));
-  return e;
-}
 const name = (ctx, p) => (ctx.seats && ctx.seats[p] && ctx.seats[p].name) || `Player ${p + 1}`;
 
 // The effect language in short words (the full sentence is the spot's tooltip).

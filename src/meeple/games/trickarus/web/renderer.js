@@ -1,6 +1,8 @@
 // Trickarus in the browser: the score track up to the sun, day/night and trump, the trick,
 // and your hand with the legal cards clickable. Follows the interface in src/meeple/web/renderer.js.
 
+import { h as el, svg } from "/static/common.js";
+
 const SUIT = {
   sun: { icon: "☀", colour: "#f7c948", ink: "#5a3d00", name: "Sun" },
   cloud: { icon: "☁", colour: "#f3a6c8", ink: "#5b1536", name: "Cloud" },
@@ -8,23 +10,7 @@ const SUIT = {
   moon: { icon: "☾", colour: "#f4f4f8", ink: "#2b2b40", name: "Moon" },
 };
 const TOKEN = ["#d94f3d", "#2f7de1", "#2faa5e", "#9b51e0", "#f08c1a"];
-const SVG = "http://www.w3.org/2000/svg";
 
-function el(tag, attrs = {}, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
-  }
-  for (const k of kids.flat()) if (k !== null && k !== undefined && k !== false) e.append(k instanceof Node ? k : String(k));
-  return e;
-}
-function svg(tag, attrs = {}, ...kids) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) e.setAttribute(k, v);
-  for (const k of kids.flat()) if (k !== null && k !== undefined) e.append(k instanceof Node ? k : String(k));
-  return e;
-}
 const name = (ctx, p) => (ctx.seats && ctx.seats[p] && ctx.seats[p].name) || `Seat ${p + 1}`;
 
 // A card: its active side large, the other side small in the corner; the Lightning card apart.

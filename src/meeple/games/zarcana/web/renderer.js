@@ -2,9 +2,8 @@
 // and orientation, the wasteland around the cards, your hand, and every legal choice clickable
 // (spaces, pyramids and hand cards on the drawing, the rest as buttons beside it).
 // Follows the interface in src/meeple/web/renderer.js.
-import { h as el } from "/static/common.js";
+import { h as el, svg } from "/static/common.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const OWNER = ["#d94f3d", "#2f7de1", "#2faa5e", "#9b51e0"];
 const TYPE = {
   grow_clone: { fill: "#dff3e4", ink: "#1d6b3a", letter: "G", name: "Grow or Clone" },
@@ -22,15 +21,6 @@ const FACING = { N: "north", E: "east", S: "south", W: "west" };
 let zoom = 1;
 const keepScroll = { left: null, top: null };
 
-function svg(tag, attrs = {}, ...kids) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined) continue;
-    if (k.startsWith("on")) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
-  }
-  for (const k of kids.flat()) if (k !== null && k !== undefined) e.append(k instanceof Node ? k : String(k));
-  return e;
-}
 const name = (ctx, p) => (ctx.seats && ctx.seats[p] && ctx.seats[p].name) || `Seat ${p + 1}`;
 
 // Card codes: "move-7", "attack-wild-b", or a Special's code ("teleport"); values come from the
