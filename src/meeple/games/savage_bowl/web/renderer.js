@@ -133,8 +133,7 @@ export const css = `
 .sb-cham { position: absolute; top: 2px; right: 2px; width: 28px; height: 28px; padding: 0; border-radius: 50%; border: 2px solid #2faa5e; background: #efffed; color: #1b7a3c; font-weight: 800; font-size: 14px; cursor: pointer; }
 .sb-pip { display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; border: 2px solid #2f6f4f; margin-right: 2px; vertical-align: middle; }
 .sb-pip.won { background: #2f6f4f; } .sb-pip.extra { border-color: #c92a2a; background: #c92a2a; }
-@media (max-width: 600px) { .sb-cham { width: 40px; height: 40px; top: -8px; right: -8px; } .sb-card { margin: 6px 4px 0 0; } }
-.sb-board { display: grid; gap: .7rem; }
+.sb-board { display: grid; grid-template-columns: minmax(0, 1fr); gap: .7rem; }
 .sb-header { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; font-weight: 600; padding: .4rem .8rem; border-radius: 8px; }
 .sb-header.first { background: #fff3bf; color: #5c4400; } .sb-header.second { background: #ffe3e3; color: #6b1010; }
 .sb-half { font-weight: 400; font-style: italic; }
@@ -171,4 +170,9 @@ export const css = `
 .sb-card.legal { cursor: pointer; transform: translateY(-6px); border-color: #d4a300; box-shadow: 0 0 0 3px #ffd85c, 0 4px 8px rgba(0,0,0,.3); }
 .sb-card.legal:hover { transform: translateY(-10px); }
 .sb-card.dim { opacity: .45; }
+/* Phones: the board is one column no wider than the screen (a grid column would otherwise grow to
+   its widest content and push the hand's last card off the edge), the progress sheet goes under
+   the trick, and the hand keeps room on its right for the Chameleon buttons that stick out. */
+@media (max-width: 600px) { .sb-cham { width: 40px; height: 40px; top: -8px; right: -8px; } .sb-card { margin: 6px 4px 0 0; }
+  .sb-table { grid-template-columns: minmax(0, 1fr); } .sb-hand { padding-right: 10px; } }
 `;
