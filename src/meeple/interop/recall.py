@@ -508,6 +508,7 @@ class Record:
         "n_own",
         "digest",
         "shared",
+        "journal",
     )
 
     def __init__(self, layout: Layout) -> None:
@@ -520,6 +521,10 @@ class Record:
         self.n_own = 0
         self.digest: Any = None  # BLAKE2b of what did not fit, once something did not
         self.shared = False
+        # The slots written into ``arr``, one list per write, in order: a reader that saw this
+        # ``arr`` with k writes reads only ``journal[k:]`` (`openspiel._Lists`). A new ``arr``
+        # (copy on write) starts a new journal, and a reader holding the old ``arr`` sees that.
+        self.journal: list[list[int]] = []
 
     def share(self) -> Record:
         """A copy for a cloned state (the array is copied when either side next writes)."""
@@ -531,6 +536,7 @@ class Record:
 
     def _own_it(self) -> None:
         self.arr = self.arr.copy()
+        self.journal = []
         self.counts = self.counts.copy()
         if self.digest is not None:
             self.digest = self.digest.copy()
@@ -574,6 +580,7 @@ class Record:
         self.events_read = len(events)
         if idx:
             self.arr.put(idx, val)
+            self.journal.append(idx)
 
     def read_own(self, actions: Sequence[int]) -> None:
         """Place these own actions after those read before (in order)."""
@@ -594,6 +601,7 @@ class Record:
                 self._rest(b"o%d:%d" % (i, a))
         if idx:
             self.arr.put(idx, 1.0)
+            self.journal.append(idx)
 
     def _rest(self, item: bytes) -> None:
         """Something that did not fit: into the digest, whose bits are rewritten."""
@@ -606,6 +614,7 @@ class Record:
         self.arr[at] = 1.0
         code = int.from_bytes(self.digest.digest(), "big")
         self.arr[[at + 1 + k for k in _code(code)]] = 1.0
+        self.journal.append(list(range(at, at + 1 + DIGEST_BITS)))
 
     def array(self) -> np.ndarray:
         """The tensor after the view (read only: copy it to keep it)."""
