@@ -80,19 +80,26 @@ def observation_tensor(state: ZarcanaState, player: int | None) -> np.ndarray:
     else:
         base = _encode(state)
         _LAST[:] = [state, len(state.history), base]
-    out = base.copy()
-    if player is None:
-        return out
-    n = state.players
-    lay = _layout(n)
-    if player:  # row r holds seat (r + player) % n
-        for name, width in _ROWS:
-            at, end = lay[name], lay[name] + n * width
-            cut = player * width
-            out[at : end - cut] = base[at + cut : end]
-            out[end - cut : end] = base[at : at + cut]
+    if not player:  # None or 0: the rows are in order
+        out = base.copy()
+        if player is None:
+            return out
+    else:
+        out = base[_rotation(state.players, player)]  # row r holds seat (r + player) % n
     out[[k * CARD_FEATURES + 4 for k in state.hands[player]]] = 1.0
     return out
+
+
+@cache
+def _rotation(players: int, player: int) -> np.ndarray:
+    """Indices taking the tensor as player 0 sees it to ``player``'s seat order (one gather
+    instead of a copy and two slices per per-player block)."""
+    lay = _layout(players)
+    perm = np.arange(lay["size"], dtype=np.intp)
+    for name, width in _ROWS:
+        at, size = lay[name], players * width
+        perm[at : at + size] = at + (np.arange(size) + player * width) % size
+    return perm
 
 
 # Per-player blocks (rows by relative seat) and their widths.
@@ -200,6 +207,20 @@ def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
     return out
 
 
+def actions_logged(players: int, options: dict[str, Any]) -> bool:
+    """Every decision is logged to everyone as an ``act`` event with its player and action
+    (`ZarcanaState._apply`), so the information-state tensor needs no own-actions block (the
+    interop hook; `meeple.interop.recall`)."""
+    return True
+
+
+def information_state_room(players: int, options: dict[str, Any]) -> dict[str, int]:
+    """Events the rules log once a game in each player's log: the deal (Setup: each player's
+    own), the starting board and the end (the interop hook: room 1 instead of room for a
+    count that varies; `meeple.interop.recall`)."""
+    return {"deal": 1, "setup": 1, "game_end": 1}
+
+
 def information_state_examples(players: int, options: dict[str, Any]) -> list[dict[str, Any]]:
     """Every kind of event Zarcana logs, with every card code, pyramid label and reason, and
     lists at their longest (the interop hook: the information-state tensor learns its layout
@@ -232,4 +253,10 @@ def information_state_examples(players: int, options: dict[str, Any]) -> list[di
     return out
 
 
-__all__ = ["information_state_examples", "observation_tensor", "observation_tensor_shape"]
+__all__ = [
+    "actions_logged",
+    "information_state_examples",
+    "information_state_room",
+    "observation_tensor",
+    "observation_tensor_shape",
+]
