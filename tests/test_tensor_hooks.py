@@ -268,3 +268,16 @@ def test_savage_bowl_tensor_is_a_function_of_the_view_and_tells_views_apart(play
                 assert by_view.setdefault(v, t) == t
                 assert by_tensor.setdefault(t, v) == v
     assert len(by_view) > 1000
+
+
+def test_zarcana_chain_fits_its_room() -> None:
+    """The tensor keeps a chain's decisions in order, in room for `CHAIN_ROOM` (a chain is at
+    most 4 decisions and runs at its last): along random games of every count, what is on view
+    fits, and chains of 2 and 3 decisions do occur."""
+    longest = 0
+    for players in (2, 3, 4):
+        for seed in range(8):
+            for state in _states("zarcana", players, seed, every=1, limit=3000):
+                assert len(state.chosen) < zarcana.CHAIN_ROOM
+                longest = max(longest, len(state.chosen))
+    assert longest >= 2

@@ -37,6 +37,12 @@ CARD_FEATURES = 9
 # x, y, orientation one-hot (up, N, E, S, W), still to reorient, reoriented next.
 PIECE_FEATURES = 10
 _STAGES = ("main", "chain", "reorient")
+# A chain is at most 4 decisions (a pyramid; an ability, for a master or wild card, or one a
+# copied card lends; then an ability's own two, such as a pyramid and its orientation:
+# `ZarcanaState._seqs`), and it runs at its last, so at most 3 are ever on view; room for 4.
+CHAIN_ROOM = 4
+_CODE_BITS = NUM_ACTIONS.bit_length()  # an action as the binary code of its id + 1
+_CODES = [tuple(k for k in range(_CODE_BITS) if (a + 1) >> k & 1) for a in range(NUM_ACTIONS)]
 _DEPTH = [min(1.0, d / 4) for d in range(NUM_CARDS)]
 
 
@@ -53,7 +59,10 @@ def _layout(players: int) -> dict[str, int]:
         ("stash", players * 3),
         ("stage", len(_STAGES)),
         ("misc", 5),  # turn, deck size, reshuffles, turns left, over
-        ("chosen", NUM_ACTIONS),  # the current chain's decisions so far: count / 4 per action
+        (
+            "chosen",
+            CHAIN_ROOM * _CODE_BITS,
+        ),  # the current chain's decisions, in order: id + 1 in binary
     ]
     out, n = {}, 0
     for name, size in sizes:
@@ -124,7 +133,6 @@ def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
     ones: list[int] = []  # slots that are 1
     idx: list[int] = []  # slots with another value, in `val`
     val: list[float] = []
-    idx_chosen: dict[int, float] = {}
     sx, sy = 1.0 / (W - 1), 1.0 / (H - 1)
     for c, stack in state.stacks.items():
         x, y = c % W * sx, c // W * sy
@@ -171,15 +179,10 @@ def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
     if state.declared >= 0:
         ones.append(lay["declared"] + (state.declared - me) % n)
     ones.append(lay["stage"] + _STAGES.index(state.stage))
-    if state.chosen:  # a count per action (one chain can pick the same pyramid twice)
-        ch = lay["chosen"]
-        for a in state.chosen:
-            if ch + a in idx_chosen:
-                idx_chosen[ch + a] += 0.25
-            else:
-                idx_chosen[ch + a] = 0.25
-        idx += idx_chosen.keys()
-        val += [min(1.0, x) for x in idx_chosen.values()]
+    ch = lay["chosen"]
+    for i, a in enumerate(state.chosen[:CHAIN_ROOM]):
+        b = ch + i * _CODE_BITS
+        ones += [b + k for k in _CODES[a]]
     scores = [0] * n  # Scoring: the top cards each player occupies alone (as State.scores)
     stacks = state.stacks
     for c, who in owners.items():
