@@ -311,7 +311,9 @@ def _tensor_record(c: _Core, who: int | None, lay: Layout) -> Record:
     history = s.history
     moves = rec.moves_read
     if moves < len(history):
-        if who is not None:
+        if who is not None and lay.own_logged:  # the log holds them: only counted
+            rec.n_own += c.actors[moves:].count(who)
+        elif who is not None:
             rec.read_own(
                 [
                     a
@@ -636,31 +638,33 @@ class _Lists:
         view = self.encode(c.s, who)
         n = len(view)
         prev, mine = last
-        changed = (view != prev[:n]).nonzero()[0]
         arr = rec.arr
         journal = rec.journal
         seen = self.records.get(player)
-        if seen is None or seen[0] is not arr:
+        if seen is None or seen[0] is not arr:  # another record: compare it whole
             self.records[player] = (arr, len(journal))
-            more = (arr != prev[n:]).nonzero()[0]
-            if len(more) * 8 > len(prev):
+            at = (arr != prev[n:]).nonzero()[0]
+            if len(at) * 8 > len(prev):
                 return self._update(player, np.concatenate((view, arr)), last)
+            new = [at.tolist()] if len(at) else []
         elif seen[1] < len(journal):
             self.records[player] = (arr, len(journal))
             new = journal[seen[1] :]
-            more = np.array(new[0] if len(new) == 1 else [i for w in new for i in w], np.intp)
         else:
-            more = None
-        if more is not None and len(more):
-            values = np.concatenate((view[changed], arr[more]))
-            changed = np.concatenate((changed, more + n))
-        else:
-            values = view[changed]
+            new = []
+        keep = _FLOATS.setdefault
+        changed = (view != prev[:n]).nonzero()[0]
         if len(changed):
+            values = view[changed]
             prev[changed] = values
-            keep = _FLOATS.setdefault
             for i, v in zip(changed.tolist(), values.tolist(), strict=True):
                 mine[i] = keep(v, v)
+        if new:  # the record's slots written since (prev's record part mirrors them)
+            at = new[0] if len(new) == 1 else [i for w in new for i in w]
+            values = arr.take(at)
+            prev[n:].put(at, values)
+            for i, v in zip(at, values.tolist(), strict=True):
+                mine[i + n] = keep(v, v)
         return mine.copy()
 
     def _update(
