@@ -236,9 +236,10 @@ def test_karvi_caches_give_what_a_fresh_encoder_gives(players: int) -> None:
     ("game", "players"), [("savage_bowl", 5), ("scarvus", 5), ("trickarus", 4), ("zarcana", 3)]
 )
 def test_position_caches_give_what_a_fresh_encoding_gives(game: str, players: int) -> None:
-    """Savage Bowl, Scarvus, Trickarus and Zarcana compute the part every observer shares once per position
-    (keyed by the state object and its history length): asked in any order, across a state and
-    its clone moving apart, each tensor equals the one computed with the cache emptied."""
+    """Savage Bowl, Scarvus, Trickarus and Zarcana compute the part every observer shares once
+    per position (keyed by the state object and its history length; Zarcana also caches its
+    board and pyramids by their fields): asked in any order, across a state and its clone
+    moving apart, each tensor equals the one computed with the caches emptied."""
     module = HOOKS[game]
     rng = random.Random(12)
     a = meeple.make(game, players=players, seed=12)
@@ -250,6 +251,8 @@ def test_position_caches_give_what_a_fresh_encoding_gives(game: str, players: in
             for p in [state.to_move, None, *range(players)]:
                 warm = module.observation_tensor(state, p)
                 module._LAST[:] = [None, -1, None]
+                for name in ("_BOARDS", "_PIECES"):  # Zarcana's caches of slow-changing parts
+                    getattr(module, name, {}).clear()
                 assert np.array_equal(warm, module.observation_tensor(state, p))
             state.apply(rng.choice(state.legal_actions()))
 

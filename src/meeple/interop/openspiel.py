@@ -676,7 +676,7 @@ class _Lists:
             return t.tolist()
         prev, mine = last
         changed = (t != prev).nonzero()[0]
-        if len(changed) * 8 > len(t):  # most of it changed: build afresh
+        if len(changed) * 4 > len(t) * 3:  # most of it changed: build afresh
             np.copyto(prev, t)
             mine[:] = _interned(t)
         elif len(changed):

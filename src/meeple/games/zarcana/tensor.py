@@ -10,6 +10,7 @@ seats after them, so one network serves every seat.
 
 from __future__ import annotations
 
+import marshal
 from functools import cache
 from typing import Any
 
@@ -133,16 +134,10 @@ def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
     ones: list[int] = []  # slots that are 1
     idx: list[int] = []  # slots with another value, in `val`
     val: list[float] = []
-    sx, sy = 1.0 / (W - 1), 1.0 / (H - 1)
-    for c, stack in state.stacks.items():
-        x, y = c % W * sx, c // W * sy
-        depth = len(stack)
-        for k in stack:
-            depth -= 1
-            b = k * CARD_FEATURES
-            ones.append(b if depth == 0 else b + 1)
-            idx += (b + 6, b + 7, b + 8)
-            val += (x, y, _DEPTH[depth])
+    board = _board(state.stacks)
+    ones += board[0]
+    idx += board[1]
+    val += board[2]
     ones += [k * CARD_FEATURES + 2 for k in state.discard]
     if state.discard:
         ones.append(state.discard[-1] * CARD_FEATURES + 3)
@@ -151,24 +146,10 @@ def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
     if state.playing >= 0:
         ones.append(state.playing * CARD_FEATURES + 5)
     pieces = lay["pieces"]
-    pos, orient = state.pos, state.orient
-    stash = [5] * (3 * n)
-    owners: dict[int, int] = {}  # cell -> its only owner so far, or -1 when shared
-    for q in range(n * PIECES):
-        c = pos[q]
-        if c < 0:
-            continue
-        who = q // PIECES
-        if owners.get(c, who) != who:
-            owners[c] = -1
-        else:
-            owners[c] = who
-        rel = (who - me) % n
-        stash[3 * rel + q // 5 % 3] -= 1
-        b = pieces + (rel * PIECES + q % PIECES) * PIECE_FEATURES
-        ones += (b, b + 3 + orient[q])
-        idx += (b + 1, b + 2)
-        val += (c % W * sx, c // W * sy)
+    p_ones, p_idx, p_val, stash, owners = _pieces(state.pos, state.orient, n, me)
+    ones += p_ones
+    idx += p_idx
+    val += p_val
     for i, q in enumerate(state.reo):
         b = pieces + ((q // PIECES - me) % n * PIECES + q % PIECES) * PIECE_FEATURES
         ones.append(b + 8)
@@ -208,6 +189,75 @@ def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
     out[ones] = 1.0
     out[idx] = val
     return out
+
+
+# Parts that change on few steps, cached by the fields they are computed from (as `marshal`
+# bytes: one C call), at most `_CACHE_MAX` entries each: the board's cards (`_board`) and the
+# pyramids (`_pieces`).
+_CACHE_MAX = 4096
+_BOARDS: dict[bytes, tuple[list[int], list[int], list[float]]] = {}
+_PIECES: dict[tuple[int, int, bytes], tuple[Any, ...]] = {}
+
+
+def _board(stacks: dict[int, list[int]]) -> tuple[list[int], list[int], list[float]]:
+    """The board's cards: (slots that are 1, other slots, their values); callers only read."""
+    key = marshal.dumps(stacks)
+    hit = _BOARDS.get(key)
+    if hit is not None:
+        return hit
+    ones: list[int] = []
+    idx: list[int] = []
+    val: list[float] = []
+    sx, sy = 1.0 / (W - 1), 1.0 / (H - 1)
+    for c, stack in stacks.items():
+        x, y = c % W * sx, c // W * sy
+        depth = len(stack)
+        for k in stack:
+            depth -= 1
+            b = k * CARD_FEATURES
+            ones.append(b if depth == 0 else b + 1)
+            idx += (b + 6, b + 7, b + 8)
+            val += (x, y, _DEPTH[depth])
+    if len(_BOARDS) >= _CACHE_MAX:
+        _BOARDS.clear()
+    _BOARDS[key] = hit = (ones, idx, val)
+    return hit
+
+
+def _pieces(pos: list[int], orient: list[int], n: int, me: int) -> tuple[Any, ...]:
+    """The pyramids as ``me`` sees them (rows by relative seat): (slots that are 1, other
+    slots, their values, the stash counts by relative seat and size, each occupied cell's only
+    owner or -1 when shared); callers only read."""
+    key = (n, me, marshal.dumps((pos, orient)))
+    hit = _PIECES.get(key)
+    if hit is not None:
+        return hit
+    pieces = _layout(n)["pieces"]
+    sx, sy = 1.0 / (W - 1), 1.0 / (H - 1)
+    ones: list[int] = []
+    idx: list[int] = []
+    val: list[float] = []
+    stash = [5] * (3 * n)
+    owners: dict[int, int] = {}  # cell -> its only owner so far, or -1 when shared
+    for q in range(n * PIECES):
+        c = pos[q]
+        if c < 0:
+            continue
+        who = q // PIECES
+        if owners.get(c, who) != who:
+            owners[c] = -1
+        else:
+            owners[c] = who
+        rel = (who - me) % n
+        stash[3 * rel + q // 5 % 3] -= 1
+        b = pieces + (rel * PIECES + q % PIECES) * PIECE_FEATURES
+        ones += (b, b + 3 + orient[q])
+        idx += (b + 1, b + 2)
+        val += (c % W * sx, c // W * sy)
+    if len(_PIECES) >= _CACHE_MAX:
+        _PIECES.clear()
+    _PIECES[key] = hit = (ones, idx, val, stash, owners)
+    return hit
 
 
 def actions_logged(players: int, options: dict[str, Any]) -> bool:
