@@ -1,4 +1,4 @@
-"""The games' own observation tensors (Karvi, Scarvus, Trickarus, Zarcana): the interop hooks of docs/interop.md.
+"""The games' own observation tensors (Karvi, Savage Bowl, Scarvus, Trickarus, Zarcana): the interop hooks of docs/interop.md.
 
 A hook reads the state's fields directly instead of `view(player)`, so these tests hold it to
 the view's information, both ways: nothing the player cannot know (a world determinized for
@@ -18,13 +18,22 @@ import meeple
 np = pytest.importorskip("numpy")
 
 from meeple.games.karvi import tensor as karvi  # noqa: E402
+from meeple.games.savage_bowl import tensor as savage_bowl  # noqa: E402
 from meeple.games.scarvus import tensor as scarvus  # noqa: E402
 from meeple.games.trickarus import tensor as trickarus  # noqa: E402
 from meeple.games.zarcana import tensor as zarcana  # noqa: E402
 from meeple.interop.tensor import encoding  # noqa: E402
 
-HOOKS = {"karvi": karvi, "scarvus": scarvus, "trickarus": trickarus, "zarcana": zarcana}
-CONFIGS = [(g, p) for g in HOOKS for p in (2, 3, 4) if g != "scarvus"] + [
+HOOKS = {
+    "karvi": karvi,
+    "savage_bowl": savage_bowl,
+    "scarvus": scarvus,
+    "trickarus": trickarus,
+    "zarcana": zarcana,
+}
+CONFIGS = [(g, p) for g in HOOKS for p in (2, 3, 4) if g not in ("scarvus", "savage_bowl")] + [
+    ("savage_bowl", 4),
+    ("savage_bowl", 5),
     ("trickarus", 5),
     ("scarvus", 3),
     ("scarvus", 4),
@@ -100,6 +109,8 @@ def _secrets(state: meeple.State) -> str:
         return repr([state.hands, state.undealt])
     if _game(state) == "scarvus":
         return repr([state.hand, state.decks, state.daedalus])
+    if _game(state) == "savage_bowl":
+        return repr([state.hands, state.discards, state.sheet])
     return repr([state.hands, state.deck])
 
 
@@ -123,6 +134,16 @@ def _swap_own_secret(state: meeple.State, p: int) -> bool:
             deck = state.decks[c]
             if mine >= 0 and not seen and deck and deck[-1] != mine and state.alive[p] and n:
                 state.hand[p * nc + c], deck[-1] = deck[-1], mine
+                return True
+        return False
+    if _game(state) == "savage_bowl":  # a card won face down: nobody's view shows those
+        hand = state.hands[p]
+        for q in range(state.players):
+            won = state.won_cards[q]
+            if hand and won:
+                mine, other = hand & -hand, won & -won
+                state.hands[p] = hand ^ mine ^ other
+                state.won_cards[q] = won ^ other ^ mine
                 return True
         return False
     if _game(state) == "trickarus":  # an undealt card (2 players): nobody else sees either
@@ -207,15 +228,19 @@ def test_karvi_caches_give_what_a_fresh_encoder_gives(players: int) -> None:
             if step % 3 == 0:
                 for c in caches:
                     c.clear()
+                kt._TAILS[:] = [None, -1, None, None]  # the position's row keys and seen rows
                 np.testing.assert_array_equal(warm, _tensor(state, p))
         state.apply(rng.choice(state.legal_actions()))
 
 
-@pytest.mark.parametrize(("game", "players"), [("scarvus", 5), ("trickarus", 4), ("zarcana", 3)])
+@pytest.mark.parametrize(
+    ("game", "players"), [("savage_bowl", 5), ("scarvus", 5), ("trickarus", 4), ("zarcana", 3)]
+)
 def test_position_caches_give_what_a_fresh_encoding_gives(game: str, players: int) -> None:
-    """Scarvus, Trickarus and Zarcana compute the part every observer shares once per position
-    (keyed by the state object and its history length): asked in any order, across a state and
-    its clone moving apart, each tensor equals the one computed with the cache emptied."""
+    """Savage Bowl, Scarvus, Trickarus and Zarcana compute the part every observer shares once
+    per position (keyed by the state object and its history length; Zarcana also caches its
+    board and pyramids by their fields): asked in any order, across a state and its clone
+    moving apart, each tensor equals the one computed with the caches emptied."""
     module = HOOKS[game]
     rng = random.Random(12)
     a = meeple.make(game, players=players, seed=12)
@@ -227,5 +252,36 @@ def test_position_caches_give_what_a_fresh_encoding_gives(game: str, players: in
             for p in [state.to_move, None, *range(players)]:
                 warm = module.observation_tensor(state, p)
                 module._LAST[:] = [None, -1, None]
+                for name in ("_BOARDS", "_PIECES"):  # Zarcana's caches of slow-changing parts
+                    getattr(module, name, {}).clear()
                 assert np.array_equal(warm, module.observation_tensor(state, p))
             state.apply(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_savage_bowl_tensor_is_a_function_of_the_view_and_tells_views_apart(players: int) -> None:
+    """Exactly as informative as the view: over many positions of whole games (every round,
+    the end included) and every observer, equal views give equal tensors and different views
+    different tensors. What the hook leaves out follows from what it keeps (module docstring)."""
+    by_view: dict[str, bytes] = {}
+    by_tensor: dict[bytes, str] = {}
+    for seed in range(6):
+        for state in _states("savage_bowl", players, seed, every=3, limit=2000):
+            for p in [None, *range(players)]:
+                v, t = _public(state.view(p)), _tensor(state, p).tobytes()
+                assert by_view.setdefault(v, t) == t
+                assert by_tensor.setdefault(t, v) == v
+    assert len(by_view) > 1000
+
+
+def test_zarcana_chain_fits_its_room() -> None:
+    """The tensor keeps a chain's decisions in order, in room for `CHAIN_ROOM` (a chain is at
+    most 4 decisions and runs at its last): along random games of every count, what is on view
+    fits, and chains of 2 and 3 decisions do occur."""
+    longest = 0
+    for players in (2, 3, 4):
+        for seed in range(8):
+            for state in _states("zarcana", players, seed, every=1, limit=3000):
+                assert len(state.chosen) < zarcana.CHAIN_ROOM
+                longest = max(longest, len(state.chosen))
+    assert longest >= 2

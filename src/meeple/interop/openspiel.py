@@ -311,7 +311,9 @@ def _tensor_record(c: _Core, who: int | None, lay: Layout) -> Record:
     history = s.history
     moves = rec.moves_read
     if moves < len(history):
-        if who is not None:
+        if who is not None and lay.own_logged:  # the log holds them: only counted
+            rec.n_own += c.actors[moves:].count(who)
+        elif who is not None:
             rec.read_own(
                 [
                     a
@@ -598,7 +600,9 @@ class _Lists:
     objects; a copy of a list costs N pointers, several times less. So per player the last
     tensor is kept twice (as an array and as a private list), and the next is that list, copied,
     with the entries that differ rewritten (most steps change few entries of a long tensor).
-    The caller gets a new list it may keep or change."""
+    The private list holds one float object per distinct value (`_interned`), so copying it and
+    freeing the copy touch a few objects, not one per entry. The caller gets a new list it may
+    keep or change."""
 
     __slots__ = ("observer", "last", "players", "records", "encode")
 
@@ -607,10 +611,10 @@ class _Lists:
         self.encode = observer.encoding._encode  # the view's tensor (`Encoding.encode`)
         self.players = players
         self.last: dict[int, tuple[np.ndarray, list[float]]] = {}
-        # per player, the record part of the last tensor: (its array, events and own actions
-        # placed); the array is written in place only when one of those counts grows, so the
-        # same triple means the same record floats and they need no comparing
-        self.records: dict[int, tuple[Any, int, int]] = {}
+        # per player, the record part of the last tensor: (its array, the writes to it read so
+        # far, `Record.journal`); the same array means the entries to update are exactly the
+        # slots of the writes since
+        self.records: dict[int, tuple[Any, int]] = {}
 
     def get(self, state: MeepleState, player: int | None) -> list[float]:
         if player is None:
@@ -627,30 +631,40 @@ class _Lists:
             obs.set_from(state, player)
             self.records.pop(player, None)
             return self._update(player, obs.tensor, last)
-        # The view part is encoded afresh; the record part compared only if it moved.
+        # The view part is encoded afresh and compared; the record part is read from its
+        # journal (or compared whole when it is another array).
         who = None if obs.public_only else player
         rec = _tensor_record(c, who, lay)
         view = self.encode(c.s, who)
         n = len(view)
         prev, mine = last
-        changed = (view != prev[:n]).nonzero()[0]
+        arr = rec.arr
+        journal = rec.journal
         seen = self.records.get(player)
-        if seen is None or seen[0] is not rec.arr or seen[1] != rec.pos or seen[2] != rec.n_own:
-            self.records[player] = (rec.arr, rec.pos, rec.n_own)
-            more = (rec.arr != prev[n:]).nonzero()[0]
-            if len(more):
-                if len(more) * 8 > len(prev):
-                    return self._update(player, np.concatenate((view, rec.arr)), last)
-                values = np.concatenate((view[changed], rec.arr[more]))
-                changed = np.concatenate((changed, more + n))
-            else:
-                values = view[changed]
+        if seen is None or seen[0] is not arr:  # another record: compare it whole
+            self.records[player] = (arr, len(journal))
+            at = (arr != prev[n:]).nonzero()[0]
+            if len(at) * 8 > len(prev):
+                return self._update(player, np.concatenate((view, arr)), last)
+            new = [at.tolist()] if len(at) else []
+        elif seen[1] < len(journal):
+            self.records[player] = (arr, len(journal))
+            new = journal[seen[1] :]
         else:
-            values = view[changed]
+            new = []
+        keep = _FLOATS.setdefault
+        changed = (view != prev[:n]).nonzero()[0]
         if len(changed):
+            values = view[changed]
             prev[changed] = values
             for i, v in zip(changed.tolist(), values.tolist(), strict=True):
-                mine[i] = v
+                mine[i] = keep(v, v)
+        if new:  # the record's slots written since (prev's record part mirrors them)
+            at = new[0] if len(new) == 1 else [i for w in new for i in w]
+            values = arr.take(at)
+            prev[n:].put(at, values)
+            for i, v in zip(at, values.tolist(), strict=True):
+                mine[i + n] = keep(v, v)
         return mine.copy()
 
     def _update(
@@ -658,19 +672,35 @@ class _Lists:
     ) -> list[float]:
         """The list of ``t``, from the player's last one (compared whole)."""
         if last is None:
-            self.last[player] = (t.copy(), t.tolist())
+            self.last[player] = (t.copy(), _interned(t))
             return t.tolist()
         prev, mine = last
         changed = (t != prev).nonzero()[0]
-        if len(changed) * 8 > len(t):  # most of it changed: build afresh
+        if len(changed) * 4 > len(t) * 3:  # most of it changed: build afresh
             np.copyto(prev, t)
-            mine[:] = t.tolist()
+            mine[:] = _interned(t)
         elif len(changed):
             values = t[changed]
             prev[changed] = values
+            keep = _FLOATS.setdefault
             for i, v in zip(changed.tolist(), values.tolist(), strict=True):
-                mine[i] = v
+                mine[i] = keep(v, v)
         return mine.copy()
+
+
+# One float object per value that tensors' private lists hold (`_Lists`): copying a list then
+# touches few objects (their reference counts), not one per entry. Values are few (0, 1, k / n
+# for small n), but a game's positions and scales make more: cleared past a bound.
+_FLOATS: dict[float, float] = {}
+_FLOATS_MAX = 1 << 16
+
+
+def _interned(t: np.ndarray) -> list[float]:
+    """``t`` as a list of `_FLOATS`' objects."""
+    if len(_FLOATS) > _FLOATS_MAX:
+        _FLOATS.clear()
+    keep = _FLOATS.setdefault
+    return [keep(v, v) for v in t.tolist()]
 
 
 def _lists(game: MeepleGame, recall: bool) -> _Lists:

@@ -346,6 +346,9 @@ class Layout:
     actions: dict[str, int]  # an action's JSON text -> its id
     overflow: int  # the overflow slot's offset; the digest's `DIGEST_BITS` slots follow it
     size: int
+    # The game logs every decision with its player and action (hook `actions_logged`): own
+    # actions follow from the log, so they take no block (own_cap is 0) and no digest.
+    own_logged: bool = False
     _cache: dict[int, tuple[Any, Kind | None, list[int], list[float], bool]] = field(
         default_factory=dict, repr=False
     )
@@ -470,7 +473,8 @@ class Layout:
             "| block | offset | room | floats per slot |",
             "|---|---:|---:|---:|",
             f"| view | 0 | 1 | {self.obs.size} |",
-            f"| own actions | {self.own_offset} | {self.own_cap} | {self.own_slot} |",
+            f"| own actions{' (in the log)' if self.own_logged else ''} | {self.own_offset} "
+            f"| {self.own_cap} | {self.own_slot} |",
         ]
         lines += [
             f"| log `{k.name}` | {k.offset} | {k.cap} | {k.slot} |" for k in self.kinds.values()
@@ -508,6 +512,7 @@ class Record:
         "n_own",
         "digest",
         "shared",
+        "journal",
     )
 
     def __init__(self, layout: Layout) -> None:
@@ -520,6 +525,10 @@ class Record:
         self.n_own = 0
         self.digest: Any = None  # BLAKE2b of what did not fit, once something did not
         self.shared = False
+        # The slots written into ``arr``, one list per write, in order: a reader that saw this
+        # ``arr`` with k writes reads only ``journal[k:]`` (`openspiel._Lists`). A new ``arr``
+        # (copy on write) starts a new journal, and a reader holding the old ``arr`` sees that.
+        self.journal: list[list[int]] = []
 
     def share(self) -> Record:
         """A copy for a cloned state (the array is copied when either side next writes)."""
@@ -531,6 +540,7 @@ class Record:
 
     def _own_it(self) -> None:
         self.arr = self.arr.copy()
+        self.journal = []
         self.counts = self.counts.copy()
         if self.digest is not None:
             self.digest = self.digest.copy()
@@ -574,14 +584,18 @@ class Record:
         self.events_read = len(events)
         if idx:
             self.arr.put(idx, val)
+            self.journal.append(idx)
 
     def read_own(self, actions: Sequence[int]) -> None:
         """Place these own actions after those read before (in order)."""
         if not actions:
             return
+        lay = self.layout
+        if lay.own_logged:  # the log holds them (`Layout.own_logged`)
+            self.n_own += len(actions)
+            return
         if self.shared:
             self._own_it()
-        lay = self.layout
         base = lay.own_offset - lay.obs.size
         idx: list[int] = []
         for a in actions:
@@ -594,6 +608,7 @@ class Record:
                 self._rest(b"o%d:%d" % (i, a))
         if idx:
             self.arr.put(idx, 1.0)
+            self.journal.append(idx)
 
     def _rest(self, item: bytes) -> None:
         """Something that did not fit: into the digest, whose bits are rewritten."""
@@ -606,6 +621,7 @@ class Record:
         self.arr[at] = 1.0
         code = int.from_bytes(self.digest.digest(), "big")
         self.arr[[at + 1 + k for k in _code(code)]] = 1.0
+        self.journal.append(list(range(at, at + 1 + DIGEST_BITS)))
 
     def array(self) -> np.ndarray:
         """The tensor after the view (read only: copy it to keep it)."""
@@ -678,13 +694,21 @@ def build(game: str, players: int, options: dict[str, Any]) -> Layout:
     num_actions = info.num_actions
     offset = obs.size
     own_slot = num_actions.bit_length()  # the binary code of id + 1 (0: no action)
-    own_cap = _room(most_own)
+    # A game whose log names every decision's player and action (an action's JSON coded by id,
+    # so `table` is not empty) needs no own-actions block: the log says them.
+    logged = hook(info, "actions_logged")
+    own_logged = bool(table) and logged is not None and bool(logged(players, dict(options)))
+    own_cap = 0 if own_logged else _room(most_own)
+    # Room the game's rules fix for a kind (an event logged once a game: room 1, not `_room`'s
+    # headroom for a count that varies); an event past it still goes to the digest.
+    rooms_hook = hook(info, "information_state_room")
+    rooms = rooms_hook(players, dict(options)) if rooms_hook else {}
     own_offset = offset
     offset += own_cap * own_slot
     kinds: dict[str, Kind] = {}
     for name in sorted(stats):
         root, used = _compile(stats[name], books, ("event", name), num_actions, 1, True, root=True)
-        kind = Kind(name, offset, _room(most[name]), 1 + used, root)
+        kind = Kind(name, offset, rooms.get(name, _room(most[name])), 1 + used, root)
         kinds[name] = kind
         offset += kind.size
     return Layout(
@@ -701,6 +725,7 @@ def build(game: str, players: int, options: dict[str, Any]) -> Layout:
         table,
         offset,
         offset + 1 + DIGEST_BITS,
+        own_logged,
     )
 
 

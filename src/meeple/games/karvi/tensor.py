@@ -271,34 +271,25 @@ def _players(
     observes and wherever they sit) by everything they are computed from: the key lists every
     field `_row` reads."""
     keep = player is not None and bool(state.tasks) and state.tasks[-1][0] == "keep"
+    if _TAILS[0] is state and _TAILS[1] == len(state.history):
+        tails, seen_rows = _TAILS[2], _TAILS[3]
+    else:  # what each row is computed from, less the observer: once per position
+        tails, seen_rows = [_tail(pl) for pl in state.p], {}
+        _TAILS[:] = [state, len(state.history), tails, seen_rows]
     for q, pl in enumerate(state.p):
         rel = (q - me) % n
         own = q == player
-        key = (
-            own,
-            own and keep,
-            pl.prov,
-            pl.points,
-            pl.map,
-            pl.exception,
-            pl.start,
-            pl.tower_supply,
-            pl.tower_tab,
-            pl.post_supply,
-            pl.post_tab,
-            tuple(pl.res),
-            tuple(pl.war),
-            tuple(pl.hand),
-            tuple(pl.played),
-            tuple(pl.trade_cards),
-            tuple(pl.trade_track),
-            tuple(pl.raid_track),
-            tuple(pl.beside),
-            tuple(pl.hidden_ut),
-            tuple(pl.hidden_runes),
-            *map(tuple, pl.slots.values()),
-            *map(tuple, pl.rune_spots),
-        )
+        if not own:  # the row as others see it: looked up once per position
+            row = seen_rows.get(q)
+            if row is None:
+                row = seen_rows[q] = _seen_row(pl, tails[q])
+            b = base + rel * PLAYER
+            out[b : b + PLAYER] = row
+            ones.append(node_at + pl.ship * stride + rel)
+            for node, kind in pl.built:
+                ones.append(node_at + node * stride + (n if kind == "tower" else 2 * n) + rel)
+            continue
+        key = (own, own and keep, *tails[q])
         row = _ROWS.get(key)
         if row is None:
             parts: tuple[list[int], list[int], list[float]] = ([], [], [])
@@ -315,6 +306,52 @@ def _players(
         ones.append(node_at + pl.ship * stride + rel)
         for node, kind in pl.built:
             ones.append(node_at + node * stride + (n if kind == "tower" else 2 * n) + rel)
+
+
+# The last position's row keys less the observer part (`_tail` per player) and the rows as
+# others see them, by player: (the state object, its history length, the keys, the rows). A
+# state changes only by `apply`, which lengthens its history; the reference keeps the id from
+# reuse.
+_TAILS: list[Any] = [None, -1, None, None]
+
+
+def _seen_row(pl: Any, tail: tuple[Any, ...]) -> np.ndarray:
+    """A player's row as the others see it (cached in `_ROWS` like the observer's own)."""
+    key = (False, False, *tail)
+    row = _ROWS.get(key)
+    if row is None:
+        parts: tuple[list[int], list[int], list[float]] = ([], [], [])
+        _row(pl, False, False, *parts)
+        row = _dense(PLAYER, 0, *parts)
+        _store(_ROWS, key, row)
+    return row
+
+
+def _tail(pl: Any) -> tuple[Any, ...]:
+    """Every field `_row` reads of a player (the row cache's key after the observer part)."""
+    return (
+        pl.prov,
+        pl.points,
+        pl.map,
+        pl.exception,
+        pl.start,
+        pl.tower_supply,
+        pl.tower_tab,
+        pl.post_supply,
+        pl.post_tab,
+        tuple(pl.res),
+        tuple(pl.war),
+        tuple(pl.hand),
+        tuple(pl.played),
+        tuple(pl.trade_cards),
+        tuple(pl.trade_track),
+        tuple(pl.raid_track),
+        tuple(pl.beside),
+        tuple(pl.hidden_ut),
+        tuple(pl.hidden_runes),
+        *map(tuple, pl.slots.values()),
+        *map(tuple, pl.rune_spots),
+    )
 
 
 def _row(pl: Any, own: bool, keep: bool, ones: list[int], idx: list[int], val: list[float]) -> None:

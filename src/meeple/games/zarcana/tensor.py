@@ -10,6 +10,7 @@ seats after them, so one network serves every seat.
 
 from __future__ import annotations
 
+import marshal
 from functools import cache
 from typing import Any
 
@@ -37,6 +38,12 @@ CARD_FEATURES = 9
 # x, y, orientation one-hot (up, N, E, S, W), still to reorient, reoriented next.
 PIECE_FEATURES = 10
 _STAGES = ("main", "chain", "reorient")
+# A chain is at most 4 decisions (a pyramid; an ability, for a master or wild card, or one a
+# copied card lends; then an ability's own two, such as a pyramid and its orientation:
+# `ZarcanaState._seqs`), and it runs at its last, so at most 3 are ever on view; room for 4.
+CHAIN_ROOM = 4
+_CODE_BITS = NUM_ACTIONS.bit_length()  # an action as the binary code of its id + 1
+_CODES = [tuple(k for k in range(_CODE_BITS) if (a + 1) >> k & 1) for a in range(NUM_ACTIONS)]
 _DEPTH = [min(1.0, d / 4) for d in range(NUM_CARDS)]
 
 
@@ -53,7 +60,10 @@ def _layout(players: int) -> dict[str, int]:
         ("stash", players * 3),
         ("stage", len(_STAGES)),
         ("misc", 5),  # turn, deck size, reshuffles, turns left, over
-        ("chosen", NUM_ACTIONS),  # the current chain's decisions so far: count / 4 per action
+        (
+            "chosen",
+            CHAIN_ROOM * _CODE_BITS,
+        ),  # the current chain's decisions, in order: id + 1 in binary
     ]
     out, n = {}, 0
     for name, size in sizes:
@@ -80,19 +90,26 @@ def observation_tensor(state: ZarcanaState, player: int | None) -> np.ndarray:
     else:
         base = _encode(state)
         _LAST[:] = [state, len(state.history), base]
-    out = base.copy()
-    if player is None:
-        return out
-    n = state.players
-    lay = _layout(n)
-    if player:  # row r holds seat (r + player) % n
-        for name, width in _ROWS:
-            at, end = lay[name], lay[name] + n * width
-            cut = player * width
-            out[at : end - cut] = base[at + cut : end]
-            out[end - cut : end] = base[at : at + cut]
+    if not player:  # None or 0: the rows are in order
+        out = base.copy()
+        if player is None:
+            return out
+    else:
+        out = base[_rotation(state.players, player)]  # row r holds seat (r + player) % n
     out[[k * CARD_FEATURES + 4 for k in state.hands[player]]] = 1.0
     return out
+
+
+@cache
+def _rotation(players: int, player: int) -> np.ndarray:
+    """Indices taking the tensor as player 0 sees it to ``player``'s seat order (one gather
+    instead of a copy and two slices per per-player block)."""
+    lay = _layout(players)
+    perm = np.arange(lay["size"], dtype=np.intp)
+    for name, width in _ROWS:
+        at, size = lay[name], players * width
+        perm[at : at + size] = at + (np.arange(size) + player * width) % size
+    return perm
 
 
 # Per-player blocks (rows by relative seat) and their widths.
@@ -117,17 +134,10 @@ def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
     ones: list[int] = []  # slots that are 1
     idx: list[int] = []  # slots with another value, in `val`
     val: list[float] = []
-    idx_chosen: dict[int, float] = {}
-    sx, sy = 1.0 / (W - 1), 1.0 / (H - 1)
-    for c, stack in state.stacks.items():
-        x, y = c % W * sx, c // W * sy
-        depth = len(stack)
-        for k in stack:
-            depth -= 1
-            b = k * CARD_FEATURES
-            ones.append(b if depth == 0 else b + 1)
-            idx += (b + 6, b + 7, b + 8)
-            val += (x, y, _DEPTH[depth])
+    board = _board(state.stacks)
+    ones += board[0]
+    idx += board[1]
+    val += board[2]
     ones += [k * CARD_FEATURES + 2 for k in state.discard]
     if state.discard:
         ones.append(state.discard[-1] * CARD_FEATURES + 3)
@@ -136,24 +146,10 @@ def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
     if state.playing >= 0:
         ones.append(state.playing * CARD_FEATURES + 5)
     pieces = lay["pieces"]
-    pos, orient = state.pos, state.orient
-    stash = [5] * (3 * n)
-    owners: dict[int, int] = {}  # cell -> its only owner so far, or -1 when shared
-    for q in range(n * PIECES):
-        c = pos[q]
-        if c < 0:
-            continue
-        who = q // PIECES
-        if owners.get(c, who) != who:
-            owners[c] = -1
-        else:
-            owners[c] = who
-        rel = (who - me) % n
-        stash[3 * rel + q // 5 % 3] -= 1
-        b = pieces + (rel * PIECES + q % PIECES) * PIECE_FEATURES
-        ones += (b, b + 3 + orient[q])
-        idx += (b + 1, b + 2)
-        val += (c % W * sx, c // W * sy)
+    p_ones, p_idx, p_val, stash, owners = _pieces(state.pos, state.orient, n, me)
+    ones += p_ones
+    idx += p_idx
+    val += p_val
     for i, q in enumerate(state.reo):
         b = pieces + ((q // PIECES - me) % n * PIECES + q % PIECES) * PIECE_FEATURES
         ones.append(b + 8)
@@ -164,15 +160,10 @@ def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
     if state.declared >= 0:
         ones.append(lay["declared"] + (state.declared - me) % n)
     ones.append(lay["stage"] + _STAGES.index(state.stage))
-    if state.chosen:  # a count per action (one chain can pick the same pyramid twice)
-        ch = lay["chosen"]
-        for a in state.chosen:
-            if ch + a in idx_chosen:
-                idx_chosen[ch + a] += 0.25
-            else:
-                idx_chosen[ch + a] = 0.25
-        idx += idx_chosen.keys()
-        val += [min(1.0, x) for x in idx_chosen.values()]
+    ch = lay["chosen"]
+    for i, a in enumerate(state.chosen[:CHAIN_ROOM]):
+        b = ch + i * _CODE_BITS
+        ones += [b + k for k in _CODES[a]]
     scores = [0] * n  # Scoring: the top cards each player occupies alone (as State.scores)
     stacks = state.stacks
     for c, who in owners.items():
@@ -198,6 +189,89 @@ def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
     out[ones] = 1.0
     out[idx] = val
     return out
+
+
+# Parts that change on few steps, cached by the fields they are computed from (as `marshal`
+# bytes: one C call), at most `_CACHE_MAX` entries each: the board's cards (`_board`) and the
+# pyramids (`_pieces`).
+_CACHE_MAX = 4096
+_BOARDS: dict[bytes, tuple[list[int], list[int], list[float]]] = {}
+_PIECES: dict[tuple[int, int, bytes], tuple[Any, ...]] = {}
+
+
+def _board(stacks: dict[int, list[int]]) -> tuple[list[int], list[int], list[float]]:
+    """The board's cards: (slots that are 1, other slots, their values); callers only read."""
+    key = marshal.dumps(stacks)
+    hit = _BOARDS.get(key)
+    if hit is not None:
+        return hit
+    ones: list[int] = []
+    idx: list[int] = []
+    val: list[float] = []
+    sx, sy = 1.0 / (W - 1), 1.0 / (H - 1)
+    for c, stack in stacks.items():
+        x, y = c % W * sx, c // W * sy
+        depth = len(stack)
+        for k in stack:
+            depth -= 1
+            b = k * CARD_FEATURES
+            ones.append(b if depth == 0 else b + 1)
+            idx += (b + 6, b + 7, b + 8)
+            val += (x, y, _DEPTH[depth])
+    if len(_BOARDS) >= _CACHE_MAX:
+        _BOARDS.clear()
+    _BOARDS[key] = hit = (ones, idx, val)
+    return hit
+
+
+def _pieces(pos: list[int], orient: list[int], n: int, me: int) -> tuple[Any, ...]:
+    """The pyramids as ``me`` sees them (rows by relative seat): (slots that are 1, other
+    slots, their values, the stash counts by relative seat and size, each occupied cell's only
+    owner or -1 when shared); callers only read."""
+    key = (n, me, marshal.dumps((pos, orient)))
+    hit = _PIECES.get(key)
+    if hit is not None:
+        return hit
+    pieces = _layout(n)["pieces"]
+    sx, sy = 1.0 / (W - 1), 1.0 / (H - 1)
+    ones: list[int] = []
+    idx: list[int] = []
+    val: list[float] = []
+    stash = [5] * (3 * n)
+    owners: dict[int, int] = {}  # cell -> its only owner so far, or -1 when shared
+    for q in range(n * PIECES):
+        c = pos[q]
+        if c < 0:
+            continue
+        who = q // PIECES
+        if owners.get(c, who) != who:
+            owners[c] = -1
+        else:
+            owners[c] = who
+        rel = (who - me) % n
+        stash[3 * rel + q // 5 % 3] -= 1
+        b = pieces + (rel * PIECES + q % PIECES) * PIECE_FEATURES
+        ones += (b, b + 3 + orient[q])
+        idx += (b + 1, b + 2)
+        val += (c % W * sx, c // W * sy)
+    if len(_PIECES) >= _CACHE_MAX:
+        _PIECES.clear()
+    _PIECES[key] = hit = (ones, idx, val, stash, owners)
+    return hit
+
+
+def actions_logged(players: int, options: dict[str, Any]) -> bool:
+    """Every decision is logged to everyone as an ``act`` event with its player and action
+    (`ZarcanaState._apply`), so the information-state tensor needs no own-actions block (the
+    interop hook; `meeple.interop.recall`)."""
+    return True
+
+
+def information_state_room(players: int, options: dict[str, Any]) -> dict[str, int]:
+    """Events the rules log once a game in each player's log: the deal (Setup: each player's
+    own), the starting board and the end (the interop hook: room 1 instead of room for a
+    count that varies; `meeple.interop.recall`)."""
+    return {"deal": 1, "setup": 1, "game_end": 1}
 
 
 def information_state_examples(players: int, options: dict[str, Any]) -> list[dict[str, Any]]:
@@ -232,4 +306,10 @@ def information_state_examples(players: int, options: dict[str, Any]) -> list[di
     return out
 
 
-__all__ = ["information_state_examples", "observation_tensor", "observation_tensor_shape"]
+__all__ = [
+    "actions_logged",
+    "information_state_examples",
+    "information_state_room",
+    "observation_tensor",
+    "observation_tensor_shape",
+]
