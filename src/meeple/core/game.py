@@ -11,6 +11,7 @@ the subclass, so a game can keep them lean.
 
 from __future__ import annotations
 
+import copy
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Container, Sequence
@@ -67,7 +68,7 @@ class GameInfo:
 
     def __post_init__(self) -> None:
         if isinstance(self.state_factory, type):
-            self.state_factory.info = self  # a state knows its game
+            self.state_factory.info = self  # type: ignore[attr-defined]  # a state knows its game
 
     def resolve_options(self, players: int, given: dict[str, Any]) -> dict[str, Any]:
         """Validate ``players`` and ``given`` options; return the full option dict."""
@@ -153,7 +154,8 @@ class State(ABC):
         self.history: list[int] = []
         # Event log: (visible_to, event). visible_to None = public. None disables logging,
         # which search copies do to stay fast.
-        self._events: list[tuple[int | None, dict[str, Any]]] | None = []
+        # Hot paths log compact tuples (see `emit`), hence ``Any``.
+        self._events: list[tuple[int | None, Any]] | None = []
 
     # ----- what a subclass implements -------------------------------------------------------
     @abstractmethod
@@ -209,14 +211,16 @@ class State(ABC):
         """
         if type(action) is not int:
             raise IllegalAction(f"an action is an int, not {action!r}")
-        if self.to_move is None:
+        # `mover`, not `self.to_move`, is what is tested: a type checker (and mypyc, which
+        # compiles from the types) would otherwise take `to_move` for an int after `_apply`.
+        mover = self.to_move
+        if mover is None:
             raise IllegalAction("the game is over")
         if not (action in legal if legal is not None else self.is_legal(action)):
             raise IllegalAction(
                 f"action {action} is not legal for player {self.to_move} now; legal: "
                 + ", ".join(f"{a} ({self.describe(a)})" for a in self.legal_actions())
             )
-        mover = self.to_move
         self._undo_mark = False
         self._apply(action)
         self.history.append(action)
@@ -288,6 +292,18 @@ class State(ABC):
             return [1.0]
         n = self.players
         return [1.0 - 2.0 * (place - 1) / (n - 1) for place in self.ranking()]
+
+    def _shallow(self) -> Any:
+        """A new state of this class sharing every attribute with ``self``: `_copy` starts from it
+        and copies what `_apply` mutates. A plain class copies its instance dict; a class compiled
+        by mypyc (no ``__dict__``) goes through `copy.copy`, which it supports."""
+        try:
+            attrs = self.__dict__
+        except AttributeError:
+            return copy.copy(self)
+        new = object.__new__(type(self))
+        new.__dict__.update(attrs)
+        return new
 
     def clone(self) -> State:
         """An independent copy (history and log included)."""

@@ -190,8 +190,8 @@ class SavageBowlState(State):
         # player can be eliminated yet (ruling R4: 4 - 1 - 1 = 2).
         order = [p for p in _ROTATION[n][self.next_leader] if not skip >> p & 1]
         self.order = order
-        self.trick = []
-        self.tcol = []
+        self.trick: list[int] = []
+        self.tcol: list[int] = []
         self.to_move = order[0]
 
     # ----- the rules -----------------------------------------------------------------------
@@ -485,8 +485,7 @@ class SavageBowlState(State):
         return v
 
     def _copy(self) -> SavageBowlState:
-        new = object.__new__(SavageBowlState)
-        new.__dict__.update(self.__dict__)
+        new: SavageBowlState = self._shallow()
         # Lists changed in place are copied; last_champ and order are only ever replaced, so the
         # copy may share them.
         new.points = self.points.copy()

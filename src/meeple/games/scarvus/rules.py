@@ -683,8 +683,7 @@ class ScarvusState(State):
         return v
 
     def _copy(self) -> ScarvusState:
-        new = object.__new__(ScarvusState)
-        new.__dict__.update(self.__dict__)
+        new: ScarvusState = self._shallow()
         new.singed = self.singed.copy()
         new.burnt = self.burnt.copy()
         new.lives = self.lives.copy()
@@ -804,7 +803,7 @@ class ScarvusState(State):
 
     def _event_text(self, event: dict[str, Any], player: int | None) -> str:
         t = event["type"]
-        p = event.get("player")
+        p: Any = event.get("player")  # absent from some events (Any: mypyc checks what it is told)
         colour = event.get("colour")
         value = event.get("value")
         card = f"{colour} card" if value is None else f"{colour} {value}"
