@@ -11,7 +11,6 @@ the subclass, so a game can keep them lean.
 
 from __future__ import annotations
 
-import copy
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Container, Sequence
@@ -294,15 +293,12 @@ class State(ABC):
         return [1.0 - 2.0 * (place - 1) / (n - 1) for place in self.ranking()]
 
     def _shallow(self) -> Any:
-        """A new state of this class sharing every attribute with ``self``: `_copy` starts from it
-        and copies what `_apply` mutates. A plain class copies its instance dict; a class compiled
-        by mypyc (no ``__dict__``) goes through `copy.copy`, which it supports."""
-        try:
-            attrs = self.__dict__
-        except AttributeError:
-            return copy.copy(self)
+        """A new state of this class sharing every attribute with ``self``, made without
+        `__init__`: `_copy` starts from it and copies what `_apply` mutates. The one place that
+        knows how a state is laid out (an instance dict today; a compiled class would need its
+        own way here, see docs/arena.md, "Engine speed")."""
         new = object.__new__(type(self))
-        new.__dict__.update(attrs)
+        new.__dict__.update(self.__dict__)
         return new
 
     def clone(self) -> State:
