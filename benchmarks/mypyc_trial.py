@@ -9,7 +9,7 @@ OpenSpiel Hearts beside it, so compare the ratios), and with ``--test`` the corp
 What the trial found (docs/arena.md, "Engine speed"): playouts run compiled, but ``clone()`` does
 not yet (a native class has no instance dict for `State._shallow`, and ``copy.copy`` would call
 ``__init__``), so only decisions/s are compared (``--no-copies``); and only the games whose rules
-are compiled can be run, since a pure game cannot subclass the compiled `State`.
+are compiled are run.
 
     python benchmarks/mypyc_trial.py                      # core + Scarvus + Savage Bowl
     python benchmarks/mypyc_trial.py --games scarvus --rounds 2 --seconds 2 --test
