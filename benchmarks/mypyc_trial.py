@@ -6,10 +6,9 @@ a C compiler in the interpreter running this: ``pip install mypy``), then runs
 OpenSpiel Hearts beside it, so compare the ratios), and with ``--test`` the corpus replay
 (`tests/test_corpus.py`) on the compiled copy: the compiled rules must give the same games.
 
-What the trial found (docs/arena.md, "Engine speed"): playouts run compiled, but ``clone()`` does
-not yet (a native class has no instance dict for `State._shallow`, and ``copy.copy`` would call
-``__init__``), so only decisions/s are compared (``--no-copies``); and only the games whose rules
-are compiled are run.
+What the trial found is in docs/arena.md ("Engine speed: compiling the rules"). Only the games
+whose rules are compiled are run (the others run on the compiled `State` too, as interpreted
+subclasses, but that is not what is being measured).
 
     python benchmarks/mypyc_trial.py                      # core + Scarvus + Savage Bowl
     python benchmarks/mypyc_trial.py --games scarvus --rounds 2 --seconds 2 --test
@@ -45,7 +44,7 @@ def playouts(pythonpath: Path, game: str, seconds: float) -> str:
     env = {**os.environ, "PYTHONPATH": str(pythonpath)}
     out: Any = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "playouts.py"), "--game", game,
-         "--seconds", str(seconds), "--rounds", "3", "--no-copies"],
+         "--seconds", str(seconds), "--rounds", "3"],
         env=env, capture_output=True, text=True)
     if out.returncode:
         return out.stdout + out.stderr[-3000:]

@@ -19,6 +19,13 @@ from typing import Any, ClassVar
 
 from .errors import BadOption, BadPlayerCount, IllegalAction
 
+try:  # mypyc's class options, for a compiled build; without mypy installed they do nothing
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover - depends on what is installed
+
+    def mypyc_attr(*_args: object, **_kwargs: object) -> Any:  # type: ignore[misc]
+        return lambda cls: cls
+
 RECORD_FORMAT = "meeple-record/1"
 
 JSON = Any
@@ -121,6 +128,11 @@ def _fmt_choices(choices: Sequence[Any]) -> str:
     return ", ".join(repr(c) for c in choices)
 
 
+# For a mypyc build: ``serializable`` lets `_shallow` (through `copy.copy`) make a state without
+# `__init__`; ``allow_interpreted_subclasses`` lets a game that is not compiled subclass it. A
+# compiled game class needs ``@mypyc_attr(allow_interpreted_subclasses=True)`` too: without it,
+# mypyc (2.4) never calls the `__init__` of a subclass of a serializable class.
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class State(ABC):
     """A game in progress. Subclasses implement the rules.
 
@@ -294,10 +306,15 @@ class State(ABC):
 
     def _shallow(self) -> Any:
         """A new state of this class sharing every attribute with ``self``, made without
-        `__init__`: `_copy` starts from it and copies what `_apply` mutates. The one place that
-        knows how a state is laid out (an instance dict today; a compiled class would need its
-        own way here, see docs/arena.md, "Engine speed")."""
-        new = object.__new__(type(self))
+        `__init__`: `_copy` starts from it and copies what `_apply` mutates. A plain class copies
+        its instance dict; a class built on a compiled `State` (attributes in slots) goes
+        through the ``__getstate__``/``__setstate__`` pair mypyc gives a serializable class."""
+        cls = type(self)
+        if cls.__new__ is not object.__new__:  # what copy.copy does, without its detours
+            new = cls.__new__(cls)
+            new.__setstate__(self.__getstate__())  # type: ignore[attr-defined]
+            return new
+        new = object.__new__(cls)
         new.__dict__.update(self.__dict__)
         return new
 

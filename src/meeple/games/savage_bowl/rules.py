@@ -23,6 +23,7 @@ from typing import Any
 
 from meeple.core import BadPlayerCount, IllegalAction, State, derive
 from meeple.core.cards import deal_avoiding
+from meeple.core.game import mypyc_attr
 from meeple.core.text import does, name, plural, winners
 
 # ----- components, read from data --------------------------------------------------------------
@@ -118,6 +119,7 @@ def check(players: int, options: dict[str, Any]) -> None:
         raise BadPlayerCount(f"only {CHAMELEONS} Chameleon cards exist")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # see State
 class SavageBowlState(State):
     """A game of Savage Bowl. See the module docstring for the representation."""
 

@@ -31,6 +31,7 @@ from importlib import resources
 from typing import Any
 
 from meeple.core import BadOption, IllegalAction, State, derive
+from meeple.core.game import mypyc_attr
 from meeple.core.text import does, name, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
@@ -147,6 +148,7 @@ def penalty(difference: int) -> int:
     return SINGED if difference <= SINGED_MAX else BURNT
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # see State
 class ScarvusState(State):
     """A game of Scarvus. See the module docstring for the representation and action layout."""
 
