@@ -312,7 +312,10 @@ class State(ABC):
         cls = type(self)
         if cls.__new__ is not object.__new__:  # what copy.copy does, without its detours
             new = cls.__new__(cls)
-            new.__setstate__(self.__getstate__())  # type: ignore[attr-defined]
+            attrs: dict[str, Any] = self.__getstate__()  # type: ignore[assignment]
+            if "__dict__" in attrs:  # a pure game's own attributes: a dict of its own, not ours
+                attrs["__dict__"] = attrs["__dict__"].copy()
+            new.__setstate__(attrs)  # type: ignore[attr-defined]
             return new
         new = object.__new__(cls)
         new.__dict__.update(self.__dict__)
