@@ -209,11 +209,13 @@ class State(ABC):
     def is_over(self) -> bool:
         return self.to_move is None
 
-    def is_legal(self, action: int) -> bool:
+    # ``action: Any`` on the methods that take input from outside: they check it themselves,
+    # and a compiled build (setup.py) would otherwise refuse a non-int with a TypeError first.
+    def is_legal(self, action: Any) -> bool:
         """Whether ``action`` is legal now. Games may override with a faster test."""
         return action in self.legal_actions()
 
-    def apply(self, action: int, legal: Container[int] | None = None) -> None:
+    def apply(self, action: Any, legal: Container[int] | None = None) -> None:
         """Apply ``action`` for `to_move`. Raises `IllegalAction` and changes nothing if illegal.
 
         ``legal`` may be the result of `legal_actions()` on this very state, which the caller

@@ -212,7 +212,7 @@ class SavageBowlState(State):
             legal += _cham_list(hand)
         return legal
 
-    def is_legal(self, action: int) -> bool:
+    def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
         p = self.to_move
         if p is None or type(action) is not int or not 0 <= action < NUM_ACTIONS:
             return False
@@ -433,7 +433,7 @@ class SavageBowlState(State):
         return [1 + sum(1 for other in keys if other > mine) for mine in keys]
 
     # ----- information ---------------------------------------------------------------------
-    def view(self, player: int | None) -> dict[str, Any]:
+    def view(self, player: Any) -> dict[str, Any]:  # a seat or None; Any: see State.is_legal
         n = self.players
         if player is not None and not (type(player) is int and 0 <= player < n):
             raise ValueError(f"no player {player!r}: players are 0..{n - 1}, or None for a spectator")

@@ -311,7 +311,7 @@ class ScarvusState(State):
             and not self.peeks[p] >> (q * NC + c) & 1
         )
 
-    def is_legal(self, action: int) -> bool:
+    def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
         if self.to_move is None or type(action) is not int or not 0 <= action < NUM_ACTIONS:
             return False
         if self.phase == BIDDING:
@@ -624,7 +624,7 @@ class ScarvusState(State):
             return {"top": pile[-1] if pile else None, "count": len(pile)}
         return list(pile)
 
-    def view(self, player: int | None) -> dict[str, Any]:
+    def view(self, player: Any) -> dict[str, Any]:  # a seat or None; Any: see State.is_legal
         n = self.players
         colours = [c for c in range(NC) if self.in_play >> c & 1]
         responding = self.phase == RESPOND and self.to_move is not None  # How to Win: ends at once
