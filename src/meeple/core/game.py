@@ -312,14 +312,15 @@ class State(ABC):
         its instance dict; a class built on a compiled `State` (attributes in slots) goes
         through the ``__getstate__``/``__setstate__`` pair mypyc gives a serializable class."""
         cls = type(self)
-        if cls.__new__ is not object.__new__:  # what copy.copy does, without its detours
+        try:
+            new = object.__new__(cls)
+        except TypeError:  # "not safe": the class is, or is built on, a compiled State
             new = cls.__new__(cls)
             attrs: dict[str, Any] = self.__getstate__()  # type: ignore[assignment]
             if "__dict__" in attrs:  # a pure game's own attributes: a dict of its own, not ours
                 attrs["__dict__"] = attrs["__dict__"].copy()
             new.__setstate__(attrs)  # type: ignore[attr-defined]
             return new
-        new = object.__new__(cls)
         new.__dict__.update(self.__dict__)
         return new
 
