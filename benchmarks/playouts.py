@@ -218,6 +218,9 @@ def main() -> None:
     except ImportError:
         pass
 
+    from meeple._pure import compiled
+
+    print("compiled modules (setup.py, MEEPLE_COMPILE=1):", ", ".join(compiled()) or "none, pure Python")
     print_rows(rows, HEARTS if hearts is not None else None, "Hearts", "decisions/s")
     if not args.no_copies:
         print()

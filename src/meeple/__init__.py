@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from meeple._pure import use_pure_if_stale
+
+use_pure_if_stale()  # before any compiled module can be imported (setup.py)
+
 import meeple.games as _registry  # noqa: E402  (imported before `games()` shadows the name)
-from meeple.core import (
+from meeple.core import (  # noqa: E402
     RECORD_FORMAT,
     BadOption,
     BadPlayerCount,

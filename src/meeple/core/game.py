@@ -19,6 +19,13 @@ from typing import Any, ClassVar
 
 from .errors import BadOption, BadPlayerCount, IllegalAction
 
+try:  # mypyc's class options, for a compiled build; without mypy installed they do nothing
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover - depends on what is installed
+
+    def mypyc_attr(*_args: object, **_kwargs: object) -> Any:  # type: ignore[misc]
+        return lambda cls: cls
+
 RECORD_FORMAT = "meeple-record/1"
 
 JSON = Any
@@ -67,7 +74,7 @@ class GameInfo:
 
     def __post_init__(self) -> None:
         if isinstance(self.state_factory, type):
-            self.state_factory.info = self  # a state knows its game
+            self.state_factory.info = self  # type: ignore[attr-defined]  # a state knows its game
 
     def resolve_options(self, players: int, given: dict[str, Any]) -> dict[str, Any]:
         """Validate ``players`` and ``given`` options; return the full option dict."""
@@ -121,6 +128,11 @@ def _fmt_choices(choices: Sequence[Any]) -> str:
     return ", ".join(repr(c) for c in choices)
 
 
+# For a mypyc build: ``serializable`` lets `_shallow` (through `copy.copy`) make a state without
+# `__init__`; ``allow_interpreted_subclasses`` lets a game that is not compiled subclass it. A
+# compiled game class needs ``@mypyc_attr(allow_interpreted_subclasses=True)`` too: without it,
+# mypyc (2.4) never calls the `__init__` of a subclass of a serializable class.
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class State(ABC):
     """A game in progress. Subclasses implement the rules.
 
@@ -153,7 +165,8 @@ class State(ABC):
         self.history: list[int] = []
         # Event log: (visible_to, event). visible_to None = public. None disables logging,
         # which search copies do to stay fast.
-        self._events: list[tuple[int | None, dict[str, Any]]] | None = []
+        # Hot paths log compact tuples (see `emit`), hence ``Any``.
+        self._events: list[tuple[int | None, Any]] | None = []
 
     # ----- what a subclass implements -------------------------------------------------------
     @abstractmethod
@@ -196,11 +209,13 @@ class State(ABC):
     def is_over(self) -> bool:
         return self.to_move is None
 
-    def is_legal(self, action: int) -> bool:
+    # ``action: Any`` on the methods that take input from outside: they check it themselves,
+    # and a compiled build (setup.py) would otherwise refuse a non-int with a TypeError first.
+    def is_legal(self, action: Any) -> bool:
         """Whether ``action`` is legal now. Games may override with a faster test."""
         return action in self.legal_actions()
 
-    def apply(self, action: int, legal: Container[int] | None = None) -> None:
+    def apply(self, action: Any, legal: Container[int] | None = None) -> None:
         """Apply ``action`` for `to_move`. Raises `IllegalAction` and changes nothing if illegal.
 
         ``legal`` may be the result of `legal_actions()` on this very state, which the caller
@@ -209,14 +224,16 @@ class State(ABC):
         """
         if type(action) is not int:
             raise IllegalAction(f"an action is an int, not {action!r}")
-        if self.to_move is None:
+        # `mover`, not `self.to_move`, is what is tested: a type checker (and mypyc, which
+        # compiles from the types) would otherwise take `to_move` for an int after `_apply`.
+        mover = self.to_move
+        if mover is None:
             raise IllegalAction("the game is over")
         if not (action in legal if legal is not None else self.is_legal(action)):
             raise IllegalAction(
                 f"action {action} is not legal for player {self.to_move} now; legal: "
                 + ", ".join(f"{a} ({self.describe(a)})" for a in self.legal_actions())
             )
-        mover = self.to_move
         self._undo_mark = False
         self._apply(action)
         self.history.append(action)
@@ -288,6 +305,24 @@ class State(ABC):
             return [1.0]
         n = self.players
         return [1.0 - 2.0 * (place - 1) / (n - 1) for place in self.ranking()]
+
+    def _shallow(self) -> Any:
+        """A new state of this class sharing every attribute with ``self``, made without
+        `__init__`: `_copy` starts from it and copies what `_apply` mutates. A plain class copies
+        its instance dict; a class built on a compiled `State` (attributes in slots) goes
+        through the ``__getstate__``/``__setstate__`` pair mypyc gives a serializable class."""
+        cls = type(self)
+        try:
+            new = object.__new__(cls)
+        except TypeError:  # "not safe": the class is, or is built on, a compiled State
+            new = cls.__new__(cls)
+            attrs: dict[str, Any] = self.__getstate__()  # type: ignore[assignment]
+            if "__dict__" in attrs:  # a pure game's own attributes: a dict of its own, not ours
+                attrs["__dict__"] = attrs["__dict__"].copy()
+            new.__setstate__(attrs)  # type: ignore[attr-defined]
+            return new
+        new.__dict__.update(self.__dict__)
+        return new
 
     def clone(self) -> State:
         """An independent copy (history and log included)."""

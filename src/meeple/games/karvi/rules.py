@@ -1640,8 +1640,7 @@ class KarviState(State):
 
     # ----- copying and determinizing ------------------------------------------------------------
     def _copy(self) -> KarviState:
-        new = KarviState.__new__(KarviState)
-        new.__dict__.update(self.__dict__)
+        new: KarviState = self._shallow()
         for k in ("die_pos", "die_beer", "die_done", "die_height", "stop_stack", "tasks", "display",
                   "trade_deck", "discarded_specials", "start_pool"):
             setattr(new, k, list(getattr(self, k)))

@@ -23,6 +23,7 @@ from typing import Any
 
 from meeple.core import BadPlayerCount, IllegalAction, State, derive
 from meeple.core.cards import deal_avoiding
+from meeple.core.game import mypyc_attr
 from meeple.core.text import does, name, plural, winners
 
 # ----- components, read from data --------------------------------------------------------------
@@ -118,6 +119,7 @@ def check(players: int, options: dict[str, Any]) -> None:
         raise BadPlayerCount(f"only {CHAMELEONS} Chameleon cards exist")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # see State
 class SavageBowlState(State):
     """A game of Savage Bowl. See the module docstring for the representation."""
 
@@ -190,8 +192,8 @@ class SavageBowlState(State):
         # player can be eliminated yet (ruling R4: 4 - 1 - 1 = 2).
         order = [p for p in _ROTATION[n][self.next_leader] if not skip >> p & 1]
         self.order = order
-        self.trick = []
-        self.tcol = []
+        self.trick: list[int] = []
+        self.tcol: list[int] = []
         self.to_move = order[0]
 
     # ----- the rules -----------------------------------------------------------------------
@@ -210,7 +212,7 @@ class SavageBowlState(State):
             legal += _cham_list(hand)
         return legal
 
-    def is_legal(self, action: int) -> bool:
+    def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
         p = self.to_move
         if p is None or type(action) is not int or not 0 <= action < NUM_ACTIONS:
             return False
@@ -431,7 +433,7 @@ class SavageBowlState(State):
         return [1 + sum(1 for other in keys if other > mine) for mine in keys]
 
     # ----- information ---------------------------------------------------------------------
-    def view(self, player: int | None) -> dict[str, Any]:
+    def view(self, player: Any) -> dict[str, Any]:  # a seat or None; Any: see State.is_legal
         n = self.players
         if player is not None and not (type(player) is int and 0 <= player < n):
             raise ValueError(f"no player {player!r}: players are 0..{n - 1}, or None for a spectator")
@@ -485,8 +487,7 @@ class SavageBowlState(State):
         return v
 
     def _copy(self) -> SavageBowlState:
-        new = object.__new__(SavageBowlState)
-        new.__dict__.update(self.__dict__)
+        new: SavageBowlState = self._shallow()
         # Lists changed in place are copied; last_champ and order are only ever replaced, so the
         # copy may share them.
         new.points = self.points.copy()

@@ -31,6 +31,7 @@ from importlib import resources
 from typing import Any
 
 from meeple.core import BadOption, IllegalAction, State, derive
+from meeple.core.game import mypyc_attr
 from meeple.core.text import does, name, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
@@ -147,6 +148,7 @@ def penalty(difference: int) -> int:
     return SINGED if difference <= SINGED_MAX else BURNT
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # see State
 class ScarvusState(State):
     """A game of Scarvus. See the module docstring for the representation and action layout."""
 
@@ -309,7 +311,7 @@ class ScarvusState(State):
             and not self.peeks[p] >> (q * NC + c) & 1
         )
 
-    def is_legal(self, action: int) -> bool:
+    def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
         if self.to_move is None or type(action) is not int or not 0 <= action < NUM_ACTIONS:
             return False
         if self.phase == BIDDING:
@@ -622,7 +624,7 @@ class ScarvusState(State):
             return {"top": pile[-1] if pile else None, "count": len(pile)}
         return list(pile)
 
-    def view(self, player: int | None) -> dict[str, Any]:
+    def view(self, player: Any) -> dict[str, Any]:  # a seat or None; Any: see State.is_legal
         n = self.players
         colours = [c for c in range(NC) if self.in_play >> c & 1]
         responding = self.phase == RESPOND and self.to_move is not None  # How to Win: ends at once
@@ -683,8 +685,7 @@ class ScarvusState(State):
         return v
 
     def _copy(self) -> ScarvusState:
-        new = object.__new__(ScarvusState)
-        new.__dict__.update(self.__dict__)
+        new: ScarvusState = self._shallow()
         new.singed = self.singed.copy()
         new.burnt = self.burnt.copy()
         new.lives = self.lives.copy()
@@ -804,7 +805,7 @@ class ScarvusState(State):
 
     def _event_text(self, event: dict[str, Any], player: int | None) -> str:
         t = event["type"]
-        p = event.get("player")
+        p: Any = event.get("player")  # absent from some events (Any: mypyc checks what it is told)
         colour = event.get("colour")
         value = event.get("value")
         card = f"{colour} card" if value is None else f"{colour} {value}"

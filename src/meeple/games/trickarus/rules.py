@@ -417,8 +417,7 @@ class TrickarusState(State):
         return v
 
     def _copy(self) -> TrickarusState:
-        new = object.__new__(TrickarusState)
-        new.__dict__.update(self.__dict__)
+        new: TrickarusState = self._shallow()
         new.pos = self.pos.copy()
         new.hands = self.hands.copy()
         new.trick = self.trick.copy()

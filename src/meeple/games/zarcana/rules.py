@@ -979,8 +979,7 @@ class ZarcanaState(State):
         return v
 
     def _copy(self) -> ZarcanaState:
-        new = object.__new__(ZarcanaState)
-        new.__dict__.update(self.__dict__)
+        new: ZarcanaState = self._shallow()
         new.pos = self.pos.copy()
         new.orient = self.orient.copy()
         new.stacks = {c: s.copy() for c, s in self.stacks.items()}

@@ -1,0 +1,80 @@
+"""An optional compiled build of the hot rules modules (issue 15; docs/arena.md, "Engine speed").
+
+Everything is in pyproject.toml; this file only adds mypyc extensions, and only when asked:
+
+    pip install mypy
+    MEEPLE_COMPILE=1 pip install --no-build-isolation -e .
+
+Without ``MEEPLE_COMPILE=1`` (the README's commands) the install is pure Python, as before. Opt-in
+because, as the sources stand, a compiled core makes `clone()` slower (see the docs). If mypy is
+missing or compiling fails, the install goes on pure and says so: all the modules or none, since
+they share one library. The build records a hash of each source it compiled in
+``meeple/_compiled.json``; `meeple` loads the pure modules instead when a source has changed
+since (an edited rules file is never shadowed by a stale build) or when ``MEEPLE_PURE=1``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+HERE = Path(__file__).resolve().parent
+# Paths under src/; kept in step with the trial (benchmarks/mypyc_trial.py).
+COMPILED = [
+    "meeple/core/game.py",
+    "meeple/core/rng.py",
+    "meeple/games/scarvus/rules.py",
+    "meeple/games/savage_bowl/rules.py",
+]
+RECORD = HERE / "src" / "meeple" / "_compiled.json"
+
+
+def say(text: str) -> None:
+    print(f"meeple build: {text}", file=sys.stderr)
+
+
+class AllOrNothing(build_ext):
+    """Build the extensions; on any failure remove what was built and stay pure Python."""
+
+    def run(self) -> None:
+        RECORD.unlink(missing_ok=True)
+        try:
+            super().run()
+        except Exception as exc:  # no compiler, a compile error: the pure modules serve
+            say(f"compiling failed ({exc}); installing pure Python")
+            for ext in self.extensions:
+                for path in {self.get_ext_fullpath(ext.name),
+                             str(HERE / "src" / self.get_ext_filename(ext.name))}:
+                    Path(path).unlink(missing_ok=True)
+            return
+        RECORD.write_text(json.dumps({
+            f: hashlib.sha256((HERE / "src" / f).read_bytes()).hexdigest() for f in COMPILED
+        }, indent=1) + "\n")
+        say(f"compiled {', '.join(COMPILED)}")
+
+
+def extensions() -> list:
+    if os.environ.get("MEEPLE_COMPILE") != "1" or os.environ.get("MEEPLE_PURE") == "1":
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        say("MEEPLE_COMPILE=1 but mypy is not installed in the build environment "
+            "(pip install mypy, then pip install --no-build-isolation): installing pure Python")
+        return []
+    # mypy names each module from its package folders (src/ has no __init__.py): meeple.core.game.
+    # Errors in modules that are only imported (bots, renderers) are not ours to stop the build.
+    try:
+        return mypycify(["--follow-imports=silent", *(f"src/{f}" for f in COMPILED)], opt_level="3")
+    except (Exception, SystemExit) as exc:  # mypy reports type errors by exiting
+        say(f"mypyc refused the sources ({exc}); installing pure Python")
+        return []
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": AllOrNothing})
