@@ -10,14 +10,14 @@ from .rules import MAX_ROUND_ACTIONS, NUM_ACTIONS, SETUP, SavageBowlState, check
 # scored and judged by the running points: whole-game random playouts say little about a move.
 ROLLOUT_POLICY = rollout_policy
 ISMCTS_ROLLOUT_DEPTH = MAX_ROUND_ACTIONS
-# 400 iterations: p95 0.46 s of CPU a move at 5p (benchmarks/level_times.py). Ahead of the
-# heuristic in issue 8's runs (docs/games/savage_bowl.md, "Search"); not yet shown on fresh seeds
-# with the named levels (docs/arena.md).
-ISMCTS_ITERATIONS = 400
+# 150 iterations (issue #23): at 400 the search hit the server's 5 s cap on a loaded machine
+# (261 moves in 16 games, CPU p95 0.78 s); 150 iterations cost ~0.15 s of CPU at p95 and were
+# ahead of the heuristic in an exploratory 40-game run (docs/arena.md, "What was tried").
+ISMCTS_ITERATIONS = 150
 # Named levels (meeple.bots): hard is the search above; expert spends what 3 s of one core allow
-# (p95 CPU per decision, benchmarks/level_times.py: hard 0.46 s and 1000 iterations 1.38 s at
-# 5p; 1800 iterations 3.0 s at 4p, too slow; so 1400).
-BOT_LEVELS = {"hard": "ismcts:400", "expert": "ismcts:1400"}
+# (p95 CPU per decision, benchmarks/level_times.py: 400 iterations 0.46 s and 1000 iterations
+# 1.38 s at 5p; 1800 iterations 3.0 s at 4p, too slow; so 1400).
+BOT_LEVELS = {"hard": "ismcts:150", "expert": "ismcts:1400"}
 
 GAME = GameInfo(
     id="savage_bowl",
