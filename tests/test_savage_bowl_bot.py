@@ -1,5 +1,5 @@
 """Savage Bowl search: level `ismcts` with the package's hooks (heuristic playouts cut at the end
-of the round, 150 iterations: level `hard`) on positions from real games.
+of the round, 400 iterations) on positions from real games.
 
 Rule sections refer to /work/shared/rules/001 (Savage Bowl).
 """
