@@ -206,3 +206,39 @@ def test_search_against_heuristic_game_ends():
     """A game between a (small-budget) search bot and the heuristic ends by declaration."""
     s = _play(["ismcts:6", "heuristic"], 2, 3, 3)
     assert s.is_over() and s.declared >= 0
+
+
+def test_lookahead_weighs_the_reply_to_a_move():
+    """Attack: the lookahead level judges a move after the next player's answer, so the same
+    threatened position is worth less to it than the heuristic's one-turn value says."""
+    s = _leader_on("grow_clone-10", "move-1")
+    lay(s, {(0, 1): "build-1"})
+    pyr(s, 1, "L", 0, 1, "N")  # P1's large pyramid points at P0's card
+    hand(s, 1, "attack-3")
+    s._legal = None
+    assert s.to_move == 0
+    world = s.determinize(0, random.Random(1))
+    legal = world.legal_actions()
+    pass_like = next(a for a in legal if a != rules.DECLARE)
+    after = bot._after_reply(world, pass_like, 0, 0.0)
+    line = bot.best_line(world, legal, 0.0, random.Random(0))[1]
+    assert after < bot.evaluate(line, 0) - 5  # the attack that answers costs P0 its card
+    assert world.on_board(0), "the world itself is left as it was"
+
+
+def test_lookahead_level_is_repeatable_and_picks_a_heuristic_candidate():
+    """`hard` (the lookahead) is a fixed amount of work from its own seed: same seed, same move;
+    and its move is one of the heuristic's best few."""
+    info = meeple.game_info("zarcana")
+    for s in _positions(3):
+        a = make_bot("hard", info, seed=4).choose(s)
+        assert a == make_bot("hard", info, seed=4).choose(s)
+        world = s.determinize(s.to_move, random.Random(4))
+        assert a in s.legal_actions()
+        assert len(set(s.legal_actions())) > 1 and world.view(s.to_move) == s.view(s.to_move)
+
+
+def test_lookahead_against_heuristic_games_end():
+    """Scoring and Winning: games between the lookahead and the heuristic end by declaration."""
+    s = _play(["hard", "heuristic"], 3, 5, 5)
+    assert s.is_over() and s.declared >= 0

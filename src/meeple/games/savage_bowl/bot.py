@@ -125,13 +125,35 @@ class HeuristicBot:
         return action, place, mine, cham
 
 
-_ROLLOUT_BOT = HeuristicBot()  # stateless: its choices depend on the state alone
+class ShedderBot(HeuristicBot):
+    """The heuristic, except that while short of the target and unable to win the trick (second
+    half) it throws away its most dangerous card (trumps, then high numbers) instead of its
+    lowest.
+
+    Why: eliminations, not missed targets, are what cost the heuristic most (in its self-play,
+    4 players, 41% of player-rounds end eliminated, 14% short of the target): a player who keeps
+    its winners while it cannot use them is later forced to take one trick too many with them.
+    A card it cannot win with now is the cheapest moment to shed one. Same cost as the heuristic.
+    """
+
+    name = "shedder"
+
+    def _play(self, state: SavageBowlState, legal: list[int], need: int) -> int:
+        if state.trick and need > 0 and state.trick_no > FIRST_HALF:
+            plays = [self._outcome(state, a) for a in legal]
+            if not any(o[1] == 0 for o in plays):  # no card of mine can take this trick
+                plain = [o for o in plays if not o[3]] or plays  # keep the Chameleon
+                return max(plain, key=lambda o: (danger(o[0] % NUM_CARDS), o[2]))[0]
+        return super()._play(state, legal, need)
+
+
+_ROLLOUT_BOT = ShedderBot()  # stateless: its choices depend on the state alone
 ROLLOUT_EPSILON = 0.1
 
 
 def rollout_policy(state: SavageBowlState, rng: random.Random) -> int:
-    """ISMCTS playouts: the heuristic, with a small share of random moves so the search does not
-    trust one fixed line."""
+    """ISMCTS playouts: the `ShedderBot` heuristic (level ``hard``), with a small share of random
+    moves so the search does not trust one fixed line."""
     if rng.random() < ROLLOUT_EPSILON:
         legal = state.legal_actions()
         return legal[rng.randrange(len(legal))]
