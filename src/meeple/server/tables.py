@@ -41,11 +41,13 @@ from .pubsub import LocalBus, RedisBus
 from .storage import (
     DuplicateMove,
     MoveWriter,
+    NotDriver,
     SeatRecord,
     Storage,
     TableRecord,
     count_actions,
     delete_actions,
+    holds_lease,
     insert_table,
     presence_t,
 )
@@ -195,6 +197,10 @@ def bot_choose(game: str, level: str, seed: int, state: State, max_seconds: floa
     return action
 
 
+class _NotDriving(Exception):
+    """A time limit fired on a server that no longer holds the table's lease."""
+
+
 class _NoChange(Exception):
     """Raised inside a transaction's decision: nothing to do (the transaction rolls back)."""
 
@@ -271,15 +277,17 @@ class TableManager:
             self.metrics.db_seconds.observe(time.perf_counter() - t0)
 
     async def _append(self, t: LiveTable, n: int, seat: int, action: int,
-                      deadline: float | None) -> int:
-        """Log a move (only while the table's undo count is this copy's): on PostgreSQL straight
-        from the event loop, elsewhere like any call."""
+                      deadline: float | None, by_driver: bool = False) -> int:
+        """Log a move (only while the table's undo count is this copy's, and a driver's move
+        only while this server holds the table's lease): on PostgreSQL straight from the event
+        loop, elsewhere like any call."""
+        holder = self.leases.holder if by_driver else None
         if self.moves is None:
             return await self._db(self.storage.append_action, t.rec.id, n, seat, action, None,
-                                  deadline, t.undos)
+                                  deadline, t.undos, holder)
         t0 = time.perf_counter()
         try:
-            return await self.moves.append(t.rec.id, n, seat, action, deadline, t.undos)
+            return await self.moves.append(t.rec.id, n, seat, action, deadline, t.undos, holder)
         finally:
             took = time.perf_counter() - t0
             self.metrics.db_seconds.observe(took)
@@ -785,9 +793,12 @@ class TableManager:
         await self._change(t, decide)
 
     async def set_zombie(self, t: LiveTable, seat: int, zombie: bool,
-                         at_move: int | None = None) -> None:
+                         at_move: int | None = None, by_clock: bool = False) -> bool:
         """A seat leaves (a bot plays it) or is handed back to its player. ``at_move``: only if
-        the table is still at that move (a time limit must not fire on a move just made)."""
+        the table is still at that move (a time limit must not fire on a move just made).
+        ``by_clock``: the time limit fires only if the stored deadline has passed and this
+        server still holds the table's lease (a server that hung may wake with a timer set for
+        a deadline the server that took over has since moved on). True if it changed."""
 
         def decide(rec: TableRecord, conn: Any) -> None:
             s = _seat_of(rec, seat)
@@ -795,14 +806,24 @@ class TableManager:
                 raise _NoChange
             if at_move is not None and count_actions(conn, rec.id) != at_move:
                 raise _NoChange
+            if by_clock and not holds_lease(conn, rec.id, self.leases.holder):
+                raise _NotDriving
+            if by_clock and (rec.deadline is None or rec.deadline > self.storage.clock.now() + 0.05):
+                raise _NoChange
             rec.seats[seat] = replace(s, zombie=zombie)
             if not zombie and rec.time_limit:
                 rec.deadline = self.storage.clock.now() + rec.time_limit
 
         try:
             await self._change(t, decide)
+        except _NotDriving:
+            self.leases.mine.discard(t.rec.id)
+            self.metrics.not_driver.inc()
+            self._stop_driving(t)
+            return False
         except _NoChange:
-            return
+            return False
+        return True
 
     async def rematch(self, t: LiveTable, seat: int | None, secret: str,
                       client: str | None = None, idem_key: str | None = None,
@@ -910,7 +931,14 @@ class TableManager:
                 raise TableError("illegal", f"action {action} is not legal now")
             deadline = self._deadline_after(t, action)
             try:
-                version = await self._append(t, n, seat, action, deadline)
+                version = await self._append(t, n, seat, action, deadline, by_driver=by_bot)
+            except NotDriver:
+                # this server hung and another took the table over meanwhile: it drives now
+                self.leases.mine.discard(t.rec.id)
+                self.metrics.not_driver.inc()
+                if await self.catch_up(t):
+                    self._changed(t, publish=False)
+                raise TableError("not_driver", "another server drives this table now") from None
             except DuplicateMove:
                 await self.catch_up(t)  # another server logged this move first (or an undo)
                 st = t.state
@@ -1056,6 +1084,9 @@ class TableManager:
                 try:
                     await self.move(t, seat, action, n, by_bot=True)
                 except TableError as exc:
+                    if exc.code == "not_driver":
+                        log.info("table %s: taken over by another server; not driving it", t.rec.id)
+                        return
                     if exc.code != "stale":
                         log.warning("bot move refused on %s: %s", t.rec.id, exc)
                         return
@@ -1068,7 +1099,9 @@ class TableManager:
         if t.state.to_move == seat and t.rec.status == "running" and not t.bot_plays(seat) \
                 and len(t.state.history) == n:
             if t.deadline is not None and self.storage.clock.now() >= t.deadline - 0.01:
-                await self.set_zombie(t, seat, True, at_move=n)
+                if not await self.set_zombie(t, seat, True, at_move=n, by_clock=True):
+                    await self.refresh(t)  # the stored deadline (or driver) differs: re-read
+                    self._schedule(t)  # and wait for the stored deadline, if still ours
 
     # ----- what each connection sees --------------------------------------------------------------
     def attach(self, t: LiveTable, conn: Connection) -> None:
