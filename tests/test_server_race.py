@@ -470,3 +470,41 @@ def test_a_hung_bot_driver_woken_after_a_takeover_logs_nothing(own_db):
         os.kill(a.proc.pid, signal.SIGCONT)
         a.kill()
         b.stop()
+
+
+def _presence_rows(db: str, table_id: str) -> list[tuple[int, float]]:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(db)
+    try:
+        with engine.connect() as conn:
+            return [tuple(r) for r in conn.execute(sa.text(
+                "SELECT seat, seen_at FROM meeple_presence WHERE table_id = :t ORDER BY seat"),
+                {"t": table_id})]
+    finally:
+        engine.dispose()
+
+
+def test_presence_rows_are_forgotten_once_they_cannot_matter(own_db):
+    """Each server stores when it last held a seat's socket; a row older than twice the wait
+    for an away seat, or of a finished table, answers nothing: it is deleted, so the table
+    does not grow with every seat ever played (before: kept for ever)."""
+    env = {"MEEPLE_SEAT_GONE_SECONDS": "1"}
+    a, b = Server(own_db, env=env), Server(own_db, env=env)
+    try:
+        t = new_table(a, [{"kind": "me"}, {"kind": "open"}, {"kind": "bot", "level": "random"}])
+        status, j = b.post(f"/api/tables/{t['id']}/join", {"seat": 1, "name": "Bo"},
+                           browser=browser())
+        assert status == 200, j
+        ws, _ = hello(b, t["id"], 1, j["secret"])
+        host, _ = hello(a, t["id"], 0, t["secret"])
+        wait_until(lambda: [s for s, _ in _presence_rows(own_db, t["id"])] == [0, 1])
+        ws.close()  # seat 1 leaves; seat 0 stays
+        wait_until(lambda: [s for s, _ in _presence_rows(own_db, t["id"])] == [0], 12)
+        time.sleep(3.0)  # seat 0 is still held: its row stays, renewed
+        assert [s for s, _ in _presence_rows(own_db, t["id"])] == [0]
+        host.close()
+        wait_until(lambda: _presence_rows(own_db, t["id"]) == [], 12)
+    finally:
+        a.stop()
+        b.stop()

@@ -42,8 +42,10 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    exists,
     func,
     insert,
+    or_,
     select,
     text,
     update,
@@ -523,6 +525,15 @@ class Storage:
                                           set_={"seen_at": stmt.excluded.seen_at})
         with self.engine.begin() as conn:
             conn.execute(stmt, rows)
+
+    def sweep_presence(self, older_than: float) -> int:
+        """Forget presence rows seen before ``older_than`` (database clock) or of finished
+        tables: neither can change an answer (a seat not seen for the wait counts as away
+        with or without its row; only running tables are asked). Returns the rows removed."""
+        over = exists().where(tables_t.c.id == presence_t.c.table_id, tables_t.c.status == "over")
+        with self.engine.begin() as conn:
+            return conn.execute(delete(presence_t).where(
+                or_(presence_t.c.seen_at < older_than, over))).rowcount or 0
 
     # ----- the action log ---------------------------------------------------------------------
     def append_action(

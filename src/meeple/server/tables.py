@@ -246,6 +246,7 @@ class TableManager:
         self._tasks: list[asyncio.Task[None]] = []
         self._touched: set[tuple[str, int]] = set()  # seats whose socket came or went here
         self._presence_due = 0.0
+        self._sweep_due = 0.0
         self.bots_waiting = 0
         # objects told of every change (``on_change(t)``) and bus message (``await
         # on_message(m)``): ratings, chat, matchmaking
@@ -367,7 +368,8 @@ class TableManager:
 
     async def _presence_tick(self) -> None:
         """Store, in one statement, the seats whose socket came or went here since the last
-        tick, and every `_presence_every` seconds all the seats with a socket here."""
+        tick, and every `_presence_every` seconds all the seats with a socket here; about once
+        a minute (or `seat_gone_seconds`), forget the rows that no longer matter."""
         seats, self._touched = self._touched, set()
         if time.monotonic() >= self._presence_due:
             self._presence_due = time.monotonic() + self._presence_every
@@ -375,6 +377,10 @@ class TableManager:
                       for c in t.conns if not c.closed and c.seat is not None}
         if seats:
             await self._db(self.storage.touch_presence, sorted(seats))
+        if time.monotonic() >= self._sweep_due:  # rows that can no longer change an answer
+            self._sweep_due = time.monotonic() + max(1.0, min(60.0, self.settings.seat_gone_seconds))
+            await self._db(self.storage.sweep_presence,
+                           self.storage.clock.now() - 2 * self.settings.seat_gone_seconds)
 
     def _touch_soon(self, t: LiveTable, seat: int) -> None:
         """A seat's socket came or went here: stored with the next tick (within a second)."""
