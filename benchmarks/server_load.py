@@ -425,7 +425,9 @@ def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: 
     env.pop("MEEPLE_REDIS_URL", None)
     for i in range(args.nodes):
         port = free_port()
-        cmd = [sys.executable, "-m", "meeple.server", "--host", "127.0.0.1", "--port", str(port),
+        prof = ["-m", "cProfile", "-o", os.path.join(args.profile, f"server{i}.prof")] \
+            if args.profile else []
+        cmd = [sys.executable, *prof, "-m", "meeple.server", "--host", "127.0.0.1", "--port", str(port),
                "--database-url", db, "--bot-delay", "0"]
         if redis:
             cmd += ["--redis-url", redis]
@@ -558,6 +560,8 @@ def main() -> None:
     p.add_argument("--async-commit", action="store_true",
                    help="servers with MEEPLE_DB_SYNC_COMMIT=off (no WAL flush in a move's path: "
                         "shows the servers' limit rather than the disk's)")
+    p.add_argument("--profile", metavar="DIR", help="run the servers under cProfile, writing "
+                   "DIR/server<i>.prof when they stop")
     args = p.parse_args()
     args.nodes = max(1, min(args.nodes, 8))
     args.max_seconds = min(args.max_seconds, 300.0)

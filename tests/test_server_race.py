@@ -508,3 +508,35 @@ def test_presence_rows_are_forgotten_once_they_cannot_matter(own_db):
     finally:
         a.stop()
         b.stop()
+
+
+def test_a_seat_connected_on_another_server_shows_connected(own_db):
+    """The host's socket is on A, the other player's on B: A's state shows that player
+    connected (before: away, since A never held that socket); once the player leaves, A shows
+    them away within seconds."""
+    env = {"MEEPLE_SEAT_GONE_SECONDS": "2"}
+    a, b = Server(own_db, env=env), Server(own_db, env=env)
+    try:
+        t = new_table(a, [{"kind": "me"}, {"kind": "open"}, {"kind": "bot", "level": "random"}])
+        status, j = b.post(f"/api/tables/{t['id']}/join", {"seat": 1, "name": "Bo"},
+                           browser=browser())
+        assert status == 200, j
+        host, first = hello(a, t["id"], 0, t["secret"])
+        seats = first["seats"]
+        ws, _ = hello(b, t["id"], 1, j["secret"])
+
+        def seat1(connected: bool):
+            def pred(m: dict) -> bool:
+                return m.get("type") in ("state", "seats") and \
+                    m["seats"][1]["connected"] is connected
+            return pred
+
+        if seats[1]["connected"] is not True:
+            recv_until(host, seat1(True), 8)
+        ws.close()
+        gone = recv_until(host, seat1(False), 12)
+        assert "away" in gone["seats"][1]
+        host.close()
+    finally:
+        a.stop()
+        b.stop()

@@ -511,9 +511,10 @@ class Storage:
             ).rowcount == 1
 
     # ----- presence -----------------------------------------------------------------------------
-    def touch_presence(self, seats: Iterable[tuple[str, int]]) -> None:
-        """These seats have a socket on this server now (one statement for all)."""
-        rows = [{"table_id": tid, "seat": seat, "seen_at": self.clock.now()} for tid, seat in seats]
+    def touch_presence(self, seats: Iterable[tuple[str, int]], at: float | None = None) -> None:
+        """These seats have a socket on this server at ``at`` (now by default; one statement)."""
+        at = self.clock.now() if at is None else at
+        rows = [{"table_id": tid, "seat": seat, "seen_at": at} for tid, seat in seats]
         if not rows:
             return
         if self.engine.dialect.name == "postgresql":
@@ -525,6 +526,17 @@ class Storage:
                                           set_={"seen_at": stmt.excluded.seen_at})
         with self.engine.begin() as conn:
             conn.execute(stmt, rows)
+
+    def presence(self, ids: Iterable[str]) -> list[tuple[str, int, float]]:
+        """The stored presence rows (table, seat, seen at) of these tables."""
+        ids = list(ids)
+        out: list[tuple[str, int, float]] = []
+        with self.engine.connect() as conn:
+            for i in range(0, len(ids), 500):
+                out.extend(tuple(r) for r in conn.execute(
+                    select(presence_t.c.table_id, presence_t.c.seat, presence_t.c.seen_at)
+                    .where(presence_t.c.table_id.in_(ids[i:i + 500]))).all())
+        return out
 
     def sweep_presence(self, older_than: float) -> int:
         """Forget presence rows seen before ``older_than`` (database clock) or of finished

@@ -122,6 +122,10 @@ class LiveTable:
     # since when each person's seat has had no socket on this server (the host may hand a seat
     # gone long enough to a bot); a seat with a socket open is absent from it
     gone_since: dict[int, float] = field(default_factory=dict)
+    # when another server last said it held each seat's socket (from `meeple_presence`, read
+    # with the resync); recent enough, the seat shows as connected here too
+    seen_elsewhere: dict[int, float] = field(default_factory=dict)
+    shown_elsewhere: set[int | None] = field(default_factory=set)  # as last told the sockets
     used_at: float = field(default_factory=time.monotonic)  # last asked for (get, sockets)
     undos: int = 0  # the stored undo count `state` was built with (an undo rebuilds it)
 
@@ -245,6 +249,8 @@ class TableManager:
         self.draining = False
         self._tasks: list[asyncio.Task[None]] = []
         self._touched: set[tuple[str, int]] = set()  # seats whose socket came or went here
+        # the seen_at this server last stored per seat: a row still holding it is our own
+        self._wrote: dict[tuple[str, int], float] = {}
         self._presence_due = 0.0
         self._sweep_due = 0.0
         self.bots_waiting = 0
@@ -376,11 +382,42 @@ class TableManager:
             seats |= {(tid, c.seat) for tid, t in self.tables.items() if t.rec.status != "over"
                       for c in t.conns if not c.closed and c.seat is not None}
         if seats:
-            await self._db(self.storage.touch_presence, sorted(seats))
+            at = self.storage.clock.now()
+            await self._db(self.storage.touch_presence, sorted(seats), at)
+            self._wrote.update(dict.fromkeys(seats, at))
         if time.monotonic() >= self._sweep_due:  # rows that can no longer change an answer
             self._sweep_due = time.monotonic() + max(1.0, min(60.0, self.settings.seat_gone_seconds))
             await self._db(self.storage.sweep_presence,
                            self.storage.clock.now() - 2 * self.settings.seat_gone_seconds)
+
+    async def _read_presence(self) -> None:
+        """Which seats have a socket on another server (the rows not last written by this one),
+        for the open tables with people; a change is shown like a socket coming or going here.
+        A seat's arrival elsewhere shows within a touch tick and a resync; its leaving, once its
+        row is older than `_fresh` (nothing says "left" across servers but the silence)."""
+        ids = [tid for tid, t in self.tables.items() if t.rec.status != "over"
+               and any(s.kind == "human" for s in t.rec.seats)]
+        self._wrote = {k: v for k, v in self._wrote.items() if k[0] in self.tables}
+        rows = await self._db(self.storage.presence, ids) if ids else []
+        seen: dict[str, dict[int, float]] = {tid: {} for tid in ids}
+        for tid, seat, at in rows:
+            if self._wrote.get((tid, seat)) != at:
+                seen[tid][seat] = at
+        for tid, now_seen in seen.items():
+            t = self.tables.get(tid)
+            if t is None or not (now_seen or t.seen_elsewhere):
+                continue
+            t.seen_elsewhere = now_seen
+            shown = self._elsewhere(t)  # a row changed, or grew too old to count
+            if shown != t.shown_elsewhere:
+                before = self._present(t) | t.shown_elsewhere
+                t.shown_elsewhere = shown
+                self._presence(t, before)
+
+    @property
+    def _fresh(self) -> float:
+        """A row renewed this recently means a socket is held there now."""
+        return self._presence_every + 2.0
 
     def _touch_soon(self, t: LiveTable, seat: int) -> None:
         """A seat's socket came or went here: stored with the next tick (within a second)."""
@@ -440,6 +477,8 @@ class TableManager:
         if not self.tables:
             return
         versions = await self._db(self.storage.versions, list(self.tables))
+        if self.shares_presence:
+            await self._read_presence()
         for tid, version in versions.items():
             t = self.tables.get(tid)
             if t is not None and version != t.rec.version:
@@ -1113,7 +1152,7 @@ class TableManager:
     def attach(self, t: LiveTable, conn: Connection) -> None:
         """A socket joins: it gets the full state; the others get one small ``seats`` message,
         and only if a seat's presence changed (a spectator arriving changes nothing they see)."""
-        before = self._present(t)
+        before = self._shown(t)
         t.used_at = time.monotonic()
         if self.tables.setdefault(t.rec.id, t) is not t:  # never attach to a forgotten copy
             log.warning("table %s: socket attached to a forgotten copy", t.rec.id)
@@ -1128,7 +1167,7 @@ class TableManager:
         self._presence(t, before, skip=conn)
 
     def detach(self, t: LiveTable, conn: Connection) -> None:
-        before = self._present(t)
+        before = self._shown(t)
         conn.closed = True
         t.conns.discard(conn)
         now = self._present(t)
@@ -1145,10 +1184,22 @@ class TableManager:
         return s.kind == "human" and s.secret_hash == conn.secret_hash
 
     def _present(self, t: LiveTable) -> set[int | None]:
+        """The seats with a socket on this server."""
         return {c.seat for c in t.conns if not c.closed and c.seat is not None}
 
+    def _elsewhere(self, t: LiveTable) -> set[int | None]:
+        """The seats with a socket on another server, by its recent presence rows."""
+        if not t.seen_elsewhere:
+            return set()
+        cut = self.storage.clock.now() - self._fresh
+        return {seat for seat, at in t.seen_elsewhere.items() if at >= cut}
+
+    def _shown(self, t: LiveTable) -> set[int | None]:
+        """The seats shown as connected: a socket here or on another server."""
+        return self._present(t) | self._elsewhere(t)
+
     def _presence(self, t: LiveTable, before: set[int | None], skip: Connection | None = None) -> None:
-        now = self._present(t)
+        now = self._shown(t)
         if now == before:
             return
         msg = {"type": "seats", "table": t.rec.id, "seats": self.seats_json(t, now)}
@@ -1183,7 +1234,7 @@ class TableManager:
             seat is not None and st.to_move == seat and t.rec.status == "running"
             and not t.bot_plays(seat)
         )
-        connected = {c.seat for c in t.conns if not c.closed}
+        connected = {c.seat for c in t.conns if not c.closed} | self._elsewhere(t)
         undo = st.undo_start() if mine else None
         msg: dict[str, Any] = {
             "type": "state",
@@ -1216,8 +1267,10 @@ class TableManager:
             {"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level, "zombie": s.zombie,
              "account": s.user_id is not None,
              "connected": None if connected is None else s.seat in connected,
-             **({"away": round(self.storage.clock.now() - t.gone_since[s.seat])}
-                if connected is not None and s.seat in t.gone_since else {})}
+             **({"away": round(self.storage.clock.now() - max(
+                 t.gone_since[s.seat], t.seen_elsewhere.get(s.seat, -math.inf)))}
+                if connected is not None and s.seat in t.gone_since
+                and s.seat not in connected else {})}
             for s in t.rec.seats
         ]
 
