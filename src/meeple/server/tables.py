@@ -1077,7 +1077,7 @@ class TableManager:
             if move is not None:  # the move itself: the others need not read the database
                 message.update(n=move, action=action, deadline=t.deadline,
                                at=self.storage.clock.now())
-            asyncio.get_running_loop().create_task(self.bus.publish(message))
+            self.bus.send(message)
         self._schedule(t)
 
     def _schedule(self, t: LiveTable) -> None:
