@@ -182,7 +182,9 @@ class Http:
 
     def __init__(self, per_node: int = 16) -> None:
         self.per_node = per_node
-        self.free: dict[str, list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = {}
+        # idle connections with when each was last used: uvicorn closes one idle for 5 s, so
+        # one idle for over 3 s is closed here rather than found dead on the next request
+        self.free: dict[str, list[tuple[asyncio.StreamReader, asyncio.StreamWriter, float]]] = {}
         self.slots: dict[str, asyncio.Semaphore] = {}
 
     async def post(self, node: str, path: str, body: dict, headers: dict[str, str]) -> tuple[int, bytes]:
@@ -193,8 +195,10 @@ class Http:
         request = (f"POST {path} HTTP/1.1\r\nhost: {node}\r\ncontent-type: application/json\r\n"
                    f"content-length: {len(data)}\r\n{head}\r\n").encode() + data
         async with slots:
+            while free and free[-1][2] < time.monotonic() - 3.0:
+                free.pop()[1].close()
             if free:
-                reader, writer = free.pop()
+                reader, writer, _ = free.pop()
             else:
                 host, port = node.rsplit(":", 1)
                 reader, writer = await asyncio.open_connection(host, int(port))
@@ -214,14 +218,14 @@ class Http:
                 writer.close()
                 raise
             if keep:
-                free.append((reader, writer))
+                free.append((reader, writer, time.monotonic()))
             else:
                 writer.close()
             return status, answer
 
     async def aclose(self) -> None:
         for conns in self.free.values():
-            for _, writer in conns:
+            for _, writer, _ in conns:
                 writer.close()
         self.free.clear()
 
