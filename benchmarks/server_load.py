@@ -42,7 +42,6 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 import websockets
 from websockets.asyncio.client import connect
 
@@ -62,6 +61,72 @@ def cpu_seconds(pid: int) -> float | None:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return None
+
+
+class CpuMeter:
+    """CPU seconds by process kind, read around a measuring window: the servers, this load
+    generator, the PostgreSQL backends serving this run's database (found in
+    ``pg_stat_activity``), PostgreSQL's background processes (WAL writer, checkpointer,
+    autovacuum...: shared with anything else using that PostgreSQL), and Redis (``INFO cpu``: the
+    whole Redis, shared likewise). Per 1000 moves, these say where the cores go at the knee
+    independently of how loaded the machine is."""
+
+    def __init__(self, db: str | None, redis: str | None, procs: list[subprocess.Popen]) -> None:
+        self.procs, self.engine, self.redis, self.dbname = procs, None, None, None
+        if db and not db.startswith("sqlite"):
+            import sqlalchemy as sa
+
+            self.engine = sa.create_engine(db, pool_size=1)
+            self.dbname = sa.engine.make_url(db).database
+        if redis:
+            import redis as redis_lib
+
+            self.redis = redis_lib.Redis.from_url(redis)
+
+    def _pg_pids(self) -> tuple[list[int], list[int]]:
+        if self.engine is None:
+            return [], []
+        import sqlalchemy as sa
+
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT pid, datname, backend_type, pg_backend_pid() "
+                                        "FROM pg_stat_activity")).all()
+        ours = [r[0] for r in rows if r[1] == self.dbname and r[2] == "client backend"
+                and r[0] != r[3]]  # not this meter's own connection
+        background = [r[0] for r in rows if r[2] != "client backend"]
+        return ours, background
+
+    def sample(self) -> dict[str, dict[int, float] | float]:
+        ours, background = self._pg_pids()
+        redis = 0.0
+        if self.redis is not None:
+            info = self.redis.info("cpu")
+            redis = float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+        return {
+            "servers": {p.pid: cpu_seconds(p.pid) or 0.0 for p in self.procs},
+            "pg_ours": {pid: cpu_seconds(pid) or 0.0 for pid in ours},
+            "pg_background": {pid: cpu_seconds(pid) or 0.0 for pid in background},
+            "redis": redis, "client": time.process_time(),
+        }
+
+    @staticmethod
+    def delta(a: dict, b: dict) -> dict[str, float]:
+        """CPU seconds used between two samples, per kind (a process that started in between
+        counts whole; one that ended in between is missed)."""
+        out = {}
+        for kind, after in b.items():
+            before = a[kind]
+            if isinstance(after, dict):
+                out[kind] = sum(v - before.get(pid, 0.0) for pid, v in after.items())
+            else:
+                out[kind] = after - before
+        return out
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.dispose()
+        if self.redis is not None:
+            self.redis.close()
 
 
 def scrape(port: int) -> dict[str, float]:
@@ -106,6 +171,87 @@ def stalls(before: dict[str, float], after: dict[str, float]) -> str:
             f"move>50ms={over('meeple_move_seconds'):.0f}")
 
 
+class Http:
+    """A few keep-alive HTTP/1.1 connections per server, each carrying one request at a time.
+
+    Only the table set-up (create, join) goes over HTTP. httpx's pool, with hundreds of
+    requests queued at a ramp step, spent more CPU matching requests to connections than the
+    requests took (a scan of every connection per queued request); this costs one write and
+    one read per request, so the load generator takes less of the cores it shares with the
+    servers and the database."""
+
+    def __init__(self, per_node: int = 16) -> None:
+        self.per_node = per_node
+        # idle connections with when each was last used: uvicorn closes one idle for 5 s, so
+        # one idle for over 3 s is closed here rather than found dead on the next request
+        self.free: dict[str, list[tuple[asyncio.StreamReader, asyncio.StreamWriter, float]]] = {}
+        self.slots: dict[str, asyncio.Semaphore] = {}
+
+    async def post(self, node: str, path: str, body: dict, headers: dict[str, str]) -> tuple[int, bytes]:
+        slots = self.slots.setdefault(node, asyncio.Semaphore(self.per_node))
+        free = self.free.setdefault(node, [])
+        data = json.dumps(body).encode()
+        head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        request = (f"POST {path} HTTP/1.1\r\nhost: {node}\r\ncontent-type: application/json\r\n"
+                   f"content-length: {len(data)}\r\n{head}\r\n").encode() + data
+        async with slots:
+            while free and free[-1][2] < time.monotonic() - 3.0:
+                free.pop()[1].close()
+            if free:
+                reader, writer, _ = free.pop()
+            else:
+                host, port = node.rsplit(":", 1)
+                reader, writer = await asyncio.open_connection(host, int(port))
+            try:
+                writer.write(request)
+                status = int((await reader.readline()).split()[1])
+                length, keep = 0, True
+                while (line := await reader.readline()) not in (b"\r\n", b""):
+                    name, _, value = line.decode("latin-1").partition(":")
+                    name, value = name.strip().lower(), value.strip().lower()
+                    if name == "content-length":
+                        length = int(value)
+                    elif name == "connection" and value == "close":
+                        keep = False
+                answer = await reader.readexactly(length)
+            except BaseException:
+                writer.close()
+                raise
+            if keep:
+                free.append((reader, writer, time.monotonic()))
+            else:
+                writer.close()
+            return status, answer
+
+    async def aclose(self) -> None:
+        for conns in self.free.values():
+            for _, writer, _ in conns:
+                writer.close()
+        self.free.clear()
+
+
+_STATE = '{"type":"state",'
+_NOT_MINE = '"legal":[],"can_undo":'  # the top-level "legal" is followed by "can_undo"
+
+
+def decode(raw: str | bytes) -> dict:
+    """A server message. A state in which this seat has nothing to do (two in three, at a
+    3-player table) is read only for its move number and status, the first such keys in it
+    (the server writes type, table, game, status, move, then the view); any other message is
+    decoded whole."""
+    if isinstance(raw, bytes):
+        raw = raw.decode()
+    if raw.startswith(_STATE) and _NOT_MINE in raw:
+        at = raw.index('"status":"') + 10
+        status = raw[at:raw.index('"', at)]
+        at = raw.index('"move":', at) + 7
+        end = at
+        while raw[end].isdigit():
+            end += 1
+        return {"type": "state", "status": status, "move": int(raw[at:end]), "legal": []}
+    return json.loads(raw)
+
+
 @dataclass
 class Window:
     """What one measuring window saw."""
@@ -125,7 +271,7 @@ class Load:
         self.window = Window()
         self.stop = asyncio.Event()
         self.rng = random.Random(args.seed)
-        self.http = httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=50))
+        self.http = Http()
         self.tasks: list[asyncio.Task[None]] = []
         self.games = 0
 
@@ -140,13 +286,13 @@ class Load:
         key = uuid.uuid4().hex  # a retry after a lost answer is the same request
         for attempt in range(5):
             try:
-                r = await self.http.post(f"http://{node}{path}", json=body,
-                                         cookies={"meeple_client": cookie},
-                                         headers={"idempotency-key": key})
-                if r.status_code == 200:
-                    return r.json()
-                raise RuntimeError(f"{path}: {r.status_code} {r.text[:100]}")
-            except httpx.TransportError:
+                status, answer = await asyncio.wait_for(self.http.post(
+                    node, path, body, {"cookie": f"meeple_client={cookie}",
+                                       "idempotency-key": key}), 30)
+                if status == 200:
+                    return json.loads(answer)
+                raise RuntimeError(f"{path}: {status} {answer[:100]!r}")
+            except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError, IndexError):
                 await asyncio.sleep(0.2 * (attempt + 1))
         raise RuntimeError(f"{path}: unreachable")
 
@@ -190,7 +336,7 @@ class Load:
                     except TimeoutError:
                         self.window.errors.append(f"{table}/{seat}: no message for 30 s")
                         return
-                    msg = json.loads(raw)
+                    msg = decode(raw)
                     now = time.perf_counter()
                     if msg["type"] == "error":
                         if msg["code"] == "forbidden":
@@ -283,7 +429,9 @@ def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: 
     env.pop("MEEPLE_REDIS_URL", None)
     for i in range(args.nodes):
         port = free_port()
-        cmd = [sys.executable, "-m", "meeple.server", "--host", "127.0.0.1", "--port", str(port),
+        prof = ["-m", "cProfile", "-o", os.path.join(args.profile, f"server{i}.prof")] \
+            if args.profile else []
+        cmd = [sys.executable, *prof, "-m", "meeple.server", "--host", "127.0.0.1", "--port", str(port),
                "--database-url", db, "--bot-delay", "0"]
         if redis:
             cmd += ["--redis-url", redis]
@@ -337,17 +485,22 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
     tables = args.tables if not args.ramp else args.start
     best = {"nodes": args.nodes, "max_tables": 0, "p99_ms": None, "errors": 0, "lost_seats": 0}
     total_errors = total_lost = 0
+    meter = CpuMeter(args.db, args.redis, procs)
+    steps: list[dict] = []
     try:
         while True:
             load.grow(tables)
             await asyncio.sleep(args.warmup)
             m0 = [await asyncio.to_thread(scrape, p.port) for p in procs]  # type: ignore[attr-defined]
+            kinds0 = await asyncio.to_thread(meter.sample)
             cpu0 = [cpu_seconds(p.pid) for p in procs]
             own0 = time.process_time()
             w = await load.measure(args.step_seconds, 0.0)
             cpu1 = [cpu_seconds(p.pid) for p in procs]
-            m1 = [await asyncio.to_thread(scrape, p.port) for p in procs]  # type: ignore[attr-defined]
             own = time.process_time() - own0
+            kinds = CpuMeter.delta(kinds0, await asyncio.to_thread(meter.sample))
+            m1 = [await asyncio.to_thread(scrape, p.port) for p in procs]  # type: ignore[attr-defined]
+            per_k = {k: round(v * 1e3 / max(1, w.moves), 2) for k, v in kinds.items()}
             both = w.local + w.cross
             p99 = q(both, 99)
             total_errors += len(w.errors)
@@ -358,7 +511,7 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
                   f"other server p99={q(w.cross, 99):.1f}) errors={len(w.errors)} "
                   f"lost_seats={w.lost_seats} server_cpu_s={cpu} "
                   f"server_cpu_ms_per_move={sum(cpu) * 1e3 / max(1, w.moves):.2f} "
-                  f"client_cpu_s={own:.1f} "
+                  f"client_cpu_s={own:.1f} cpu_s_per_1000_moves={per_k} "
                   f"client_lag>50ms={sum(x > 0.05 for x in w.lag)} "
                   f"max={max(w.lag, default=0) * 1e3:.0f}ms "
                   f"client_gc2={len(w.gc_pauses)}/{sum(w.gc_pauses) * 1e3:.0f}ms "
@@ -369,6 +522,8 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
             ok = p99 < 100 and not w.errors and not w.lost_seats and len(both) > 10
             if ok:
                 best.update(max_tables=tables, p99_ms=round(p99, 1))
+            steps.append({"tables": tables, "moves": w.moves, "p99_ms": round(p99, 1), "ok": ok,
+                          "cpu_s_per_1000_moves": per_k})
             if not args.ramp or not ok:
                 break
             nxt = max(tables + 10, int(tables * args.growth))
@@ -378,6 +533,9 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
     finally:
         lag_task.cancel()
         await load.close()
+        meter.close()
+        if steps:  # where the cores went, per process kind, at each step (before the JSON)
+            print("cpu_steps " + json.dumps(steps), flush=True)
     best.update(errors=total_errors, lost_seats=total_lost)
     if not args.ramp:
         best["max_tables"] = tables if best["p99_ms"] is not None else 0
@@ -406,6 +564,8 @@ def main() -> None:
     p.add_argument("--async-commit", action="store_true",
                    help="servers with MEEPLE_DB_SYNC_COMMIT=off (no WAL flush in a move's path: "
                         "shows the servers' limit rather than the disk's)")
+    p.add_argument("--profile", metavar="DIR", help="run the servers under cProfile, writing "
+                   "DIR/server<i>.prof when they stop")
     args = p.parse_args()
     args.nodes = max(1, min(args.nodes, 8))
     args.max_seconds = min(args.max_seconds, 300.0)
@@ -420,6 +580,7 @@ def main() -> None:
     redis = args.redis_url if args.nodes > 1 else None
     if args.nodes > 1 and not redis:
         sys.exit("several servers need Redis (--redis-url or MEEPLE_TEST_REDIS_URL)")
+    args.db, args.redis = db, redis
     started = time.monotonic()
     procs: list[subprocess.Popen] = []
     try:

@@ -252,3 +252,45 @@ def test_servers_starting_together_on_an_empty_database_all_start():
         for s in servers:
             s.stop()
         drop()
+
+
+@needs_services
+def test_moves_sent_together_arrive_in_order_in_fewer_redis_messages():
+    """A burst of 200 messages (a busy server's moves) reaches the other server complete and in
+    order, in fewer Redis messages than messages: those queued while a send is in flight go out
+    as one batch, so every server parses one message per batch."""
+    import asyncio
+
+    import redis.asyncio as redis_lib
+
+    from meeple.server.pubsub import CHANNEL, RedisBus
+    from server_proc import REDIS
+
+    async def run() -> tuple[list[int], int]:
+        a, b, spy = RedisBus(REDIS), RedisBus(REDIS), redis_lib.Redis.from_url(REDIS).pubsub()
+        got: list[int] = []
+        await spy.subscribe(CHANNEL)
+        await b.start(lambda m: _append(got, m))
+        await a.start(lambda m: _append([], m))
+        await asyncio.sleep(0.2)
+        for i in range(200):
+            a.send({"table": "t", "n": i})
+        await a.publish({"table": "t", "n": 200})  # waits for everything queued before it
+        for _ in range(100):
+            if len(got) == 201:
+                break
+            await asyncio.sleep(0.05)
+        raw = 0
+        while (m := await spy.get_message(ignore_subscribe_messages=True, timeout=0.2)) is not None:
+            raw += json.loads(m["data"]).get("origin") == a.origin
+        for bus in (a, b):
+            await bus.stop()
+        await spy.aclose()
+        return got, raw
+
+    async def _append(into: list[int], m: dict) -> None:
+        into.append(m["n"])
+
+    got, raw = asyncio.run(run())
+    assert got == list(range(201))
+    assert raw < 201, raw

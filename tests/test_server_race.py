@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -365,6 +366,176 @@ def test_a_player_on_another_server_is_not_away(db):
         time.sleep(3.0)
         status, r = a.post(f"/api/tables/{t['id']}/replace", {"host": t["host"], "seat": 1})
         assert status == 200, r
+        host.close()
+    finally:
+        a.stop()
+        b.stop()
+
+
+def _scrape(server: Server, name: str) -> float:
+    """One unlabelled sample of a server's /metrics (0 when absent)."""
+    status, text = server.get("/metrics")
+    assert status == 200
+    for line in str(text).splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return 0.0
+
+
+def test_a_hung_drivers_clock_does_not_fire_after_a_takeover(db):
+    """The server driving a timed table hangs (SIGSTOP) past the seat's deadline; the other one
+    takes the table over and credits the time nobody drove it. When the hung one wakes
+    (SIGCONT) its own timer, set for the old deadline, must not hand the seat to a bot: the
+    stored deadline (moved on) and the lease (no longer its own) say no."""
+    env = {"MEEPLE_LEASE_SECONDS": "3"}
+    a, b = Server(db, env=env), Server(db, env=env)
+    try:
+        t = new_table(a, [{"kind": "me"}] + [{"kind": "bot", "level": "random"}] * 2,
+                      time_limit=6.0)
+        held = wait_until(lambda: _holder(db, t["id"]))
+        ws, first = hello(b, t["id"], 0, t["secret"])  # the player is on B, A drives
+        first = first if first["legal"] else recv_until(ws, lambda m: m.get("legal"))
+        deadline = first["deadline"]
+        time.sleep(0.3)
+        os.kill(a.proc.pid, signal.SIGSTOP)
+        try:
+            wait_until(lambda: _holder(db, t["id"]) not in (None, held), 12)  # B took it
+            store = Storage(db)
+            moved_to = store.load_table(t["id"]).deadline
+            assert moved_to > deadline + 2.0, (moved_to, deadline)  # the hang was credited
+            time.sleep(max(0.0, deadline + 0.5 - time.time()))  # A's own deadline has passed
+        finally:
+            os.kill(a.proc.pid, signal.SIGCONT)
+        end = min(moved_to - 0.5, time.time() + 2.0)
+        while time.time() < end:
+            assert not store.load_table(t["id"]).seats[0].zombie, "a stale timer fired"
+            time.sleep(0.05)
+        # the clock still runs, on B: past the moved deadline the seat goes to a bot
+        wait_until(lambda: store.load_table(t["id"]).seats[0].zombie, moved_to - time.time() + 8)
+        store.dispose()
+        ws.close()
+    finally:
+        os.kill(a.proc.pid, signal.SIGCONT)
+        a.kill()
+        b.stop()
+
+
+@pytest.fixture()
+def own_db():
+    """A database of its own: the test counts every move its servers log."""
+    url, drop = fresh_database()
+    yield url
+    drop()
+
+
+def test_a_hung_bot_driver_woken_after_a_takeover_logs_nothing(own_db):
+    """A drives an all-bot table and hangs (SIGSTOP) between bot moves; B takes the lease over
+    (and waits 1.5 s before each bot move). A wakes right then, its bot move for the table's
+    current position already due: it must be refused (B drives now), so A logs no move after
+    the takeover, and both servers end the game in the same state, each move applied once."""
+    a = Server(own_db, bot_delay=0.3)
+    b = Server(own_db, bot_delay=1.5)
+    try:
+        t = new_table(a, [{"kind": "bot", "level": "random"}] * 3, name=None)
+        store = Storage(own_db)
+        wait_until(lambda: len(store.actions(t["id"])) >= 2)
+        held = _holder(own_db, t["id"])
+        os.kill(a.proc.pid, signal.SIGSTOP)
+        try:
+            wait_until(lambda: _holder(own_db, t["id"]) not in (None, held), 12, every=0.01)
+            taken_at = len(store.actions(t["id"]))
+        finally:
+            os.kill(a.proc.pid, signal.SIGCONT)
+        wait_until(lambda: len(store.actions(t["id"])) >= taken_at + 3, 30)
+
+        def same_on_both() -> bool:  # between two of B's moves (1.5 s apart): a quiet moment
+            logged = len(store.actions(t["id"]))
+            seen = []
+            for server in (a, b):
+                ws, state = hello(server, t["id"])
+                ws.close()
+                seen.append(state)
+            if not (seen[0]["move"] == seen[1]["move"] == logged == len(store.actions(t["id"]))):
+                return False
+            assert seen[0]["view"] == seen[1]["view"]
+            return True
+
+        wait_until(same_on_both, 20)
+        # A logged exactly the moves made before B took over; B all the others
+        logged = len(store.actions(t["id"]))
+        by = [_scrape(s, "meeple_moves_total") for s in (a, b)]
+        assert by == [taken_at, logged - taken_at], (by, taken_at, logged)
+        store.dispose()
+    finally:
+        os.kill(a.proc.pid, signal.SIGCONT)
+        a.kill()
+        b.stop()
+
+
+def _presence_rows(db: str, table_id: str) -> list[tuple[int, float]]:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(db)
+    try:
+        with engine.connect() as conn:
+            return [tuple(r) for r in conn.execute(sa.text(
+                "SELECT seat, seen_at FROM meeple_presence WHERE table_id = :t ORDER BY seat"),
+                {"t": table_id})]
+    finally:
+        engine.dispose()
+
+
+def test_presence_rows_are_forgotten_once_they_cannot_matter(own_db):
+    """Each server stores when it last held a seat's socket; a row older than twice the wait
+    for an away seat, or of a finished table, answers nothing: it is deleted, so the table
+    does not grow with every seat ever played (before: kept for ever)."""
+    env = {"MEEPLE_SEAT_GONE_SECONDS": "1"}
+    a, b = Server(own_db, env=env), Server(own_db, env=env)
+    try:
+        t = new_table(a, [{"kind": "me"}, {"kind": "open"}, {"kind": "bot", "level": "random"}])
+        status, j = b.post(f"/api/tables/{t['id']}/join", {"seat": 1, "name": "Bo"},
+                           browser=browser())
+        assert status == 200, j
+        ws, _ = hello(b, t["id"], 1, j["secret"])
+        host, _ = hello(a, t["id"], 0, t["secret"])
+        wait_until(lambda: [s for s, _ in _presence_rows(own_db, t["id"])] == [0, 1])
+        ws.close()  # seat 1 leaves; seat 0 stays
+        wait_until(lambda: [s for s, _ in _presence_rows(own_db, t["id"])] == [0], 12)
+        time.sleep(3.0)  # seat 0 is still held: its row stays, renewed
+        assert [s for s, _ in _presence_rows(own_db, t["id"])] == [0]
+        host.close()
+        wait_until(lambda: _presence_rows(own_db, t["id"]) == [], 12)
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_a_seat_connected_on_another_server_shows_connected(own_db):
+    """The host's socket is on A, the other player's on B: A's state shows that player
+    connected (before: away, since A never held that socket); once the player leaves, A shows
+    them away within seconds."""
+    env = {"MEEPLE_SEAT_GONE_SECONDS": "2"}
+    a, b = Server(own_db, env=env), Server(own_db, env=env)
+    try:
+        t = new_table(a, [{"kind": "me"}, {"kind": "open"}, {"kind": "bot", "level": "random"}])
+        status, j = b.post(f"/api/tables/{t['id']}/join", {"seat": 1, "name": "Bo"},
+                           browser=browser())
+        assert status == 200, j
+        host, first = hello(a, t["id"], 0, t["secret"])
+        seats = first["seats"]
+        ws, _ = hello(b, t["id"], 1, j["secret"])
+
+        def seat1(connected: bool):
+            def pred(m: dict) -> bool:
+                return m.get("type") in ("state", "seats") and \
+                    m["seats"][1]["connected"] is connected
+            return pred
+
+        if seats[1]["connected"] is not True:
+            recv_until(host, seat1(True), 8)
+        ws.close()
+        gone = recv_until(host, seat1(False), 12)
+        assert "away" in gone["seats"][1]
         host.close()
     finally:
         a.stop()

@@ -47,6 +47,9 @@ class Metrics:
         self.sockets = Gauge("meeple_sockets", "Open table WebSockets", registry=r)
         self.driven = Gauge("meeple_tables_driven", "Tables whose bots and timers this server "
                             "runs (leases held)", registry=r)
+        self.not_driver = Counter(
+            "meeple_not_driver", "Bot moves and time limits refused because another server took "
+            "the table's lease over (this one hung)", registry=r)
         self.bot_queue = Gauge("meeple_bot_queue", "Bot moves waiting or thinking", registry=r)
         self.loop_lag = Histogram(
             "meeple_loop_lag_seconds", "How late a 0.1 s timer of the event loop fires (what "

@@ -30,6 +30,9 @@ class LocalBus:
                     ) -> None:
         return None
 
+    def send(self, message: dict[str, Any]) -> None:
+        return None
+
     async def publish(self, message: dict[str, Any]) -> None:
         return None
 
@@ -38,7 +41,13 @@ class LocalBus:
 
 
 class RedisBus:
-    """Redis pub/sub on one channel; each server ignores its own messages."""
+    """Redis pub/sub on one channel; each server ignores its own messages.
+
+    Messages are sent by one task, in order: those queued while a send is in flight go out
+    together as one Redis message (``{"origin", "batch": [...]}``), so under load every server
+    receives and parses one message per batch rather than one per move, and Redis relays fewer;
+    an idle server's message goes out at once, alone, as before.
+    """
 
     def __init__(self, url: str) -> None:
         import redis.asyncio as redis
@@ -48,6 +57,8 @@ class RedisBus:
         self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
         self.task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
+        self._outbox: list[tuple[dict[str, Any], asyncio.Future[None] | None]] = []
+        self._sender: asyncio.Task[None] | None = None
 
     async def start(self, handler: Handler, wants: Callable[[dict[str, Any]], bool] | None = None,
                     ) -> None:
@@ -63,34 +74,66 @@ class RedisBus:
                 if msg is None:
                     continue
                 data = json.loads(msg["data"])
-                if data.get("origin") != self.origin and wants(data):
-                    # one task per message, so a slow catch-up of one table delays no other;
-                    # per table the order holds (each task goes straight to the table's FIFO lock)
-                    task = asyncio.create_task(handler(data))
-                    self._pending.add(task)
-                    task.add_done_callback(self._pending.discard)
+                if data.get("origin") == self.origin:
+                    continue
+                for item in data["batch"] if "batch" in data else (data,):
+                    if wants(item):
+                        # one task per message, so a slow catch-up of one table delays no
+                        # other; per table the order holds (each task goes straight to the
+                        # table's FIFO lock)
+                        task = asyncio.create_task(handler(item))
+                        self._pending.add(task)
+                        task.add_done_callback(self._pending.discard)
             except asyncio.CancelledError:
                 raise
             except Exception:  # a bad message or a Redis hiccup must not kill the listener
                 log.exception("pub/sub listener error")
                 await asyncio.sleep(0.5)
 
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message (no waiting: a move's broadcast does not wait on Redis)."""
+        self._queue(message, None)
+
     async def publish(self, message: dict[str, Any]) -> None:
-        data = json.dumps({**message, "origin": self.origin})
-        for attempt in range(3):  # a dropped connection is retried; the log stays the truth
-            try:
-                await self.client.publish(CHANNEL, data)
-                return
-            except Exception as exc:
-                if attempt == 2:
-                    log.warning("pub/sub publish failed: %r", exc)
-                    return
-                await asyncio.sleep(0.05 * (attempt + 1))
+        """Queue a message and wait until it has been handed to Redis (or given up on)."""
+        done = asyncio.get_running_loop().create_future()
+        self._queue(message, done)
+        await done
+
+    def _queue(self, message: dict[str, Any], done: asyncio.Future[None] | None) -> None:
+        self._outbox.append((message, done))
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.get_running_loop().create_task(self._send_all())
+
+    async def _send_all(self) -> None:
+        while self._outbox:
+            batch, self._outbox = self._outbox, []
+            if len(batch) == 1:
+                data = json.dumps({**batch[0][0], "origin": self.origin})
+            else:
+                data = json.dumps({"origin": self.origin, "batch": [m for m, _ in batch]})
+            for attempt in range(3):  # a dropped connection is retried; the log stays the truth
+                try:
+                    await self.client.publish(CHANNEL, data)
+                    break
+                except Exception as exc:
+                    if attempt == 2:
+                        log.warning("pub/sub publish failed: %r", exc)
+                        break
+                    await asyncio.sleep(0.05 * (attempt + 1))
+            for _, done in batch:
+                if done is not None and not done.done():
+                    done.set_result(None)
 
     async def ping(self) -> None:
         await self.client.ping()
 
     async def stop(self) -> None:
+        if self._sender is not None and not self._sender.done():
+            try:  # what is queued still goes out
+                await asyncio.wait_for(asyncio.shield(self._sender), 1.0)
+            except Exception:
+                pass
         if self.task is not None:
             self.task.cancel()
             try:

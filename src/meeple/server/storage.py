@@ -42,8 +42,10 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    exists,
     func,
     insert,
+    or_,
     select,
     text,
     update,
@@ -164,6 +166,20 @@ _PG_MOVE_IF_UNDOS = text(
     " SELECT :table_id, :n, :seat, :action, :at FROM touched RETURNING n)"
     " SELECT touched.version FROM touched, logged"
 )
+# A bot's move (or anything a table's driver decides) is logged only while the mover still
+# holds the table's lease: a server that hung and woke after another took its tables over is
+# refused, not raced (issue 16). The lease row is read ``FOR SHARE``, so a takeover in flight
+# is waited for and then seen. The second column tells a lost lease from an undo.
+_PG_DRIVER_MOVE = text(
+    "WITH lease AS (SELECT 1 FROM meeple_leases WHERE table_id = :tid AND holder = :holder"
+    " FOR SHARE),"
+    " touched AS (UPDATE meeple_tables SET updated_at = :now, deadline = :deadline,"
+    " version = version + 1 WHERE id = :tid AND undos = :expected_undos"
+    " AND EXISTS (SELECT 1 FROM lease) RETURNING version),"
+    " logged AS (INSERT INTO meeple_actions (table_id, n, seat, action, \"at\")"
+    " SELECT :table_id, :n, :seat, :action, :at FROM touched RETURNING n)"
+    " SELECT (SELECT version FROM touched), EXISTS (SELECT 1 FROM lease)"
+)
 
 
 class Clock:
@@ -198,6 +214,7 @@ class MoveWriter:
     def __init__(self, storage: Storage, size: int = 8, synchronous: bool = True) -> None:
         self.synchronous = synchronous
         self.sql = str(_PG_MOVE_IF_UNDOS.compile(dialect=storage.engine.dialect))
+        self.driver_sql = str(_PG_DRIVER_MOVE.compile(dialect=storage.engine.dialect))
         self.conninfo = storage.engine.url.set(drivername="postgresql").render_as_string(
             hide_password=False)
         self.size = size
@@ -206,15 +223,17 @@ class MoveWriter:
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def append(self, table_id: str, n: int, seat: int, action: int,
-                     deadline: float | None, undos: int) -> int:
+                     deadline: float | None, undos: int, holder: str | None = None) -> int:
         """Log move ``n`` and the next deadline; the table's new version. `DuplicateMove` if
-        move ``n`` is already logged or the table's undo count is no longer ``undos``; a broken
+        move ``n`` is already logged or the table's undo count is no longer ``undos``;
+        `NotDriver` if ``holder`` is given and no longer holds the table's lease; a broken
         connection is dropped and its error raised."""
         import psycopg
 
         now = _now()
         params = {"table_id": table_id, "n": n, "seat": seat, "action": action, "at": now,
-                  "tid": table_id, "now": now, "deadline": deadline, "expected_undos": undos}
+                  "tid": table_id, "now": now, "deadline": deadline, "expected_undos": undos,
+                  "holder": holder}
         if self.loop is not asyncio.get_running_loop():  # connections serve one loop only
             self.loop, self.free, self.slots = asyncio.get_running_loop(), [], asyncio.Semaphore(
                 self.size)
@@ -222,7 +241,7 @@ class MoveWriter:
             conn = self.free.pop() if self.free else await self._connect()
             ok = False
             try:
-                cur = await conn.execute(self.sql, params)
+                cur = await conn.execute(self.sql if holder is None else self.driver_sql, params)
                 row = await cur.fetchone()
                 ok = True
             except psycopg.errors.UniqueViolation as exc:
@@ -233,9 +252,7 @@ class MoveWriter:
                     self.free.append(conn)
                 else:
                     await conn.close()
-        if row is None:
-            raise DuplicateMove(f"table {table_id} had steps undone; move {n} was not logged")
-        return int(row[0])
+        return _logged(row, table_id, n)
 
     async def _connect(self) -> Any:
         import psycopg
@@ -252,6 +269,20 @@ class MoveWriter:
 
 class DuplicateMove(Exception):
     """Move ``n`` of this table is already logged (a stale or concurrent write)."""
+
+
+class NotDriver(DuplicateMove):
+    """A driver's move from a server that no longer holds the table's lease (it hung and
+    another server took the table over): not logged."""
+
+
+def _logged(row: Any, table_id: str, n: int) -> int:
+    """The version a move statement returned, or why it logged nothing."""
+    if row is not None and len(row) > 1 and not row[1]:
+        raise NotDriver(f"table {table_id} is driven by another server; move {n} was not logged")
+    if row is None or row[0] is None:
+        raise DuplicateMove(f"table {table_id} had steps undone; move {n} was not logged")
+    return int(row[0])
 
 
 @dataclass
@@ -480,9 +511,10 @@ class Storage:
             ).rowcount == 1
 
     # ----- presence -----------------------------------------------------------------------------
-    def touch_presence(self, seats: Iterable[tuple[str, int]]) -> None:
-        """These seats have a socket on this server now (one statement for all)."""
-        rows = [{"table_id": tid, "seat": seat, "seen_at": self.clock.now()} for tid, seat in seats]
+    def touch_presence(self, seats: Iterable[tuple[str, int]], at: float | None = None) -> None:
+        """These seats have a socket on this server at ``at`` (now by default; one statement)."""
+        at = self.clock.now() if at is None else at
+        rows = [{"table_id": tid, "seat": seat, "seen_at": at} for tid, seat in seats]
         if not rows:
             return
         if self.engine.dialect.name == "postgresql":
@@ -495,20 +527,41 @@ class Storage:
         with self.engine.begin() as conn:
             conn.execute(stmt, rows)
 
+    def presence(self, ids: Iterable[str]) -> list[tuple[str, int, float]]:
+        """The stored presence rows (table, seat, seen at) of these tables."""
+        ids = list(ids)
+        out: list[tuple[str, int, float]] = []
+        with self.engine.connect() as conn:
+            for i in range(0, len(ids), 500):
+                out.extend(tuple(r) for r in conn.execute(
+                    select(presence_t.c.table_id, presence_t.c.seat, presence_t.c.seen_at)
+                    .where(presence_t.c.table_id.in_(ids[i:i + 500]))).all())
+        return out
+
+    def sweep_presence(self, older_than: float) -> int:
+        """Forget presence rows seen before ``older_than`` (database clock) or of finished
+        tables: neither can change an answer (a seat not seen for the wait counts as away
+        with or without its row; only running tables are asked). Returns the rows removed."""
+        over = exists().where(tables_t.c.id == presence_t.c.table_id, tables_t.c.status == "over")
+        with self.engine.begin() as conn:
+            return conn.execute(delete(presence_t).where(
+                or_(presence_t.c.seen_at < older_than, over))).rowcount or 0
+
     # ----- the action log ---------------------------------------------------------------------
     def append_action(
         self, table_id: str, n: int, seat: int, action: int, status: str | None = None,
-        deadline: float | None = None, undos: int | None = None,
+        deadline: float | None = None, undos: int | None = None, holder: str | None = None,
     ) -> int:
         """Log move ``n`` (and the next move's deadline, or the final status) in one transaction.
 
         Returns the table's new version. Raises `DuplicateMove` if move ``n`` is already logged,
         or (with ``undos``) if the table's undo count is no longer ``undos``: an undo removed
-        steps the caller's copy still holds.
+        steps the caller's copy still holds. With ``holder`` (a driver's move: a bot's), raises
+        `NotDriver` unless that lease holder still holds the table's lease.
         """
         now = _now()
         if undos is not None:  # the server's moves: one statement on PostgreSQL
-            return self._append_if_undos(table_id, n, seat, action, deadline, undos, now)
+            return self._append_if_undos(table_id, n, seat, action, deadline, undos, now, holder)
         try:
             with self.engine.begin() as conn:
                 conn.execute(
@@ -526,23 +579,28 @@ class Storage:
         return int(row[0]) if row is not None else 0
 
     def _append_if_undos(self, table_id: str, n: int, seat: int, action: int,
-                         deadline: float | None, undos: int, now: datetime) -> int:
+                         deadline: float | None, undos: int, now: datetime,
+                         holder: str | None = None) -> int:
         params = {"table_id": table_id, "n": n, "seat": seat, "action": action, "at": now,
-                  "tid": table_id, "now": now, "deadline": deadline, "expected_undos": undos}
+                  "tid": table_id, "now": now, "deadline": deadline, "expected_undos": undos,
+                  "holder": holder}
         try:
             if self.engine.dialect.name == "postgresql":  # one statement, one round trip
                 with self.autocommit.connect() as conn:
-                    row = conn.execute(_PG_MOVE_IF_UNDOS, params).first()
+                    row = conn.execute(_PG_MOVE_IF_UNDOS if holder is None else _PG_DRIVER_MOVE,
+                                       params).first()
             else:
                 with self.engine.begin() as conn:
-                    row = conn.execute(_TOUCH_IF_UNDOS, params).first()  # the write lock first
+                    if holder is not None and self.inline:
+                        conn.exec_driver_sql("BEGIN IMMEDIATE")  # the write lock first
+                    if holder is not None and not holds_lease(conn, table_id, holder):
+                        return _logged((None, False), table_id, n)
+                    row = conn.execute(_TOUCH_IF_UNDOS, params).first()
                     if row is not None:
                         conn.execute(_INSERT_ACTION, params)
         except IntegrityError as exc:
             raise DuplicateMove(f"move {n} of table {table_id} is already logged") from exc
-        if row is None:
-            raise DuplicateMove(f"table {table_id} had steps undone; move {n} was not logged")
-        return int(row[0])
+        return _logged(row, table_id, n)
 
     def actions(self, table_id: str, since: int = 0) -> list[int]:
         """The logged actions from move ``since`` on, in order."""
@@ -581,6 +639,12 @@ def store_answer(conn: Any, key: str, status: int, answer: dict[str, Any] | None
 def delete_actions(conn: Any, table_id: str, since: int) -> None:
     """Undo: delete the logged moves from ``since`` on (inside the caller's transaction)."""
     conn.execute(delete(actions_t).where(actions_t.c.table_id == table_id, actions_t.c.n >= since))
+
+
+def holds_lease(conn: Any, table_id: str, holder: str) -> bool:
+    """Whether ``holder`` holds the table's lease now (inside the caller's transaction)."""
+    return conn.execute(select(leases_t.c.holder).where(
+        leases_t.c.table_id == table_id, leases_t.c.holder == holder)).first() is not None
 
 
 def count_actions(conn: Any, table_id: str) -> int:

@@ -41,11 +41,13 @@ from .pubsub import LocalBus, RedisBus
 from .storage import (
     DuplicateMove,
     MoveWriter,
+    NotDriver,
     SeatRecord,
     Storage,
     TableRecord,
     count_actions,
     delete_actions,
+    holds_lease,
     insert_table,
     presence_t,
 )
@@ -120,6 +122,10 @@ class LiveTable:
     # since when each person's seat has had no socket on this server (the host may hand a seat
     # gone long enough to a bot); a seat with a socket open is absent from it
     gone_since: dict[int, float] = field(default_factory=dict)
+    # when another server last said it held each seat's socket (from `meeple_presence`, read
+    # with the resync); recent enough, the seat shows as connected here too
+    seen_elsewhere: dict[int, float] = field(default_factory=dict)
+    shown_elsewhere: set[int | None] = field(default_factory=set)  # as last told the sockets
     used_at: float = field(default_factory=time.monotonic)  # last asked for (get, sockets)
     undos: int = 0  # the stored undo count `state` was built with (an undo rebuilds it)
 
@@ -195,6 +201,10 @@ def bot_choose(game: str, level: str, seed: int, state: State, max_seconds: floa
     return action
 
 
+class _NotDriving(Exception):
+    """A time limit fired on a server that no longer holds the table's lease."""
+
+
 class _NoChange(Exception):
     """Raised inside a transaction's decision: nothing to do (the transaction rolls back)."""
 
@@ -239,7 +249,10 @@ class TableManager:
         self.draining = False
         self._tasks: list[asyncio.Task[None]] = []
         self._touched: set[tuple[str, int]] = set()  # seats whose socket came or went here
+        # the seen_at this server last stored per seat: a row still holding it is our own
+        self._wrote: dict[tuple[str, int], float] = {}
         self._presence_due = 0.0
+        self._sweep_due = 0.0
         self.bots_waiting = 0
         # objects told of every change (``on_change(t)``) and bus message (``await
         # on_message(m)``): ratings, chat, matchmaking
@@ -271,15 +284,17 @@ class TableManager:
             self.metrics.db_seconds.observe(time.perf_counter() - t0)
 
     async def _append(self, t: LiveTable, n: int, seat: int, action: int,
-                      deadline: float | None) -> int:
-        """Log a move (only while the table's undo count is this copy's): on PostgreSQL straight
-        from the event loop, elsewhere like any call."""
+                      deadline: float | None, by_driver: bool = False) -> int:
+        """Log a move (only while the table's undo count is this copy's, and a driver's move
+        only while this server holds the table's lease): on PostgreSQL straight from the event
+        loop, elsewhere like any call."""
+        holder = self.leases.holder if by_driver else None
         if self.moves is None:
             return await self._db(self.storage.append_action, t.rec.id, n, seat, action, None,
-                                  deadline, t.undos)
+                                  deadline, t.undos, holder)
         t0 = time.perf_counter()
         try:
-            return await self.moves.append(t.rec.id, n, seat, action, deadline, t.undos)
+            return await self.moves.append(t.rec.id, n, seat, action, deadline, t.undos, holder)
         finally:
             took = time.perf_counter() - t0
             self.metrics.db_seconds.observe(took)
@@ -359,14 +374,50 @@ class TableManager:
 
     async def _presence_tick(self) -> None:
         """Store, in one statement, the seats whose socket came or went here since the last
-        tick, and every `_presence_every` seconds all the seats with a socket here."""
+        tick, and every `_presence_every` seconds all the seats with a socket here; about once
+        a minute (or `seat_gone_seconds`), forget the rows that no longer matter."""
         seats, self._touched = self._touched, set()
         if time.monotonic() >= self._presence_due:
             self._presence_due = time.monotonic() + self._presence_every
             seats |= {(tid, c.seat) for tid, t in self.tables.items() if t.rec.status != "over"
                       for c in t.conns if not c.closed and c.seat is not None}
         if seats:
-            await self._db(self.storage.touch_presence, sorted(seats))
+            at = self.storage.clock.now()
+            await self._db(self.storage.touch_presence, sorted(seats), at)
+            self._wrote.update(dict.fromkeys(seats, at))
+        if time.monotonic() >= self._sweep_due:  # rows that can no longer change an answer
+            self._sweep_due = time.monotonic() + max(1.0, min(60.0, self.settings.seat_gone_seconds))
+            await self._db(self.storage.sweep_presence,
+                           self.storage.clock.now() - 2 * self.settings.seat_gone_seconds)
+
+    async def _read_presence(self) -> None:
+        """Which seats have a socket on another server (the rows not last written by this one),
+        for the open tables with people; a change is shown like a socket coming or going here.
+        A seat's arrival elsewhere shows within a touch tick and a resync; its leaving, once its
+        row is older than `_fresh` (nothing says "left" across servers but the silence)."""
+        ids = [tid for tid, t in self.tables.items() if t.rec.status != "over"
+               and any(s.kind == "human" for s in t.rec.seats)]
+        self._wrote = {k: v for k, v in self._wrote.items() if k[0] in self.tables}
+        rows = await self._db(self.storage.presence, ids) if ids else []
+        seen: dict[str, dict[int, float]] = {tid: {} for tid in ids}
+        for tid, seat, at in rows:
+            if self._wrote.get((tid, seat)) != at:
+                seen[tid][seat] = at
+        for tid, now_seen in seen.items():
+            t = self.tables.get(tid)
+            if t is None or not (now_seen or t.seen_elsewhere):
+                continue
+            t.seen_elsewhere = now_seen
+            shown = self._elsewhere(t)  # a row changed, or grew too old to count
+            if shown != t.shown_elsewhere:
+                before = self._present(t) | t.shown_elsewhere
+                t.shown_elsewhere = shown
+                self._presence(t, before)
+
+    @property
+    def _fresh(self) -> float:
+        """A row renewed this recently means a socket is held there now."""
+        return self._presence_every + 2.0
 
     def _touch_soon(self, t: LiveTable, seat: int) -> None:
         """A seat's socket came or went here: stored with the next tick (within a second)."""
@@ -426,6 +477,8 @@ class TableManager:
         if not self.tables:
             return
         versions = await self._db(self.storage.versions, list(self.tables))
+        if self.shares_presence:
+            await self._read_presence()
         for tid, version in versions.items():
             t = self.tables.get(tid)
             if t is not None and version != t.rec.version:
@@ -785,9 +838,12 @@ class TableManager:
         await self._change(t, decide)
 
     async def set_zombie(self, t: LiveTable, seat: int, zombie: bool,
-                         at_move: int | None = None) -> None:
+                         at_move: int | None = None, by_clock: bool = False) -> bool:
         """A seat leaves (a bot plays it) or is handed back to its player. ``at_move``: only if
-        the table is still at that move (a time limit must not fire on a move just made)."""
+        the table is still at that move (a time limit must not fire on a move just made).
+        ``by_clock``: the time limit fires only if the stored deadline has passed and this
+        server still holds the table's lease (a server that hung may wake with a timer set for
+        a deadline the server that took over has since moved on). True if it changed."""
 
         def decide(rec: TableRecord, conn: Any) -> None:
             s = _seat_of(rec, seat)
@@ -795,14 +851,24 @@ class TableManager:
                 raise _NoChange
             if at_move is not None and count_actions(conn, rec.id) != at_move:
                 raise _NoChange
+            if by_clock and not holds_lease(conn, rec.id, self.leases.holder):
+                raise _NotDriving
+            if by_clock and (rec.deadline is None or rec.deadline > self.storage.clock.now() + 0.05):
+                raise _NoChange
             rec.seats[seat] = replace(s, zombie=zombie)
             if not zombie and rec.time_limit:
                 rec.deadline = self.storage.clock.now() + rec.time_limit
 
         try:
             await self._change(t, decide)
+        except _NotDriving:
+            self.leases.mine.discard(t.rec.id)
+            self.metrics.not_driver.inc()
+            self._stop_driving(t)
+            return False
         except _NoChange:
-            return
+            return False
+        return True
 
     async def rematch(self, t: LiveTable, seat: int | None, secret: str,
                       client: str | None = None, idem_key: str | None = None,
@@ -910,7 +976,14 @@ class TableManager:
                 raise TableError("illegal", f"action {action} is not legal now")
             deadline = self._deadline_after(t, action)
             try:
-                version = await self._append(t, n, seat, action, deadline)
+                version = await self._append(t, n, seat, action, deadline, by_driver=by_bot)
+            except NotDriver:
+                # this server hung and another took the table over meanwhile: it drives now
+                self.leases.mine.discard(t.rec.id)
+                self.metrics.not_driver.inc()
+                if await self.catch_up(t):
+                    self._changed(t, publish=False)
+                raise TableError("not_driver", "another server drives this table now") from None
             except DuplicateMove:
                 await self.catch_up(t)  # another server logged this move first (or an undo)
                 st = t.state
@@ -1004,7 +1077,7 @@ class TableManager:
             if move is not None:  # the move itself: the others need not read the database
                 message.update(n=move, action=action, deadline=t.deadline,
                                at=self.storage.clock.now())
-            asyncio.get_running_loop().create_task(self.bus.publish(message))
+            self.bus.send(message)
         self._schedule(t)
 
     def _schedule(self, t: LiveTable) -> None:
@@ -1056,6 +1129,9 @@ class TableManager:
                 try:
                     await self.move(t, seat, action, n, by_bot=True)
                 except TableError as exc:
+                    if exc.code == "not_driver":
+                        log.info("table %s: taken over by another server; not driving it", t.rec.id)
+                        return
                     if exc.code != "stale":
                         log.warning("bot move refused on %s: %s", t.rec.id, exc)
                         return
@@ -1068,13 +1144,15 @@ class TableManager:
         if t.state.to_move == seat and t.rec.status == "running" and not t.bot_plays(seat) \
                 and len(t.state.history) == n:
             if t.deadline is not None and self.storage.clock.now() >= t.deadline - 0.01:
-                await self.set_zombie(t, seat, True, at_move=n)
+                if not await self.set_zombie(t, seat, True, at_move=n, by_clock=True):
+                    await self.refresh(t)  # the stored deadline (or driver) differs: re-read
+                    self._schedule(t)  # and wait for the stored deadline, if still ours
 
     # ----- what each connection sees --------------------------------------------------------------
     def attach(self, t: LiveTable, conn: Connection) -> None:
         """A socket joins: it gets the full state; the others get one small ``seats`` message,
         and only if a seat's presence changed (a spectator arriving changes nothing they see)."""
-        before = self._present(t)
+        before = self._shown(t)
         t.used_at = time.monotonic()
         if self.tables.setdefault(t.rec.id, t) is not t:  # never attach to a forgotten copy
             log.warning("table %s: socket attached to a forgotten copy", t.rec.id)
@@ -1089,7 +1167,7 @@ class TableManager:
         self._presence(t, before, skip=conn)
 
     def detach(self, t: LiveTable, conn: Connection) -> None:
-        before = self._present(t)
+        before = self._shown(t)
         conn.closed = True
         t.conns.discard(conn)
         now = self._present(t)
@@ -1106,10 +1184,22 @@ class TableManager:
         return s.kind == "human" and s.secret_hash == conn.secret_hash
 
     def _present(self, t: LiveTable) -> set[int | None]:
+        """The seats with a socket on this server."""
         return {c.seat for c in t.conns if not c.closed and c.seat is not None}
 
+    def _elsewhere(self, t: LiveTable) -> set[int | None]:
+        """The seats with a socket on another server, by its recent presence rows."""
+        if not t.seen_elsewhere:
+            return set()
+        cut = self.storage.clock.now() - self._fresh
+        return {seat for seat, at in t.seen_elsewhere.items() if at >= cut}
+
+    def _shown(self, t: LiveTable) -> set[int | None]:
+        """The seats shown as connected: a socket here or on another server."""
+        return self._present(t) | self._elsewhere(t)
+
     def _presence(self, t: LiveTable, before: set[int | None], skip: Connection | None = None) -> None:
-        now = self._present(t)
+        now = self._shown(t)
         if now == before:
             return
         msg = {"type": "seats", "table": t.rec.id, "seats": self.seats_json(t, now)}
@@ -1144,7 +1234,7 @@ class TableManager:
             seat is not None and st.to_move == seat and t.rec.status == "running"
             and not t.bot_plays(seat)
         )
-        connected = {c.seat for c in t.conns if not c.closed}
+        connected = {c.seat for c in t.conns if not c.closed} | self._elsewhere(t)
         undo = st.undo_start() if mine else None
         msg: dict[str, Any] = {
             "type": "state",
@@ -1177,8 +1267,10 @@ class TableManager:
             {"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level, "zombie": s.zombie,
              "account": s.user_id is not None,
              "connected": None if connected is None else s.seat in connected,
-             **({"away": round(self.storage.clock.now() - t.gone_since[s.seat])}
-                if connected is not None and s.seat in t.gone_since else {})}
+             **({"away": round(self.storage.clock.now() - max(
+                 t.gone_since[s.seat], t.seen_elsewhere.get(s.seat, -math.inf)))}
+                if connected is not None and s.seat in t.gone_since
+                and s.seat not in connected else {})}
             for s in t.rec.seats
         ]
 
