@@ -422,3 +422,53 @@ def evaluate(state: KarviState) -> list[float]:
         sum(math.tanh((v[i] - v[j]) / EVAL_SCALE) for j in range(n) if j != i) / (n - 1)
         for i in range(n)
     ]
+
+
+class PlannerBot(HeuristicBot):
+    """`HeuristicBot` with a wider, steadier die-move lookahead (exploration draft)."""
+
+    name = "planner"
+    WIDTH = 4
+    DETS = 1
+    FINAL = False
+
+    def _best_move(self, s: KarviState, q: int, moves: list[int], late: bool) -> int:
+        ranked = sorted(moves, key=lambda a: -self._spot_value(s, q, _FAMILY[a][1], late))
+        ranked = ranked[: self.WIDTH]
+        d = s.cur_die
+        pos = s.die_pos[d]
+        totals = {a: 0.0 for a in ranked}
+        for _ in range(self.DETS):
+            world = s.determinize(q, self.rng)
+            base = self.value(world, q)
+            for a in ranked:
+                c = world.clone()
+                c.apply(a)
+                self._finish_chain(c, q, deep=True)
+                totals[a] += self.value(c, q) - base
+        best, best_v = ranked[0], None
+        for a in ranked:
+            spot = _FAMILY[a][1]
+            skipped = sum(
+                1
+                for t in range(pos + 1 if pos < s.T else 0, min(spot, s.T))
+                if not s.blocked[t] and t not in s.die_pos
+            )
+            v = totals[a] / self.DETS - 0.45 * skipped
+            if spot >= s.T:
+                v -= 0.0 if late else 0.8 * sum(1 for t in s._die_targets(d) if t < s.T) ** 0.5
+            v += self.rng.random() * 1e-3
+            if best_v is None or v > best_v:
+                best, best_v = a, v
+        return best
+
+    def value(self, s: KarviState, q: int) -> float:  # type: ignore[override]
+        if not self.FINAL or s.round < s.rounds or s.over:
+            return HeuristicBot.value(s, q)
+        # Last round: what the final scoring will count, plus what the tableau still promises.
+        pl = s.p[q]
+        v = float(pl.points) + sum(s.final_lines(q).values())
+        v += 0.25 * ((pl.res[0] + pl.res[1]) % 2) + 0.25 * (len(pl.hand) % 2)
+        v += 0.5 * len(pl.beside) + 0.75 * (pl.tower_supply + pl.post_supply)
+        v += 2 * len(pl.trade_track) + 2.5 * len(pl.raid_track) + 0.3 * pl.count("healthy")
+        return v
