@@ -122,13 +122,15 @@ def test_planner_values_the_last_round_by_the_final_scoring():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_hard_is_the_planner_and_expert_searches_on_top_of_it(players):
-    """`hard` plays whole games at every count; `expert` is ISMCTS biased toward its move."""
+    """`hard` plays whole games at every count; `expert` searches on top of it (playouts of the
+    planner's best die moves), and level `ismcts` biases its root toward the planner's move."""
     from meeple.bots import make_bot
-    from meeple.games.karvi.bot import PlannerBot
+    from meeple.games.karvi.bot import PlannerBot, SearchPlannerBot
 
     hard = make_bot("hard", karvi.GAME, 1)
     assert isinstance(hard, PlannerBot) and hard.name == "hard"
     s = _play(players, 5, [make_bot("hard", karvi.GAME, q) for q in range(players)])
     assert s.is_over()
     expert = make_bot("expert", karvi.GAME, 1)
-    assert isinstance(getattr(expert.prior, "__self__", None), PlannerBot)
+    assert isinstance(expert, SearchPlannerBot) and expert.iterations > 0
+    assert isinstance(getattr(make_ismcts(karvi.GAME, 1).prior, "__self__", None), PlannerBot)
