@@ -134,3 +134,21 @@ def test_hard_is_the_planner_and_expert_searches_on_top_of_it(players):
     expert = make_bot("expert", karvi.GAME, 1)
     assert isinstance(expert, SearchPlannerBot) and expert.iterations > 0
     assert isinstance(getattr(make_ismcts(karvi.GAME, 1).prior, "__self__", None), PlannerBot)
+
+
+def test_expert_keeping_one_move_plays_the_planner_and_more_moves_decide_differently():
+    """The playouts only choose among the planner's best die moves: keeping one, the expert makes
+    the planner's very moves; keeping three, its own."""
+    from meeple.games.karvi.bot import PlannerBot, SearchPlannerBot
+
+    class KeepOne(SearchPlannerBot):
+        KEEP = 1
+
+    class Small(SearchPlannerBot):
+        iterations = 2
+
+    a = _play(2, 13, [KeepOne(3), HeuristicBot(4)])
+    b = _play(2, 13, [PlannerBot(3), HeuristicBot(4)])
+    assert a.history == b.history
+    c = _play(2, 13, [Small(3), HeuristicBot(4)])
+    assert c.history != b.history
