@@ -72,3 +72,83 @@ def test_level_ismcts_uses_the_hooks():
     s = midgame(2, seed=3)
     small = make_ismcts(karvi.GAME, seed=0, knob="20")
     assert small.choose(s) in s.legal_actions()
+
+
+# ----- level `hard`: PlannerBot (issue #23) -----------------------------------------------------
+def _play(players: int, seed: int, bots: list) -> meeple.core.State:
+    s = meeple.make("karvi", players=players, seed=seed)
+    while not s.is_over():
+        s.apply(bots[s.to_move].choose(s))
+    return s
+
+
+def test_planner_at_the_heuristic_settings_plays_the_heuristic_moves():
+    """With medium's shortlist (4 moves), one determinization and its value function the planner
+    makes medium's very moves: so what it adds is only its width, determinizations and value."""
+    from meeple.games.karvi.bot import PlannerBot
+
+    class AsMedium(PlannerBot):
+        WIDTH, DETS, FINAL = 4, 1, False
+
+    a = _play(2, 11, [AsMedium(3), HeuristicBot(4)])
+    b = _play(2, 11, [HeuristicBot(3), HeuristicBot(4)])
+    assert a.history == b.history
+    c = _play(2, 11, [PlannerBot(3), HeuristicBot(4)])
+    assert c.history != b.history  # the real settings do decide differently
+
+
+def test_planner_values_the_last_round_by_the_final_scoring():
+    """Rulebook (/work/shared/rules/002) "Final scoring": in the last round the planner's value is
+    points plus the final scoring lines plus a small non-negative rest; before it, medium's."""
+    from meeple.games.karvi.bot import PlannerBot
+
+    bot = PlannerBot(0)
+    s = meeple.make("karvi", players=2, seed=2)
+    rng = random.Random(2)
+    seen_early = seen_late = False
+    while not s.is_over():
+        for q in range(2):
+            if s.round < s.rounds:
+                assert bot.value(s, q) == HeuristicBot.value(s, q)
+                seen_early = True
+            else:
+                floor = s.p[q].points + sum(s.final_lines(q).values())
+                assert floor <= bot.value(s, q) <= floor + 60
+                seen_late = True
+        s.apply(karvi.ROLLOUT_POLICY(s, rng))
+    assert seen_early and seen_late
+    assert [bot.value(s, q) for q in range(2)] == s.scores()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_hard_is_the_planner_and_expert_searches_on_top_of_it(players):
+    """`hard` plays whole games at every count; `expert` searches on top of it (playouts of the
+    planner's best die moves), and level `ismcts` biases its root toward the planner's move."""
+    from meeple.bots import make_bot
+    from meeple.games.karvi.bot import PlannerBot, SearchPlannerBot
+
+    hard = make_bot("hard", karvi.GAME, 1)
+    assert isinstance(hard, PlannerBot) and hard.name == "hard"
+    s = _play(players, 5, [make_bot("hard", karvi.GAME, q) for q in range(players)])
+    assert s.is_over()
+    expert = make_bot("expert", karvi.GAME, 1)
+    assert isinstance(expert, SearchPlannerBot) and expert.iterations > 0
+    assert isinstance(getattr(make_ismcts(karvi.GAME, 1).prior, "__self__", None), PlannerBot)
+
+
+def test_expert_keeping_one_move_plays_the_planner_and_more_moves_decide_differently():
+    """The playouts only choose among the planner's best die moves: keeping one, the expert makes
+    the planner's very moves; keeping three, its own."""
+    from meeple.games.karvi.bot import PlannerBot, SearchPlannerBot
+
+    class KeepOne(SearchPlannerBot):
+        KEEP = 1
+
+    class Small(SearchPlannerBot):
+        iterations = 2
+
+    a = _play(2, 13, [KeepOne(3), HeuristicBot(4)])
+    b = _play(2, 13, [PlannerBot(3), HeuristicBot(4)])
+    assert a.history == b.history
+    c = _play(2, 13, [Small(3), HeuristicBot(4)])
+    assert c.history != b.history
