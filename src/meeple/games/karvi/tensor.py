@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from meeple.core.layout import offsets
+
 from . import components as C
 from .rules import MAX_SPOTS, RUNE_BACK, TILE_BACK, KarviState
 
@@ -160,12 +162,7 @@ def _layout(players: int) -> dict[str, int]:
         ("piles", len(_PILES) * (n + 1)),  # holder (relative), size / 12
         ("my_piles", _NR + _NU),  # the contents of the piles I hold
     ]
-    out, at = {"node_count": nodes}, 0
-    for name, size in sizes:
-        out[name] = at
-        at += size
-    out["size"] = at
-    return out
+    return {"node_count": nodes, **offsets(sizes)}
 
 
 def observation_tensor_shape(players: int, options: dict[str, Any]) -> tuple[int, ...]:

@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from meeple.core.layout import offsets
+
 from .rules import (
     BASE_POINTS,
     CHAM_FLAG,
@@ -76,12 +78,7 @@ def _layout(players: int) -> dict[str, int]:
         ("results", rounds * (n + champs * n)),  # per finished round: tricks won, Champ holders
         ("hand", NUM_CARDS),  # the observer's hand
     ]
-    out, at = {}, 0
-    for key, size in sizes:
-        out[key] = at
-        at += size
-    out["size"] = at
-    return out
+    return offsets(sizes)
 
 
 def observation_tensor_shape(players: int, options: dict[str, Any]) -> tuple[int, ...]:

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from meeple.core.layout import offsets
+
 from .rules import (
     CAP,
     COLOUR_ID,
@@ -68,12 +70,7 @@ def _layout(players: int) -> dict[str, int]:
         ("seen", (n + 1) * NC * 2),  # cards the observer peeked at (owner, colour): seen, value
         ("scouted", 1 + NC + 1),  # present, colour, value / V
     ]
-    out, at = {}, 0
-    for key, size in sizes:
-        out[key] = at
-        at += size
-    out["size"] = at
-    return out
+    return offsets(sizes)
 
 
 def observation_tensor_shape(players: int, options: dict[str, Any]) -> tuple[int, ...]:

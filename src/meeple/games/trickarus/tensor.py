@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from meeple.core.layout import offsets
+
 from .rules import NUM_CARDS, TrickarusState
 
 
@@ -40,12 +42,7 @@ def _layout(players: int) -> dict[str, int]:
         ("played", NUM_CARDS),  # played this round
         ("hand", NUM_CARDS),  # the observer's hand
     ]
-    out, n = {}, 0
-    for key, size in sizes:
-        out[key] = n
-        n += size
-    out["size"] = n
-    return out
+    return offsets(sizes)
 
 
 def observation_tensor_shape(players: int, options: dict[str, Any]) -> tuple[int, ...]:

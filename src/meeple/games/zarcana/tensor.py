@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from meeple.core.layout import offsets
+
 from .rules import (
     CODE,
     DRAW_MAX,
@@ -65,12 +67,7 @@ def _layout(players: int) -> dict[str, int]:
             CHAIN_ROOM * _CODE_BITS,
         ),  # the current chain's decisions, in order: id + 1 in binary
     ]
-    out, n = {}, 0
-    for name, size in sizes:
-        out[name] = n
-        n += size
-    out["size"] = n
-    return out
+    return offsets(sizes)
 
 
 def observation_tensor_shape(players: int, options: dict[str, Any]) -> tuple[int, ...]:
