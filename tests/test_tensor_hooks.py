@@ -251,7 +251,7 @@ def test_position_caches_give_what_a_fresh_encoding_gives(game: str, players: in
                 continue
             for p in [state.to_move, None, *range(players)]:
                 warm = module.observation_tensor(state, p)
-                module._LAST[:] = [None, -1, None]
+                module._SHARED.clear()
                 for name in ("_BOARDS", "_PIECES"):  # Zarcana's caches of slow-changing parts
                     getattr(module, name, {}).clear()
                 assert np.array_equal(warm, module.observation_tensor(state, p))

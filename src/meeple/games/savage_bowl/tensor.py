@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.core.layout import offsets
+from meeple.core.layout import PerPosition, offsets
 
 from .rules import (
     BASE_POINTS,
@@ -90,12 +90,7 @@ def observation_tensor(state: SavageBowlState, player: int | None) -> np.ndarray
     """``state`` as ``player`` (None: a spectator) may know it, as float32 in [0, 1]. The part
     every observer shares is computed once per position (every observer asks in turn) and
     copied; the observer adds their seat, their hand and their own discards' cards."""
-    if _LAST[0] is state and _LAST[1] == len(state.history):
-        out = _LAST[2].copy()
-    else:
-        pub = _public(state)
-        _LAST[:] = [state, len(state.history), pub]
-        out = pub.copy()
+    out = _SHARED.get(state, _public).copy()
     n = state.players
     lay = _layout(n)
     out[lay["seat"] + (n if player is None else player)] = 1.0
@@ -177,6 +172,4 @@ def _public(state: SavageBowlState) -> np.ndarray:
     return out
 
 
-# The last position's public part: (the state object, its history length, the array). A state
-# changes only by `apply`, which lengthens its history; the reference keeps the id from reuse.
-_LAST: list[Any] = [None, -1, None]
+_SHARED = PerPosition()  # the last position's public part

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.core.layout import offsets
+from meeple.core.layout import PerPosition, offsets
 
 from .rules import (
     CAP,
@@ -86,13 +86,7 @@ def observation_tensor(state: ScarvusState, player: int | None) -> np.ndarray:
     """``state`` as ``player`` (None: a spectator) may know it, as float32 in [0, 1]. The public
     part is computed once per position (every observer asks in turn) and copied."""
     s = state
-    key = _LAST[0]
-    if key is s and _LAST[1] == len(s.history):
-        out = _LAST[2].copy()
-    else:
-        pub = _public(s)
-        _LAST[:] = [s, len(s.history), pub]
-        out = pub.copy()
+    out = _SHARED.get(s, _public).copy()
     n = s.players
     lay = _layout(n)
     out[lay["seat"] + (n if player is None else player)] = 1.0
@@ -207,6 +201,4 @@ def _public(s: ScarvusState) -> np.ndarray:
     return np.array(out, np.float32)
 
 
-# The last position's public part: (the state object, its history length, the array). A state
-# changes only by `apply`, which lengthens its history; the reference keeps the id from reuse.
-_LAST: list[Any] = [None, -1, None]
+_SHARED = PerPosition()  # the last position's public part

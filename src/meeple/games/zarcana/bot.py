@@ -68,13 +68,19 @@ def heuristic_action(state: ZarcanaState, rng: random.Random, sample: bool) -> i
     me = state.to_move
     assert me is not None
     legal = state.legal_actions()
-    if len(legal) == 1:
-        return legal[0]
-    forced = rule_move(state, legal, me)
+    forced = obvious_move(state, legal, me)
     if forced >= 0:
         return forced
     det = state.determinize(me, rng) if sample else state
     return best_line(det, legal, rush_weight(state, me), rng)[0]
+
+
+def obvious_move(state: ZarcanaState, legal: list[int], me: int) -> int:
+    """The move every level of this bot makes without weighing lines: the only legal one, or
+    the one `rule_move` dictates; -1 when there is none."""
+    if len(legal) == 1:
+        return legal[0]
+    return rule_move(state, legal, me)
 
 
 def rule_move(state: ZarcanaState, legal: list[int], me: int) -> int:
@@ -282,9 +288,7 @@ class LookaheadBot:
         me = state.to_move
         assert me is not None
         legal = state.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
-        forced = rule_move(state, legal, me)
+        forced = obvious_move(state, legal, me)
         if forced >= 0:
             return forced
         rush = rush_weight(state, me)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.core.layout import offsets
+from meeple.core.layout import PerPosition, offsets
 
 from .rules import (
     CODE,
@@ -82,11 +82,7 @@ def observation_tensor(state: ZarcanaState, player: int | None) -> np.ndarray:
     per-player rows, so the tensor as player 0 sees it without a hand is computed once per
     position (keyed by the state object and its history length: a state changes only by
     `apply`), then copied, its rows rotated to the observer and their hand added."""
-    if _LAST[0] is state and _LAST[1] == len(state.history):
-        base = _LAST[2]
-    else:
-        base = _encode(state)
-        _LAST[:] = [state, len(state.history), base]
+    base = _SHARED.get(state, _encode)
     if not player:  # None or 0: the rows are in order
         out = base.copy()
         if player is None:
@@ -118,8 +114,7 @@ _ROWS = (
     ("scores", 1),
     ("stash", 3),
 )
-# The last position's tensor as player 0 sees it less their hand: (state, history length, array).
-_LAST: list[Any] = [None, -1, None]
+_SHARED = PerPosition()  # the last position's tensor as player 0 sees it, less their hand
 
 
 def _encode(state: ZarcanaState, player: int | None = None) -> np.ndarray:
