@@ -24,6 +24,7 @@ from meeple.bots import (
 from meeple.bots import ismcts as ismcts_module
 from meeple.bots.arena import ArenaResult, BotStats, Interval, run_arena
 from meeple.bots.ismcts import ISMCTSBot
+from meeple.bots.rollout import RolloutBot
 from meeple.cli_arena import results_table
 from meeple.core import State
 
@@ -148,6 +149,8 @@ def test_level_never_reads_hidden_information(game: str, level: str) -> None:
             for bot in (bot_a, bot_b):
                 if isinstance(bot, ISMCTSBot):
                     bot.iterations = 12
+                if isinstance(bot, RolloutBot):
+                    bot.worlds = 2
             assert bot_a.choose(a) == bot_b.choose(b)
             if isinstance(bot_a, ISMCTSBot):
                 assert bot_a.last is not None and bot_b.last is not None  # type: ignore[attr-defined]

@@ -17,7 +17,8 @@ leaves out gets `default_level_specs`. A key beyond the five adds a level of tha
 listed after them (`extra_levels`); it names one of the game's own bots (``GAME.bots``), e.g.
 Trickarus' ``{"learned": "learned"}``, a trained policy. The older names keep working: each game's own bots
 (``heuristic``, Scarvus' ``probabilistic``), ``ismcts`` (the game's default search, now without a
-clock: ``hard`` in every game whose ``hard`` is a search) and the knob levels ``ismcts:<knob>``.
+clock: ``hard`` in every game whose ``hard`` is a search) and the knob levels ``ismcts:<knob>``
+and ``rollout:<knob>`` (`meeple.bots.rollout`: a base bot's best moves played out on shared worlds).
 """
 
 from __future__ import annotations
@@ -171,8 +172,10 @@ def _rename(bot: Bot, name: str) -> None:
 
 def _register_search_levels() -> None:
     from .ismcts import make_ismcts
+    from .rollout import make_rollout
 
     KNOB_LEVELS["ismcts"] = make_ismcts
+    KNOB_LEVELS["rollout"] = make_rollout
 
 
 _register_search_levels()
