@@ -887,3 +887,32 @@ def test_ismcts_hooks_play_legal_rollouts_to_the_round_end():
             assert s.is_legal(a)
             s.apply(a)
         assert s.round == start_round + 1 and len(s.results) == 1
+
+
+def test_rollout_hooks_stop_at_the_round_end_and_value_the_movers_own_points():
+    """The rollout hooks (meeple.bots.rollout): a playout by `shedder` from mid-round stops once
+    this round is scored, and each seat's value is then its own points (Champ bonus included)."""
+    from meeple.bots.rollout import RolloutBot
+    from meeple.games import savage_bowl
+
+    rng = random.Random(5)
+    for players in (4, 5):
+        s = make(players, seed=players)
+        s._events = None
+        for _ in range(20):  # into the first round
+            s.apply(rng.choice(s.legal_actions()))
+        key = savage_bowl.ROLLOUT_HORIZON(s)
+        assert key == s.round == 1
+        bot = make_bot("shedder", meeple.game_info("savage_bowl"), 0)
+        while savage_bowl.ROLLOUT_HORIZON(s) == key:
+            s.apply(bot.choose(s))
+        assert len(s.results) == 1 and s.round == 2
+        assert [savage_bowl.ROLLOUT_VALUE(s, p) for p in range(players)] == s.points
+
+    rb = RolloutBot(meeple.game_info("savage_bowl"), 1, base="shedder", keep=3, worlds=2)
+    assert rb.horizon is savage_bowl.ROLLOUT_HORIZON and rb.value is savage_bowl.ROLLOUT_VALUE
+    s = make(4, seed=9)
+    while not s.is_over():
+        a = rb.choose(s) if s.to_move == 0 else rng.choice(s.legal_actions())
+        assert s.is_legal(a)
+        s.apply(a)

@@ -2,7 +2,7 @@
 
 from meeple.core import GameInfo, Option
 
-from .bot import HeuristicBot, ShedderBot, rollout_policy
+from .bot import HeuristicBot, ShedderBot, rollout_horizon, rollout_policy, rollout_value
 from .render import render_text
 from .rules import MAX_ROUND_ACTIONS, NUM_ACTIONS, SETUP, SavageBowlState, check
 
@@ -14,13 +14,17 @@ ISMCTS_ROLLOUT_DEPTH = MAX_ROUND_ACTIONS
 # heuristic in issue 8's runs (docs/games/savage_bowl.md, "Search"); not shown on fresh seeds
 # with the named levels (docs/arena.md), neither at 400 nor at 150 iterations.
 ISMCTS_ITERATIONS = 400
+# Rollout hooks (see meeple.bots.rollout): play a candidate out to the round's end, judge it by
+# the mover's own points then.
+ROLLOUT_HORIZON = rollout_horizon
+ROLLOUT_VALUE = rollout_value
 # Named levels (meeple.bots, issue #23): the search was not shown ahead of the heuristic and at
 # 400 iterations hit the server's 5 s cap on a loaded machine, so `hard` is the better heuristic
-# (`bot.ShedderBot`, the heuristic's cost) and `expert` the search on top of it (its playouts
-# are the shedder's); expert spends what 3 s of one core allow (p95 CPU per decision,
-# benchmarks/level_times.py: 400 iterations 0.46 s and 1000 iterations 1.38 s at 5p; 1800
-# iterations 3.0 s at 4p, too slow; so 1400).
-BOT_LEVELS = {"hard": "shedder", "expert": "ismcts:1400"}
+# (`bot.ShedderBot`, the heuristic's cost). `expert` (until 2026-11-27 `ismcts:1400`, never shown
+# stronger) is a rollout policy improvement over it: every legal move (k30 covers a hand with
+# Chameleon plays) played out by `shedder` at every seat to the round's end on 16 shared worlds,
+# judged by the mover's own points (the hooks above); about 0.05 s of CPU a decision on average.
+BOT_LEVELS = {"hard": "shedder", "expert": "rollout:shedder:k30:w16"}
 
 GAME = GameInfo(
     id="savage_bowl",

@@ -158,3 +158,19 @@ def rollout_policy(state: SavageBowlState, rng: random.Random) -> int:
         legal = state.legal_actions()
         return legal[rng.randrange(len(legal))]
     return _ROLLOUT_BOT.choose(state)
+
+
+def rollout_horizon(state: SavageBowlState) -> int:
+    """`meeple.bots.rollout` playouts stop when the round changes: its scoring is then known,
+    and later rounds are dealt from cards no world knows yet."""
+    return state.round
+
+
+def rollout_value(state: SavageBowlState, me: int) -> float:
+    """The mover's own points where the playout stopped (this round's score and Champ bonus on
+    top of the same earlier points for every candidate).
+
+    Why its own and not a margin over the others: in exploration (4 players, 40 games each, same
+    deals) own points put the rollout bot 0.37 places ahead of `shedder`, the margin over the
+    best other player only 0.10 (docs/arena.md, "What was tried")."""
+    return float(state.points[me])
