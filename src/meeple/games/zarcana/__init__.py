@@ -7,7 +7,7 @@ from meeple.core import BadOption, GameInfo, Option
 from .bot import HeuristicBot, LookaheadBot
 from .render import render_text
 from .rules import NUM_ACTIONS, ZarcanaState
-from .search import candidate_actions, greedy_action, reply_eval
+from .search import candidate_actions, greedy_action, reply_eval, rollout_horizon, rollout_value
 
 
 def _check(players: int, options: dict[str, Any]) -> None:
@@ -62,5 +62,9 @@ ISMCTS_ITERATIONS = 200
 # lookahead's move at the root.
 BOT_LEVELS = {"hard": "lookahead", "expert": "ismcts:600"}
 ISMCTS_PRIOR_BOT = "lookahead"
+# Rollout hooks (meeple.bots.rollout): a playout stops where the mover's turn ends and is judged
+# after `search.ROLLOUT_ROUNDS` more rounds of heuristic turns (why: `search.rollout_horizon`).
+ROLLOUT_HORIZON = rollout_horizon
+ROLLOUT_VALUE = rollout_value
 # The observation-tensor interop hook lives in `tensor.py` (numpy); `meeple.interop.tensor.hook`
 # imports it only when an adapter asks, so playing the game needs the standard library alone.

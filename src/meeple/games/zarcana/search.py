@@ -120,3 +120,40 @@ def candidate_actions(world: ZarcanaState) -> list[int]:
         _CACHE.clear()
     _CACHE[key] = ranked
     return ranked
+
+
+ROLLOUT_ROUNDS = 2
+"""How many rounds (every player one turn) `rollout_value` plays after the mover's turn."""
+
+
+def rollout_horizon(state: ZarcanaState) -> int:
+    """The turn number: a rollout playout (`meeple.bots.rollout`) stops when the mover's turn ends.
+
+    Why: a turn takes from one action to a dozen, so a cut after a number of actions stops
+    different candidates at different points of a turn (one just after its own move, before the
+    reply; another after the reply), and comparing them then favours the first. Stopping every
+    playout where the mover's turn ends and playing on by whole turns (`rollout_value`) judges
+    every candidate at the same point.
+    """
+    return state.turn
+
+
+def rollout_value(world: ZarcanaState, me: int) -> float:
+    """``me``'s value of a playout stopped where its turn ended: `ROLLOUT_ROUNDS` more rounds
+    played by the heuristic (whole turns, in the sampled world), then `evaluate_all` at the start
+    of ``me``'s turn, or the game's result if it ended."""
+    w = world
+    rng = random.Random(w.turn)  # tie-breaks depend on the turn only: the same for every candidate
+    goal = w.turn + ROLLOUT_ROUNDS * w.players - 1  # w is at the start of the next player's turn
+    while w.to_move is not None and w.turn < goal:
+        p = w.to_move
+        legal = w.legal_actions()
+        forced = legal[0] if len(legal) == 1 else rule_move(w, legal, p)
+        if forced >= 0:
+            w = w.clone() if w is world else w
+            w._apply(forced)
+            continue
+        w = best_line(w, legal, rush_weight(w, p), rng)[1]
+    if w.to_move is None:
+        return w.returns()[me]
+    return evaluate_all(w)[me]
