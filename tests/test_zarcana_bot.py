@@ -242,3 +242,54 @@ def test_lookahead_against_heuristic_games_end():
     """Scoring and Winning: games between the lookahead and the heuristic end by declaration."""
     s = _play(["hard", "heuristic"], 3, 5, 5)
     assert s.is_over() and s.declared >= 0
+
+
+def test_lookahead_ranked_lists_its_move_first_and_the_rest_from_the_heuristics_best():
+    """`ranked` (the rollout level's candidates) starts with `choose`'s move from the same seed,
+    holds at most `LOOK_TOP` distinct legal moves, and a move made by rule stands alone."""
+    for s in _positions(3):
+        order = bot.LookaheadBot(seed=6).ranked(s)
+        assert order[0] == bot.LookaheadBot(seed=6).choose(s)
+        assert 1 <= len(order) <= bot.LOOK_TOP and len(set(order)) == len(order)
+        assert set(order) <= set(s.legal_actions())
+        forced = bot.obvious_move(s, s.legal_actions(), s.to_move)
+        if forced >= 0:
+            assert order == [forced]
+
+
+def test_rollout_playouts_stop_where_the_movers_turn_ends():
+    """The rollout level's playouts (`ROLLOUT_HORIZON`) all stop at the start of the next
+    player's turn, whatever the candidate (one action or a chain), so every candidate is judged
+    at the same point of play."""
+    from meeple.bots.rollout import RolloutBot
+
+    info = meeple.game_info("zarcana")
+    for s in _positions(3):
+        me, turn = s.to_move, s.turn
+        seen: list[tuple[int, object, str]] = []
+
+        def spy(world, mover, seen=seen):  # type: ignore[no-untyped-def]
+            seen.append((world.turn, world.to_move, world.stage))
+            return 0.0
+
+        bot = RolloutBot(info, 3, base="lookahead", playout="heuristic", keep=4, worlds=2)
+        bot.value = spy
+        bot.choose(s)
+        assert seen and all(x == (turn + 1, (me + 1) % s.players, rules.MAIN) for x in seen)
+
+
+def test_rollout_value_plays_whole_rounds_and_leaves_the_world_alone():
+    """`rollout_value` judges the world `ROLLOUT_ROUNDS` rounds on, at the start of ``me``'s turn,
+    as a value in [-1, 1], and leaves the world it is given as it was."""
+    from meeple.games.zarcana import search
+
+    for s in _positions(3):
+        me = s.to_move
+        world = s.determinize(me, random.Random(2))
+        while world.to_move == me and not world.is_over():  # to the end of me's turn
+            world.apply(heuristic_action(world, random.Random(0), sample=False))
+        before = (world.view(None), world.turn)
+        v = search.rollout_value(world, me)
+        assert -1.0 <= v <= 1.0
+        assert (world.view(None), world.turn) == before
+        assert search.rollout_value(world, me) == v  # repeatable: no hidden randomness

@@ -7,7 +7,7 @@ from meeple.core import BadOption, GameInfo, Option
 from .bot import HeuristicBot, LookaheadBot
 from .render import render_text
 from .rules import NUM_ACTIONS, ZarcanaState
-from .search import candidate_actions, greedy_action, reply_eval
+from .search import candidate_actions, greedy_action, reply_eval, rollout_horizon, rollout_value
 
 
 def _check(players: int, options: dict[str, Any]) -> None:
@@ -58,9 +58,15 @@ ISMCTS_ITERATIONS = 200
 # Named levels (meeple.bots, issue #23): the search at 200 iterations was not shown ahead of the
 # heuristic on the runs made (docs/arena.md), so `hard` is the heuristic with one more ply
 # (`bot.LookaheadBot`: the heuristic's best five moves, each judged after the next player's
-# reply, in three sampled worlds) and `expert` the search on top of it, leaning toward the
-# lookahead's move at the root.
-BOT_LEVELS = {"hard": "lookahead", "expert": "ismcts:600"}
+# reply, in three sampled worlds) and `expert` a rollout on top of it (meeple.bots.rollout): the
+# lookahead's best 4 moves, each played to the end of the turn and 2 rounds on by the heuristic
+# (the hooks below) on 4 shared sampled worlds. `ismcts:600` (with the root bias toward the
+# lookahead) cost 1.5-2.4 s a move and was never measured against `hard`.
+BOT_LEVELS = {"hard": "lookahead", "expert": "rollout:lookahead:heuristic:k4:w4"}
 ISMCTS_PRIOR_BOT = "lookahead"
+# Rollout hooks (meeple.bots.rollout): a playout stops where the mover's turn ends and is judged
+# after `search.ROLLOUT_ROUNDS` more rounds of heuristic turns (why: `search.rollout_horizon`).
+ROLLOUT_HORIZON = rollout_horizon
+ROLLOUT_VALUE = rollout_value
 # The observation-tensor interop hook lives in `tensor.py` (numpy); `meeple.interop.tensor.hook`
 # imports it only when an adapter asks, so playing the game needs the standard library alone.

@@ -285,12 +285,18 @@ class LookaheadBot:
         self.rng = random.Random(seed)
 
     def choose(self, state: ZarcanaState) -> int:
+        return self.ranked(state)[0]
+
+    def ranked(self, state: ZarcanaState) -> list[int]:
+        """The candidates best first (the first is `choose`'s move): the heuristic's `LOOK_TOP`
+        best first actions ordered by their total value after the reply over the worlds, or the
+        one move the heuristic makes by rule. `meeple.bots.rollout` plays these out."""
         me = state.to_move
         assert me is not None
         legal = state.legal_actions()
         forced = obvious_move(state, legal, me)
         if forced >= 0:
-            return forced
+            return [forced]
         rush = rush_weight(state, me)
         worlds = [state.determinize(me, self.rng) for _ in range(LOOK_WORLDS)]
         best: dict[int, float] = {}
@@ -299,13 +305,13 @@ class LookaheadBot:
                 best[a] = val
         ranked = sorted(best, key=lambda a: -best[a])[:LOOK_TOP]
         if len(ranked) == 1:
-            return ranked[0]
+            return ranked
         total = dict.fromkeys(ranked, 0.0)
         for w in worlds:
             for a in ranked:
                 total[a] += _after_reply(w, a, me, rush)
-        # Ties (equal totals) go to the heuristic's own order.
-        return max(ranked, key=lambda a: total[a])
+        # Ties (equal totals) keep the heuristic's own order (a stable sort).
+        return sorted(ranked, key=lambda a: -total[a])
 
 
 def _after_reply(world: ZarcanaState, action: int, me: int, rush: float) -> float:

@@ -66,9 +66,17 @@ def reply_eval(world: ZarcanaState) -> list[float]:
     an attack. Turns, not actions, are the unit here, because one turn takes from one action
     (draw) to a dozen (reorienting every pyramid).
     """
+    rng = random.Random(len(world.history))  # tie-breaks depend on the world only: repeatable
+    w = play_turns(world, world.turn + (1 if world.stage == MAIN else 2), rng)
+    if w.to_move is None:
+        return w.returns()
+    return evaluate_all(w)
+
+
+def play_turns(world: ZarcanaState, goal: int, rng: random.Random) -> ZarcanaState:
+    """The world once the heuristic has played whole turns until turn ``goal`` (or the end);
+    ``world`` itself is left as it was."""
     w = world
-    rng = random.Random(len(w.history))  # tie-breaks depend on the world only: repeatable
-    goal = w.turn + (1 if w.stage == MAIN else 2)
     while w.to_move is not None and w.turn < goal:
         me = w.to_move
         legal = w.legal_actions()
@@ -78,9 +86,7 @@ def reply_eval(world: ZarcanaState) -> list[float]:
             w._apply(forced)
             continue
         w = best_line(w, legal, rush_weight(w, me), rng)[1]
-    if w.to_move is None:
-        return w.returns()
-    return evaluate_all(w)
+    return w
 
 
 def candidate_actions(world: ZarcanaState) -> list[int]:
@@ -120,3 +126,31 @@ def candidate_actions(world: ZarcanaState) -> list[int]:
         _CACHE.clear()
     _CACHE[key] = ranked
     return ranked
+
+
+ROLLOUT_ROUNDS = 2
+"""How many rounds (every player one turn) `rollout_value` plays after the mover's turn."""
+
+
+def rollout_horizon(state: ZarcanaState) -> int:
+    """The turn number: a rollout playout (`meeple.bots.rollout`) stops when the mover's turn ends.
+
+    Why: a turn takes from one action to a dozen, so a cut after a number of actions stops
+    different candidates at different points of a turn (one just after its own move, before the
+    reply; another after the reply), and comparing them then favours the first. Stopping every
+    playout where the mover's turn ends and playing on by whole turns (`rollout_value`) judges
+    every candidate at the same point.
+    """
+    return state.turn
+
+
+def rollout_value(world: ZarcanaState, me: int) -> float:
+    """``me``'s value of a playout stopped where its turn ended: `ROLLOUT_ROUNDS` more rounds
+    played by the heuristic (whole turns, in the sampled world), then `evaluate_all` at the start
+    of ``me``'s turn, or the game's result if it ended."""
+    rng = random.Random(world.turn)  # tie-breaks depend on the turn only: alike for every candidate
+    # ``world`` is at the start of the next player's turn: play on to ``me``'s, ROLLOUT_ROUNDS on
+    w = play_turns(world, world.turn + ROLLOUT_ROUNDS * world.players - 1, rng)
+    if w.to_move is None:
+        return w.returns()[me]
+    return evaluate_all(w)[me]
