@@ -233,3 +233,68 @@ def test_default_ismcts_gets_the_candidates_and_the_probabilistic_guide():
     assert small.last is not None
     assert set(small.last.visits) <= set(candidate_actions(opening))
     assert move in candidate_actions(opening)
+
+
+# ----- rollout hooks (src/meeple/bots/rollout.py) -------------------------------------------------
+def test_probabilistic_ranked_puts_its_own_move_first_then_bids_by_expected_loss():
+    info = meeple.game_info("scarvus")
+    for phase in (R.CARD, R.BIDDING, R.RESPOND):
+        for s in states_in(phase, 6):
+            bot = make_bot("probabilistic", info, 3)
+            order = bot.ranked(s)
+            assert sorted(order) == sorted(s.legal_actions())
+            assert order[0] == make_bot("probabilistic", info, 3).choose(s)
+            if phase == R.CARD and len(order) > 2:  # swaps from the lowest own card
+                p = s.to_move
+                swaps = [a for a in order[1:] if R.SWAP <= a < R.SWAP + R.NC]
+                cards = [s.hand[p * R.NC + a - R.SWAP] for a in swaps]
+                assert cards == sorted(cards)
+
+
+@pytest.mark.parametrize("options", VARIANTS)
+def test_bid_world_reads_only_the_movers_view(options):
+    """Two worlds that differ only in what the responder cannot see give the same bid world."""
+    from meeple.games.scarvus.search import bid_world
+
+    for s in states_in(R.RESPOND, 4, **options):
+        me = s.to_move
+        a = s.determinize(me, random.Random(1))
+        b = s.determinize(me, random.Random(2))
+        x, y = bid_world(a, me, random.Random(9)), bid_world(b, me, random.Random(9))
+        assert all(x.view(p) == y.view(p) for p in [None, *range(s.players)])
+        assert x.view(me) == s.view(me)  # what the responder sees is untouched
+        for c in range(R.NC):  # the same cards, moved between hidden places
+            def cards(w, c=c):
+                return sorted([w.hand[q * R.NC + c] for q in range(w.players)] + [w.daedalus[c], *w.decks[c]])
+            assert cards(x) == cards(s)
+
+
+def test_bid_world_reads_a_bid_as_the_bidders_strong_card():
+    """The bidder's card of the bid colour is higher on average than a uniform sample says."""
+    from meeple.games.scarvus.search import bid_world
+
+    s = states_in(R.RESPOND, 1)[0]
+    me, q, c = s.to_move, s.bidder, s.bid[1]
+    rng = random.Random(4)
+    tilted = [bid_world(s, me, rng).hand[q * R.NC + c] for _ in range(400)]
+    uniform = [s.determinize(me, rng).hand[q * R.NC + c] for _ in range(400)]
+    assert sum(tilted) / 400 > sum(uniform) / 400 + 1.0
+
+
+def test_place_value_is_minus_the_place_at_the_end_and_smooth_before():
+    from meeple.games.scarvus.search import place_value, round_key
+
+    info = meeple.game_info("scarvus")
+    s = meeple.make("scarvus", players=3, seed=5)
+    bots = [make_bot("probabilistic", info, p) for p in range(3)]
+    key = round_key(s)
+    while s.to_move is not None:
+        s.apply(bots[s.to_move].choose(s))
+        if round_key(s) != key and s.to_move is not None:  # a feather was taken
+            key = round_key(s)
+            values = [place_value(s, p) for p in range(3)]
+            assert all(-3 < v < -1 for v in values)
+            scores = s.scores()
+            best, worst = scores.index(max(scores)), scores.index(min(scores))
+            assert values[best] >= values[worst]
+    assert [place_value(s, p) for p in range(3)] == [-r for r in s.ranking()]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from .rules import (
@@ -43,6 +44,7 @@ from .rules import (
     REVEAL,
     SINGED,
     SINGED_MAX,
+    SWAP,
     VALUE_COUNTS,
     WAX,
     ScarvusState,
@@ -58,8 +60,14 @@ def total_distribution(known: int, unseen: Sequence[int], k: int) -> list[float]
     replacement from the multiset ``unseen`` (``unseen[v]`` cards of value v).
 
     Exact: ``ways[j][s]`` counts the j-card subsets with sum s, built value by value with
-    binomial weights (a convolution), then divided by C(len(unseen), k).
+    binomial weights (a convolution), then divided by C(len(unseen), k). Cached: a rollout
+    search asks for the same few colours thousands of times a move.
     """
+    return list(_total_distribution(known, tuple(unseen), k))
+
+
+@lru_cache(maxsize=1 << 14)
+def _total_distribution(known: int, unseen: tuple[int, ...], k: int) -> tuple[float, ...]:
     size = sum(unseen)
     if not 0 <= k <= size:
         raise ValueError(f"cannot draw {k} cards from {size}")
@@ -83,7 +91,7 @@ def total_distribution(known: int, unseen: Sequence[int], k: int) -> list[float]
     for s, w in enumerate(ways[k]):
         if w:
             dist[known + s] = w / denom
-    return dist
+    return tuple(dist)
 
 
 def tilted_distribution(known: int, unseen: Sequence[int], k: int, weight: Sequence[float]) -> list[float]:
@@ -138,6 +146,12 @@ def expected_losses(dist: Sequence[float], number: int, fight: bool = False) -> 
         else:
             challenger += p * pen
     return bidder, challenger
+
+
+@lru_cache(maxsize=1 << 14)
+def loss_table(dist: tuple[float, ...], fight: bool) -> tuple[tuple[float, float], ...]:
+    """`expected_losses` of every bid number 0..CAP+1 on one total (cached, as above)."""
+    return tuple(expected_losses(dist, n, fight) for n in range(CAP + 2))
 
 
 def colour_beliefs(view: dict[str, Any], public: bool = False) -> dict[int, tuple[int, list[int], int]]:
@@ -239,6 +253,25 @@ class ProbabilisticBot:
             return self._best_bid(view, legal, mine, table, fight)[0]
         return self._respond(view, legal, mine, table, fight)
 
+    def ranked(self, state: ScarvusState) -> list[int]:
+        """Every legal move, best first as this bot sees it: its own move, then bids by expected
+        loss, swaps from the lowest own card, the other answer. The candidates of a rollout
+        search (`meeple.bots.rollout`), which plays the best few out."""
+        legal = state.legal_actions()
+        first = self.choose(state)
+        rest = [a for a in legal if a != first]
+        view = state.view(state.to_move)
+        if view["phase"] == "bid":
+            values: dict[int, float] = {}
+            mine = {c: total_distribution(*b) for c, b in colour_beliefs(view).items()}
+            table = {c: total_distribution(*b) for c, b in colour_beliefs(view, public=True).items()}
+            self._best_bid(view, legal, mine, table, view["lives"] is not None, values)
+            rest.sort(key=lambda a: (values[a], -a))
+        elif view["phase"] == "card":
+            hand = view["hand"]
+            rest.sort(key=lambda a: (not SWAP <= a < SWAP + NC, hand.get(COLOURS[(a - SWAP) % NC], 0), a))
+        return [first, *rest]
+
     def _rival_weight(self, view: dict[str, Any], rival: int) -> float:
         """How much a rival's feather loss is worth to me against my own: places are relative,
         so it counts in full, shared among the rivals who compete for places (an erratic player
@@ -294,13 +327,14 @@ class ProbabilisticBot:
         mine: dict[int, list[float]],
         table: dict[int, list[float]],
         fight: bool,
+        values: dict[int, float] | None = None,
     ) -> tuple[int, float, float]:
         """The legal bid with the least expected loss to me, that loss, and the chance the next
-        player challenges it. The next player
+        player challenges it (``values``, if given, gets every bid's expected loss). The next player
         challenges (softly) when, as the table sees it, challenging costs less than raising;
         if they accept, a share of their raising risk counts in my favour."""
-        mine_l = {c: [expected_losses(d, n, fight) for n in range(CAP + 2)] for c, d in mine.items()}
-        table_l = {c: [expected_losses(d, n, fight) for n in range(CAP + 2)] for c, d in table.items()}
+        mine_l = {c: loss_table(tuple(d), fight) for c, d in mine.items()}
+        table_l = {c: loss_table(tuple(d), fight) for c, d in table.items()}
         real_raise = [min(mine_l[c][n][0] for c in mine_l) for n in range(CAP + 2)]
         seen_raise = [min(table_l[c][n][0] for c in table_l) for n in range(CAP + 2)]
         nxt = _next_alive(view, view["player"])
@@ -315,6 +349,8 @@ class ProbabilisticBot:
             else:
                 q, forced = 1.0, 0.0
             value = q * mine_l[c][n][0] - (1 - q) * forced * pressure
+            if values is not None:
+                values[a] = value
             if value <= best + 1e-9:  # among equals the higher bid presses the next player more
                 best, best_a, best_q = min(best, value), a, q
         return best_a, best, best_q

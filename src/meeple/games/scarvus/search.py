@@ -27,6 +27,7 @@ from .rules import (
     CAP,
     CARD,
     CHALLENGE,
+    DAEDALUS,
     DECK,
     DROP,
     FIRST_BID,
@@ -192,3 +193,69 @@ def evaluate(state: ScarvusState) -> list[float]:
         diffs = [math.tanh((s[p] - s[q]) / SPREAD) for q in range(n) if q != p]
         out.append(sum(diffs) / len(diffs) if diffs else 0.0)
     return out
+
+
+# ----- hooks for the rollout bot (src/meeple/bots/rollout.py) ------------------------------------
+PLACE_SPREAD = 3.0  # score points of noise per feather still to come (as the probabilistic bot)
+
+
+def round_key(state: ScarvusState) -> tuple[int, int]:
+    """A playout stops when this changes: a Round ends at its challenge, where the feather that
+    decides it is taken; what comes after depends little on the move being judged."""
+    return state.match, state.round
+
+
+def place_value(state: ScarvusState, me: int) -> float:
+    """Minus ``me``'s expected place (the arena's measure): exact once the game is over, else
+    with the rest of the game as noise on every score difference (`expected_place`), so a burnt
+    feather costs more than a singed one, and more near the end."""
+    from .bot import expected_place
+
+    scores = state.scores()
+    if state.to_move is None:
+        spread = 0.0
+    elif state.fight:
+        spread = 1.0 + sum(state.lives) / max(1, sum(state.alive))
+    else:
+        left = state.end_at - max(s + b for s, b in zip(state.singed, state.burnt, strict=True))
+        spread = PLACE_SPREAD * math.sqrt(left)
+    return -expected_place(scores, me, [(1.0, {})], spread)
+
+
+def bid_world(state: ScarvusState, me: int, rng: random.Random) -> ScarvusState:
+    """A determinization for ``me`` that reads the standing bid as the probabilistic bot does: the
+    bidder's hidden card of the bid colour is drawn with odds count x P(it beats their other
+    cards) (`best_colour_weights`), the colour's other hidden cards uniformly. Only ``me``'s view
+    is read: the pool is the one ``determinize`` shuffled, taken in a fixed order of places."""
+    from .bot import best_colour_weights
+
+    world: ScarvusState = state.determinize(me, rng)  # type: ignore[assignment]
+    if world.phase != RESPOND or world.bid is None or world.bidder == me:
+        return world
+    q, c = world.bidder, world.bid[1]
+    hand, seen = world.hand, world.peeks[me]
+    if world.revealed[q] >> c & 1 or seen >> (q * NC + c) & 1 or hand[q * NC + c] < 0:
+        return world
+    # Places whose card ``me`` cannot see: others' hands, the Daedalus card, the deck.
+    hands = [
+        r * NC + c for r in range(world.players)
+        if r != me and hand[r * NC + c] >= 0 and not world.revealed[r] >> c & 1
+        and not seen >> (r * NC + c) & 1
+    ]
+    values = [hand[i] for i in hands]
+    daedalus = not seen >> (DAEDALUS * NC + c) & 1
+    if daedalus:
+        values.append(world.daedalus[c])
+    values += world.decks[c]
+    colours = bin(world.in_play).count("1")
+    weight = best_colour_weights(colours)
+    pick = rng.choices(range(len(values)), [weight[v] for v in values])[0]
+    mine = hands.index(q * NC + c)
+    values[mine], values[pick] = values[pick], values[mine]
+    for i, v in zip(hands, values, strict=False):
+        hand[i] = v
+    rest = values[len(hands):]
+    if daedalus:
+        world.daedalus[c] = rest.pop(0)
+    world.decks[c] = rest
+    return world
