@@ -15,7 +15,7 @@ from .rules import (
     ScarvusState,
     check,
 )
-from .search import bid_world, candidate_actions, evaluate, place_value, rollout_policy, round_key
+from .search import candidate_actions, explained_world, evaluate, place_value, rollout_policy, round_key
 
 GAME = GameInfo(
     id="scarvus",
@@ -64,7 +64,7 @@ ISMCTS_PRIOR_BOT = "probabilistic"
 # decides it), is judged by expected place, on worlds that read the standing bid.
 ROLLOUT_HORIZON = round_key
 ROLLOUT_VALUE = place_value
-ROLLOUT_WORLD = bid_world
+ROLLOUT_WORLD = explained_world
 
 # Named levels (meeple.bots): the search at 1000 iterations did not beat `heuristic` on fresh
 # seeds (3p, 30 games: 2.02 vs 1.85), while `probabilistic` does (3p, 120 games: 1.73 [1.61,

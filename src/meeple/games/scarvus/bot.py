@@ -44,7 +44,6 @@ from .rules import (
     REVEAL,
     SINGED,
     SINGED_MAX,
-    SWAP,
     VALUE_COUNTS,
     WAX,
     ScarvusState,
@@ -254,9 +253,9 @@ class ProbabilisticBot:
         return self._respond(view, legal, mine, table, fight)
 
     def ranked(self, state: ScarvusState) -> list[int]:
-        """Every legal move, best first as this bot sees it: its own move, then bids by expected
-        loss, swaps from the lowest own card, the other answer. The candidates of a rollout
-        search (`meeple.bots.rollout`), which plays the best few out."""
+        """The moves worth playing out, best first as this bot sees it: its own move, then the
+        other bids by expected loss, or the other answer; in the Card Step its own move alone.
+        The candidates of a rollout search (`meeple.bots.rollout`), which plays the best few out."""
         legal = state.legal_actions()
         first = self.choose(state)
         rest = [a for a in legal if a != first]
@@ -268,8 +267,7 @@ class ProbabilisticBot:
             self._best_bid(view, legal, mine, table, view["lives"] is not None, values)
             rest.sort(key=lambda a: (values[a], -a))
         elif view["phase"] == "card":
-            hand = view["hand"]
-            rest.sort(key=lambda a: (not SWAP <= a < SWAP + NC, hand.get(COLOURS[(a - SWAP) % NC], 0), a))
+            return [first]  # a swap changes the cards of the whole Match, past a Round's horizon
         return [first, *rest]
 
     def _rival_weight(self, view: dict[str, Any], rival: int) -> float:

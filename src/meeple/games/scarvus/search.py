@@ -27,6 +27,7 @@ from .rules import (
     CAP,
     CARD,
     CHALLENGE,
+    COLOUR_ID,
     DAEDALUS,
     DECK,
     DROP,
@@ -259,3 +260,59 @@ def bid_world(state: ScarvusState, me: int, rng: random.Random) -> ScarvusState:
         world.daedalus[c] = rest.pop(0)
     world.decks[c] = rest
     return world
+
+
+MATCH_TRIES = 12  # determinizations tried for one that explains the Round's bids
+
+
+def round_bids(state: ScarvusState, me: int) -> list[tuple[int, tuple[int, int] | None, int, int]]:
+    """The others' bids of this Round since the last card moved, from ``me``'s log (public
+    events only): (bidder, the bid before it or None, number, colour). Empty without a log."""
+    try:
+        events = state.log(me, text=False)
+    except ValueError:  # a search copy keeps no log
+        return []
+    out: list[tuple[int, tuple[int, int] | None, int, int]] = []
+    prev: tuple[int, int] | None = None
+    for e in events:
+        kind = e["type"]
+        if kind in ("challenge", "match"):
+            out, prev = [], None
+        elif kind in ("discard", "drew", "reveal", "scouted"):
+            out = []  # what was bid before a card moved was bid on other cards
+        elif kind == "bid":
+            bid = (e["number"], COLOUR_ID[e["colour"]])
+            if e["player"] != me:
+                out.append((e["player"], prev, *bid))
+            prev = bid
+    return out
+
+
+def explained_world(state: ScarvusState, me: int, rng: random.Random) -> ScarvusState:
+    """A determinization for ``me`` in which the probabilistic bot, seated at each of this
+    Round's other bidders, would have made the bid they made: exact inference against that bot
+    (the `hard` level), a fair guess against any bidder who bids their strong colour. After
+    `MATCH_TRIES` misses, the world that explains the most bids, latest first (ties: the first), and if none,
+    `bid_world`'s. Reads ``me``'s view and log only."""
+    from .bot import ProbabilisticBot
+
+    bids = round_bids(state, me)
+    if not bids or state.daedalus_mode or state.flight_on or state.fight:
+        return bid_world(state, me, rng)
+    best, best_hits = None, 0
+    model = ProbabilisticBot(0)
+    for _ in range(MATCH_TRIES):
+        world: ScarvusState = state.determinize(me, rng)  # type: ignore[assignment]
+        hits = 0
+        now = world.phase, world.to_move, world.bid
+        for bidder, prev, number, colour in reversed(bids):  # the latest bid says most
+            world.phase, world.to_move, world.bid = BIDDING, bidder, prev  # as it was then
+            if model.choose(world) != BID + (number - 1) * NC + colour:
+                break
+            hits += 1
+        world.phase, world.to_move, world.bid = now
+        if hits == len(bids):
+            return world
+        if hits > best_hits:
+            best, best_hits = world, hits
+    return best if best is not None else bid_world(state, me, rng)
