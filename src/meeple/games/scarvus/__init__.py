@@ -15,7 +15,14 @@ from .rules import (
     ScarvusState,
     check,
 )
-from .search import candidate_actions, explained_world, evaluate, place_value, rollout_policy, round_key
+from .search import (
+    candidate_actions,
+    evaluate,
+    explained_world,
+    place_value,
+    rollout_policy,
+    round_key,
+)
 
 GAME = GameInfo(
     id="scarvus",
