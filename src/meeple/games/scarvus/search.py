@@ -238,11 +238,7 @@ def bid_world(state: ScarvusState, me: int, rng: random.Random) -> ScarvusState:
     if world.revealed[q] >> c & 1 or seen >> (q * NC + c) & 1 or hand[q * NC + c] < 0:
         return world
     # Places whose card ``me`` cannot see: others' hands, the Daedalus card, the deck.
-    hands = [
-        r * NC + c for r in range(world.players)
-        if r != me and hand[r * NC + c] >= 0 and not world.revealed[r] >> c & 1
-        and not seen >> (r * NC + c) & 1
-    ]
+    hands = world.hidden_places(me, c)
     values = [hand[i] for i in hands]
     daedalus = not seen >> (DAEDALUS * NC + c) & 1
     if daedalus:
