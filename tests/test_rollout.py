@@ -107,3 +107,20 @@ def test_a_time_cap_is_a_safety_net_that_is_counted(monkeypatch: pytest.MonkeyPa
     bot.max_seconds = 0.5  # every clock reading is a second later: one world, then the cap
     bot.choose(state)
     assert bot.last is not None and bot.last.capped and bot.last.iterations == 3
+
+
+def test_a_world_hook_replaces_determinize() -> None:
+    """ROLLOUT_WORLD samples the worlds (one per world, shared by the candidates)."""
+    info = meeple.game_info("savage_bowl")
+    state = _positions("savage_bowl", 2, 1)[0]
+    calls: list[int] = []
+
+    def world(s: State, me: int, rng: random.Random) -> State:
+        calls.append(me)
+        return s.determinize(me, rng)
+
+    bot = RolloutBot(info, 4, base="medium", keep=3, worlds=5, depth=3)
+    bot.world = world
+    bot.choose(state)
+    assert bot.last is not None and bot.last.iterations == 5 * len(bot.last.candidates)
+    assert calls == [state.to_move] * 5

@@ -233,3 +233,104 @@ def test_default_ismcts_gets_the_candidates_and_the_probabilistic_guide():
     assert small.last is not None
     assert set(small.last.visits) <= set(candidate_actions(opening))
     assert move in candidate_actions(opening)
+
+
+# ----- rollout hooks (src/meeple/bots/rollout.py) -------------------------------------------------
+def test_probabilistic_ranked_puts_its_own_move_first_then_bids_by_expected_loss():
+    info = meeple.game_info("scarvus")
+    for phase in (R.CARD, R.BIDDING, R.RESPOND):
+        for s in states_in(phase, 6):
+            bot = make_bot("probabilistic", info, 3)
+            order = bot.ranked(s)
+            assert order[0] == make_bot("probabilistic", info, 3).choose(s)
+            if phase == R.CARD:  # a swap reaches past a Round: not played out
+                assert order == order[:1]
+            else:
+                assert sorted(order) == sorted(s.legal_actions())
+
+
+def hard_states(phase: int, count: int, players: int = 3, **options) -> list[R.ScarvusState]:
+    """Decision points of ``phase`` (with their logs) from games of the probabilistic bot."""
+    info = meeple.game_info("scarvus")
+    out: list[R.ScarvusState] = []
+    seed = 0
+    while len(out) < count:
+        s = meeple.make("scarvus", players=players, seed=seed, **options)
+        bots = [make_bot("probabilistic", info, p) for p in range(players)]
+        seed += 1
+        while s.to_move is not None and len(out) < count:
+            if s.phase == phase and s.round > 1 and len(s.legal_actions()) > 1:
+                out.append(s.clone())
+            s.apply(bots[s.to_move].choose(s))
+    return out
+
+
+@pytest.mark.parametrize("options", VARIANTS)
+@pytest.mark.parametrize("hook", ["bid_world", "explained_world"])
+def test_rollout_worlds_read_only_the_movers_view(options, hook):
+    """Two worlds that differ only in what the mover cannot see (their logs included) give the
+    same rollout world."""
+    from meeple.games.scarvus import search
+
+    sample = getattr(search, hook)
+    for s in hard_states(R.RESPOND, 3, **options) + hard_states(R.BIDDING, 3, **options):
+        me = s.to_move
+        a = s.determinize(me, random.Random(1), keep_log=True)
+        b = s.determinize(me, random.Random(2), keep_log=True)
+        x, y = sample(a, me, random.Random(9)), sample(b, me, random.Random(9))
+        assert all(x.view(p) == y.view(p) for p in [None, *range(s.players)])
+        assert x.view(me) == s.view(me)  # what the responder sees is untouched
+        for c in range(R.NC):  # the same cards, moved between hidden places
+            def cards(w, c=c):
+                return sorted([w.hand[q * R.NC + c] for q in range(w.players)] + [w.daedalus[c], *w.decks[c]])
+            assert cards(x) == cards(s)
+
+
+def test_explained_world_explains_the_rounds_bids_as_the_probabilistic_bot_would():
+    """Against the probabilistic bot, a world that explains a bid is one in which that bot,
+    holding the sampled cards, makes the very bid it made."""
+    from meeple.games.scarvus.search import explained_world, round_bids
+
+    info = meeple.game_info("scarvus")
+    explained = 0
+    for s in hard_states(R.RESPOND, 12):
+        me = s.to_move
+        bids = round_bids(s, me)
+        assert bids and bids[-1][0] == s.bidder and (bids[-1][2], bids[-1][3]) == s.bid
+        world = explained_world(s, me, random.Random(3))
+        assert world.view(me) == s.view(me)
+        past = world.clone()
+        past.phase, past.to_move, past.bid = R.BIDDING, s.bidder, bids[-1][1]
+        explained += make_bot("probabilistic", info, 0).choose(past) == R.bid_action(*s.bid)
+    assert explained >= 8  # a world explains the latest bid unless every try missed
+
+
+def test_bid_world_reads_a_bid_as_the_bidders_strong_card():
+    """The bidder's card of the bid colour is higher on average than a uniform sample says."""
+    from meeple.games.scarvus.search import bid_world
+
+    s = states_in(R.RESPOND, 1)[0]
+    me, q, c = s.to_move, s.bidder, s.bid[1]
+    rng = random.Random(4)
+    tilted = [bid_world(s, me, rng).hand[q * R.NC + c] for _ in range(400)]
+    uniform = [s.determinize(me, rng).hand[q * R.NC + c] for _ in range(400)]
+    assert sum(tilted) / 400 > sum(uniform) / 400 + 1.0
+
+
+def test_place_value_is_minus_the_place_at_the_end_and_smooth_before():
+    from meeple.games.scarvus.search import place_value, round_key
+
+    info = meeple.game_info("scarvus")
+    s = meeple.make("scarvus", players=3, seed=5)
+    bots = [make_bot("probabilistic", info, p) for p in range(3)]
+    key = round_key(s)
+    while s.to_move is not None:
+        s.apply(bots[s.to_move].choose(s))
+        if round_key(s) != key and s.to_move is not None:  # a feather was taken
+            key = round_key(s)
+            values = [place_value(s, p) for p in range(3)]
+            assert all(-3 < v < -1 for v in values)
+            scores = s.scores()
+            best, worst = scores.index(max(scores)), scores.index(min(scores))
+            assert values[best] >= values[worst]
+    assert [place_value(s, p) for p in range(3)] == [-r for r in s.ranking()]

@@ -18,6 +18,10 @@ a game package may export next to ``GAME``:
 - ``ROLLOUT_VALUE: Callable[[State, int], float]``: the mover's value where a playout stopped
   (larger is better; e.g. its points minus the best other player's), else
   `meeple.bots.ismcts.leaf_returns` (``ISMCTS_EVAL`` if the game has one);
+- ``ROLLOUT_WORLD: Callable[[State, int, random.Random], State]``: a world to play out, sampled
+  from what the mover knows, in place of ``state.determinize(me, rng)``: a uniform sample ignores
+  what the others' moves said (a bid says something about the bidder's card), and a bot judging
+  a challenge on worlds that ignore it challenges too often. It must read only the mover's view.
 - a base bot with ``ranked(state) -> list[int]`` (best first) names the candidates; otherwise the
   game's ``ISMCTS_CANDIDATES``, else every legal action, with the base bot's own move first.
 """
@@ -38,6 +42,7 @@ MAX_PLAYOUT = 20_000  # a playout longer than this is a game bug, not a search p
 
 Horizon = Callable[[State], object]
 Value = Callable[[State, int], float]
+World = Callable[[State, int, random.Random], State]
 
 
 @dataclass
@@ -80,6 +85,7 @@ class RolloutBot:
         pkg = game_package(info)
         self.horizon: Horizon | None = getattr(pkg, "ROLLOUT_HORIZON", None)
         self.value: Value | None = getattr(pkg, "ROLLOUT_VALUE", None)
+        self.world: World | None = getattr(pkg, "ROLLOUT_WORLD", None)
         self.evaluate = evaluation_for(info)
         self.candidates_hook = getattr(pkg, "ISMCTS_CANDIDATES", None)
         self.max_seconds: float | None = None  # a server's safety net only; None = no clock
@@ -103,7 +109,10 @@ class RolloutBot:
         totals = [0.0] * len(candidates)
         done, capped = 0, False
         while done < self.worlds:
-            world = state.determinize(me, self.rng)
+            if self.world is not None:
+                world = self.world(state, me, self.rng)
+            else:
+                world = state.determinize(me, self.rng)
             seed = self.rng.randrange(1 << 30)
             for i, action in enumerate(candidates):
                 totals[i] += self._play_out(world, action, me, seed)

@@ -15,7 +15,14 @@ from .rules import (
     ScarvusState,
     check,
 )
-from .search import candidate_actions, evaluate, rollout_policy
+from .search import (
+    candidate_actions,
+    evaluate,
+    explained_world,
+    place_value,
+    rollout_policy,
+    round_key,
+)
 
 GAME = GameInfo(
     id="scarvus",
@@ -60,10 +67,18 @@ ISMCTS_PRIOR = 20.0
 ISMCTS_CANDIDATES = candidate_actions
 ISMCTS_PRIOR_BOT = "probabilistic"
 
+# Rollout hooks (src/meeple/bots/rollout.py): a playout ends with its Round (the challenge that
+# decides it), is judged by expected place, on worlds that read the standing bid.
+ROLLOUT_HORIZON = round_key
+ROLLOUT_VALUE = place_value
+ROLLOUT_WORLD = explained_world
+
 # Named levels (meeple.bots): the search at 1000 iterations did not beat `heuristic` on fresh
 # seeds (3p, 30 games: 2.02 vs 1.85), while `probabilistic` does (3p, 120 games: 1.73 [1.61,
-# 1.85] vs 2.20 [2.08, 2.32]); so `hard` is that better heuristic, and `expert` the search on
-# top of it (its root bias leans on `probabilistic`). Figures: docs/arena.md.
-# expert: p95 CPU a move (benchmarks/level_times.py) 1.0-1.2 s at 3000 iterations, 3.1 s at 6000
-# (3p), so 4500.
-BOT_LEVELS = {"medium": "heuristic", "hard": "probabilistic", "expert": "ismcts:4500"}
+# 1.85] vs 2.20 [2.08, 2.32]); so `hard` is that better heuristic. `expert` is a rollout search
+# on top of it (2026-11-27; the former expert, ISMCTS 4500 iterations with a root bias toward
+# `probabilistic`, was never measured against `hard`): the probabilistic bot's best 5 bids (or
+# both answers to a bid) each played out to the Round's end by probabilistic bots in every seat,
+# on 24 shared worlds that explain the Round's bids (`explained_world`), judged by expected
+# place (`place_value`). Figures: docs/arena.md.
+BOT_LEVELS = {"medium": "heuristic", "hard": "probabilistic", "expert": "rollout:probabilistic:k5:w24"}

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from .rules import (
@@ -58,8 +59,14 @@ def total_distribution(known: int, unseen: Sequence[int], k: int) -> list[float]
     replacement from the multiset ``unseen`` (``unseen[v]`` cards of value v).
 
     Exact: ``ways[j][s]`` counts the j-card subsets with sum s, built value by value with
-    binomial weights (a convolution), then divided by C(len(unseen), k).
+    binomial weights (a convolution), then divided by C(len(unseen), k). Cached: a rollout
+    search asks for the same few colours thousands of times a move.
     """
+    return list(_total_distribution(known, tuple(unseen), k))
+
+
+@lru_cache(maxsize=1 << 14)
+def _total_distribution(known: int, unseen: tuple[int, ...], k: int) -> tuple[float, ...]:
     size = sum(unseen)
     if not 0 <= k <= size:
         raise ValueError(f"cannot draw {k} cards from {size}")
@@ -83,7 +90,7 @@ def total_distribution(known: int, unseen: Sequence[int], k: int) -> list[float]
     for s, w in enumerate(ways[k]):
         if w:
             dist[known + s] = w / denom
-    return dist
+    return tuple(dist)
 
 
 def tilted_distribution(known: int, unseen: Sequence[int], k: int, weight: Sequence[float]) -> list[float]:
@@ -138,6 +145,12 @@ def expected_losses(dist: Sequence[float], number: int, fight: bool = False) -> 
         else:
             challenger += p * pen
     return bidder, challenger
+
+
+@lru_cache(maxsize=1 << 14)
+def loss_table(dist: tuple[float, ...], fight: bool) -> tuple[tuple[float, float], ...]:
+    """`expected_losses` of every bid number 0..CAP+1 on one total (cached, as above)."""
+    return tuple(expected_losses(dist, n, fight) for n in range(CAP + 2))
 
 
 def colour_beliefs(view: dict[str, Any], public: bool = False) -> dict[int, tuple[int, list[int], int]]:
@@ -239,6 +252,24 @@ class ProbabilisticBot:
             return self._best_bid(view, legal, mine, table, fight)[0]
         return self._respond(view, legal, mine, table, fight)
 
+    def ranked(self, state: ScarvusState) -> list[int]:
+        """The moves worth playing out, best first as this bot sees it: its own move, then the
+        other bids by expected loss, or the other answer; in the Card Step its own move alone.
+        The candidates of a rollout search (`meeple.bots.rollout`), which plays the best few out."""
+        legal = state.legal_actions()
+        first = self.choose(state)
+        rest = [a for a in legal if a != first]
+        view = state.view(state.to_move)
+        if view["phase"] == "bid":
+            values: dict[int, float] = {}
+            mine = {c: total_distribution(*b) for c, b in colour_beliefs(view).items()}
+            table = {c: total_distribution(*b) for c, b in colour_beliefs(view, public=True).items()}
+            self._best_bid(view, legal, mine, table, view["lives"] is not None, values)
+            rest.sort(key=lambda a: (values[a], -a))
+        elif view["phase"] == "card":
+            return [first]  # a swap changes the cards of the whole Match, past a Round's horizon
+        return [first, *rest]
+
     def _rival_weight(self, view: dict[str, Any], rival: int) -> float:
         """How much a rival's feather loss is worth to me against my own: places are relative,
         so it counts in full, shared among the rivals who compete for places (an erratic player
@@ -294,27 +325,34 @@ class ProbabilisticBot:
         mine: dict[int, list[float]],
         table: dict[int, list[float]],
         fight: bool,
+        values: dict[int, float] | None = None,
     ) -> tuple[int, float, float]:
         """The legal bid with the least expected loss to me, that loss, and the chance the next
-        player challenges it. The next player
+        player challenges it (``values``, if given, gets every bid's expected loss). The next player
         challenges (softly) when, as the table sees it, challenging costs less than raising;
         if they accept, a share of their raising risk counts in my favour."""
-        mine_l = {c: [expected_losses(d, n, fight) for n in range(CAP + 2)] for c, d in mine.items()}
-        table_l = {c: [expected_losses(d, n, fight) for n in range(CAP + 2)] for c, d in table.items()}
-        real_raise = [min(mine_l[c][n][0] for c in mine_l) for n in range(CAP + 2)]
-        seen_raise = [min(table_l[c][n][0] for c in table_l) for n in range(CAP + 2)]
+        mine_l = {c: loss_table(tuple(d), fight) for c, d in mine.items()}
+        table_l = {c: loss_table(tuple(d), fight) for c, d in table.items()}
+        real_raise = _raise_losses(tuple(mine_l.values()))
+        seen_raise = _raise_losses(tuple(table_l.values()))
         nxt = _next_alive(view, view["player"])
-        pressure = self.pressure * self._rival_weight(view, nxt) * (1 - self.erratic_next)  # a random raiser fears nothing
+        erratic, softness = self.erratic_next, self.softness
+        pressure = self.pressure * self._rival_weight(view, nxt) * (1 - erratic)  # a random raiser fears nothing
         best, best_a, best_q = math.inf, legal[0], 0.0
-        for a in legal:
-            n, c = bid_of(a)
+        for a in legal:  # the hot loop of a rollout search: bid_of and min() inlined
+            n, c = divmod(a - BID, NC)
+            n += 1
             if n < CAP:
-                q = _logistic((seen_raise[n + 1] - table_l[c][n][1]) / self.softness)
-                q = (1 - self.erratic_next) * q + self.erratic_next * 0.5
-                forced = min(real_raise[n + 1], 5.0)
+                q = _logistic((seen_raise[n + 1] - table_l[c][n][1]) / softness)
+                q = (1 - erratic) * q + erratic * 0.5
+                forced = real_raise[n + 1]
+                if forced > 5.0:
+                    forced = 5.0
             else:
                 q, forced = 1.0, 0.0
             value = q * mine_l[c][n][0] - (1 - q) * forced * pressure
+            if values is not None:
+                values[a] = value
             if value <= best + 1e-9:  # among equals the higher bid presses the next player more
                 best, best_a, best_q = min(best, value), a, q
         return best_a, best, best_q
@@ -345,7 +383,7 @@ class ProbabilisticBot:
         weight = self.respond_pressure * self._rival_weight(view, bidder)
         if not view["accepted_by"]:
             # Accepting commits me to a bid: its expected loss is the cost of accepting.
-            raises = [a for a in range(BID, BID + NC * CAP) if state_legal_bid(view, a)]
+            raises = legal_raises(view)
             if not raises:
                 return CHALLENGE
             raise_a, accept_cost, q = self._best_bid(view, raises, mine, table, fight)
@@ -425,6 +463,24 @@ def _hidden_from_me(view: dict[str, Any], owner: int, colour: str) -> bool:
     return owner != view["player"] and colour not in view["revealed"][owner] and not any(
         s["owner"] == owner and s["colour"] == colour for s in view["seen"]
     )
+
+
+def legal_raises(view: dict[str, Any]) -> list[int]:
+    """Every bid this seat could make after accepting the current one, ascending: the bids
+    `state_legal_bid` allows, listed without asking it 280 times."""
+    cur = view["bid"]
+    number, colour = cur["number"], COLOUR_ID[cur["colour"]]
+    in_play = sorted(COLOUR_ID[c] for c in view["in_play"])
+    out = []
+    if "tailwind" in view["flight_hand"] and number >= 1:
+        out = [BID + (number - 1) * NC + c for c in in_play if c != colour]
+    return out + [BID + (n - 1) * NC + c for n in range(number + 1, CAP + 1) for c in in_play]
+
+
+@lru_cache(maxsize=1 << 12)
+def _raise_losses(tables: tuple[tuple[tuple[float, float], ...], ...]) -> tuple[float, ...]:
+    """Per bid number, the bidder's least expected loss over the colours' `loss_table`s."""
+    return tuple(min(t[n][0] for t in tables) for n in range(CAP + 2))
 
 
 def state_legal_bid(view: dict[str, Any], action: int) -> bool:

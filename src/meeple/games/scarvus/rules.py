@@ -704,6 +704,17 @@ class ScarvusState(State):
         new.peeks = self.peeks.copy()
         return new
 
+    def hidden_places(self, player: int, c: int) -> list[int]:
+        """Where in ``hand`` the colour-``c`` cards that ``player`` cannot see lie: the others'
+        unrevealed cards they have not looked at (Sharp Eyes), in seat order."""
+        hand, peeks = self.hand, self.peeks[player]
+        return [
+            q * NC + c
+            for q in range(self.players)
+            if q != player and hand[q * NC + c] >= 0 and not self.revealed[q] >> c & 1
+            and not peeks >> (q * NC + c) & 1
+        ]
+
     def _resample_hidden(self, player: int, rng: random.Random) -> None:
         """Per colour, every card ``player`` cannot see (others' unrevealed unseen cards, the
         Daedalus card, the deck, buried discards in the Daedalus Challenge, someone else's
@@ -714,12 +725,7 @@ class ScarvusState(State):
         for c in range(NC):
             if not self.in_play >> c & 1:
                 continue
-            slots = [
-                q * NC + c
-                for q in range(n)
-                if q != player and hand[q * NC + c] >= 0 and not self.revealed[q] >> c & 1
-                and not peeks >> (q * NC + c) & 1
-            ]
+            slots = self.hidden_places(player, c)
             pool = [hand[i] for i in slots]
             hide_daedalus = not peeks >> (DAEDALUS * NC + c) & 1
             if hide_daedalus:

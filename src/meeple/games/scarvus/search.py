@@ -27,6 +27,8 @@ from .rules import (
     CAP,
     CARD,
     CHALLENGE,
+    COLOUR_ID,
+    DAEDALUS,
     DECK,
     DROP,
     FIRST_BID,
@@ -192,3 +194,121 @@ def evaluate(state: ScarvusState) -> list[float]:
         diffs = [math.tanh((s[p] - s[q]) / SPREAD) for q in range(n) if q != p]
         out.append(sum(diffs) / len(diffs) if diffs else 0.0)
     return out
+
+
+# ----- hooks for the rollout bot (src/meeple/bots/rollout.py) ------------------------------------
+PLACE_SPREAD = 3.0  # score points of noise per feather still to come (as the probabilistic bot)
+
+
+def round_key(state: ScarvusState) -> tuple[int, int]:
+    """A playout stops when this changes: a Round ends at its challenge, where the feather that
+    decides it is taken; what comes after depends little on the move being judged."""
+    return state.match, state.round
+
+
+def place_value(state: ScarvusState, me: int) -> float:
+    """Minus ``me``'s expected place (the arena's measure): exact once the game is over, else
+    with the rest of the game as noise on every score difference (`expected_place`), so a burnt
+    feather costs more than a singed one, and more near the end."""
+    from .bot import expected_place
+
+    scores = state.scores()
+    if state.to_move is None:
+        spread = 0.0
+    elif state.fight:
+        spread = 1.0 + sum(state.lives) / max(1, sum(state.alive))
+    else:
+        left = state.end_at - max(s + b for s, b in zip(state.singed, state.burnt, strict=True))
+        spread = PLACE_SPREAD * math.sqrt(left)
+    return -expected_place(scores, me, [(1.0, {})], spread)
+
+
+def bid_world(state: ScarvusState, me: int, rng: random.Random) -> ScarvusState:
+    """A determinization for ``me`` that reads the standing bid as the probabilistic bot does: the
+    bidder's hidden card of the bid colour is drawn with odds count x P(it beats their other
+    cards) (`best_colour_weights`), the colour's other hidden cards uniformly. Only ``me``'s view
+    is read: the pool is the one ``determinize`` shuffled, taken in a fixed order of places."""
+    from .bot import best_colour_weights
+
+    world: ScarvusState = state.determinize(me, rng)  # type: ignore[assignment]
+    if world.phase != RESPOND or world.bid is None or world.bidder == me:
+        return world
+    q, c = world.bidder, world.bid[1]
+    hand, seen = world.hand, world.peeks[me]
+    if world.revealed[q] >> c & 1 or seen >> (q * NC + c) & 1 or hand[q * NC + c] < 0:
+        return world
+    # Places whose card ``me`` cannot see: others' hands, the Daedalus card, the deck.
+    hands = world.hidden_places(me, c)
+    values = [hand[i] for i in hands]
+    daedalus = not seen >> (DAEDALUS * NC + c) & 1
+    if daedalus:
+        values.append(world.daedalus[c])
+    values += world.decks[c]
+    colours = bin(world.in_play).count("1")
+    weight = best_colour_weights(colours)
+    pick = rng.choices(range(len(values)), [weight[v] for v in values])[0]
+    mine = hands.index(q * NC + c)
+    values[mine], values[pick] = values[pick], values[mine]
+    for i, v in zip(hands, values, strict=False):
+        hand[i] = v
+    rest = values[len(hands):]
+    if daedalus:
+        world.daedalus[c] = rest.pop(0)
+    world.decks[c] = rest
+    return world
+
+
+MATCH_TRIES = 12  # determinizations tried for one that explains the Round's bids
+
+
+def round_bids(state: ScarvusState, me: int) -> list[tuple[int, tuple[int, int] | None, int, int]]:
+    """The others' bids of this Round since the last card moved, from ``me``'s log (public
+    events only): (bidder, the bid before it or None, number, colour). Empty without a log."""
+    try:
+        events = state.log(me, text=False)
+    except ValueError:  # a search copy keeps no log
+        return []
+    out: list[tuple[int, tuple[int, int] | None, int, int]] = []
+    prev: tuple[int, int] | None = None
+    for e in events:
+        kind = e["type"]
+        if kind in ("challenge", "match"):
+            out, prev = [], None
+        elif kind in ("discard", "drew", "reveal", "scouted"):
+            out = []  # what was bid before a card moved was bid on other cards
+        elif kind == "bid":
+            bid = (e["number"], COLOUR_ID[e["colour"]])
+            if e["player"] != me:
+                out.append((e["player"], prev, *bid))
+            prev = bid
+    return out
+
+
+def explained_world(state: ScarvusState, me: int, rng: random.Random) -> ScarvusState:
+    """A determinization for ``me`` in which the probabilistic bot, seated at each of this
+    Round's other bidders, would have made the bid they made: exact inference against that bot
+    (the `hard` level), a fair guess against any bidder who bids their strong colour. After
+    `MATCH_TRIES` misses, the world that explains the most bids, latest first (ties: the first), and if none,
+    `bid_world`'s. Reads ``me``'s view and log only."""
+    from .bot import ProbabilisticBot
+
+    bids = round_bids(state, me)
+    if not bids or state.daedalus_mode or state.flight_on or state.fight:
+        return bid_world(state, me, rng)
+    best, best_hits = None, 0
+    model = ProbabilisticBot(0)
+    for _ in range(MATCH_TRIES):
+        world: ScarvusState = state.determinize(me, rng)  # type: ignore[assignment]
+        hits = 0
+        now = world.phase, world.to_move, world.bid
+        for bidder, prev, number, colour in reversed(bids):  # the latest bid says most
+            world.phase, world.to_move, world.bid = BIDDING, bidder, prev  # as it was then
+            if model.choose(world) != BID + (number - 1) * NC + colour:
+                break
+            hits += 1
+        world.phase, world.to_move, world.bid = now
+        if hits == len(bids):
+            return world
+        if hits > best_hits:
+            best, best_hits = world, hits
+    return best if best is not None else bid_world(state, me, rng)
