@@ -36,10 +36,7 @@ GAME = GameInfo(
 
 # A sixth level after the five (meeple.bots.extra_levels): the policy trained by examples/train.py,
 # weights in learned.npz; standard library only, so every install offers it.
-# `expert` (#23): three times `hard`'s iterations, but each playout cut after 9 actions (three
-# tricks at 3 players) and judged by `evaluate`: random play to the game's end says little about
-# a move two rounds earlier, and the cut keeps the move as cheap as `hard`'s (docs/arena.md).
-BOT_LEVELS = {"learned": "learned", "expert": "ismcts:3000:d9"}
+BOT_LEVELS = {"learned": "learned"}
 
 # ISMCTS hook (meeple.bots.ismcts): a playout cut short (a knob's ``d<actions>``) is judged by the
 # heuristic's estimate of each player's final place. Full random playouts stay the default.
