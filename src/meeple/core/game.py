@@ -315,12 +315,18 @@ class State(ABC):
         try:
             new = object.__new__(cls)
         except TypeError:  # "not safe": the class is, or is built on, a compiled State
-            new = cls.__new__(cls)
-            attrs: dict[str, Any] = self.__getstate__()  # type: ignore[assignment]
-            if "__dict__" in attrs:  # a pure game's own attributes: a dict of its own, not ours
-                attrs["__dict__"] = attrs["__dict__"].copy()
-            new.__setstate__(attrs)  # type: ignore[attr-defined]
-            return new
+            copier = _NATIVE_COPIERS.get(cls)
+            if copier is None:
+                copier = _NATIVE_COPIERS[cls] = _native_copier(cls)
+            try:
+                return copier(self)
+            except AttributeError:  # an attribute never set on this state: the slow, sure way
+                new = cls.__new__(cls)
+                attrs: dict[str, Any] = self.__getstate__()  # type: ignore[assignment]
+                if "__dict__" in attrs:  # a pure game's own attributes: a dict of its own
+                    attrs["__dict__"] = attrs["__dict__"].copy()
+                new.__setstate__(attrs)  # type: ignore[attr-defined]
+                return new
         new.__dict__.update(self.__dict__)
         return new
 
@@ -425,3 +431,23 @@ class State(ABC):
             f"<{self.info.id} players={self.players} seed={self.seed} "
             f"moves={len(self.history)} to_move={self.to_move}>"
         )
+
+
+_NATIVE_COPIERS: dict[type, Callable[[Any], Any]] = {}
+
+
+def _native_copier(cls: type) -> Callable[[Any], Any]:
+    """`State._shallow` for a class built on a compiled `State`: a function, made once per class
+    from the attribute list mypyc records (``__mypyc_attrs__``), that assigns each attribute by
+    name, the way `dataclasses` builds its methods. Why: mypyc's ``__getstate__`` and
+    ``__setstate__`` go through a dict and cost 4-6x more (issue 15, docs/arena.md); one list
+    generated from the class cannot leave out an attribute a game adds later."""
+    names = [n for n in getattr(cls, "__mypyc_attrs__", ()) if n.isidentifier()]
+    lines = ["def shallow(src):", "    new = cls.__new__(cls)"]
+    lines += [f"    new.{n} = src.{n}" for n in names if n != "__dict__"]
+    if "__dict__" in names:  # a pure game's own attributes, beside the compiled core's
+        lines.append("    new.__dict__.update(src.__dict__)")
+    lines.append("    return new")
+    namespace: dict[str, Any] = {"cls": cls}
+    exec("\n".join(lines), namespace)  # noqa: S102 - names from the class itself, not from input
+    return namespace["shallow"]  # type: ignore[no-any-return]
