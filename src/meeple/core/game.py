@@ -317,7 +317,7 @@ class State(ABC):
         except TypeError:  # "not safe": the class is, or is built on, a compiled State
             copier = _NATIVE_COPIERS.get(cls)
             if copier is None:
-                copier = _NATIVE_COPIERS[cls] = _native_copier(cls)
+                copier = _NATIVE_COPIERS[cls] = _native_copier(cls, hasattr(self, "__dict__"))
             try:
                 return copier(self)
             except AttributeError:  # an attribute never set on this state: the slow, sure way
@@ -436,16 +436,17 @@ class State(ABC):
 _NATIVE_COPIERS: dict[type, Callable[[Any], Any]] = {}
 
 
-def _native_copier(cls: type) -> Callable[[Any], Any]:
+def _native_copier(cls: type, own_dict: bool) -> Callable[[Any], Any]:
     """`State._shallow` for a class built on a compiled `State`: a function, made once per class
     from the attribute list mypyc records (``__mypyc_attrs__``), that assigns each attribute by
     name, the way `dataclasses` builds its methods. Why: mypyc's ``__getstate__`` and
     ``__setstate__`` go through a dict and cost 4-6x more (issue 15, docs/arena.md); one list
-    generated from the class cannot leave out an attribute a game adds later."""
+    generated from the class cannot leave out an attribute a game adds later. ``own_dict``: the
+    class is an interpreted game on the compiled core, whose own attributes live in a dict."""
     names = [n for n in getattr(cls, "__mypyc_attrs__", ()) if n.isidentifier()]
     lines = ["def shallow(src):", "    new = cls.__new__(cls)"]
     lines += [f"    new.{n} = src.{n}" for n in names if n != "__dict__"]
-    if "__dict__" in names:  # a pure game's own attributes, beside the compiled core's
+    if own_dict:  # a pure game's own attributes, beside the compiled core's
         lines.append("    new.__dict__.update(src.__dict__)")
     lines.append("    return new")
     namespace: dict[str, Any] = {"cls": cls}
