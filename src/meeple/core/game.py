@@ -309,26 +309,28 @@ class State(ABC):
     def _shallow(self) -> Any:
         """A new state of this class sharing every attribute with ``self``, made without
         `__init__`: `_copy` starts from it and copies what `_apply` mutates. A plain class copies
-        its instance dict; a class built on a compiled `State` (attributes in slots) goes
+        its instance dict; a class built on a compiled `State` (attributes in slots) is copied
+        by a function made for it once (`_native_copier`), or, if an attribute was never set,
         through the ``__getstate__``/``__setstate__`` pair mypyc gives a serializable class."""
         cls = type(self)
-        try:
-            new = object.__new__(cls)
-        except TypeError:  # "not safe": the class is, or is built on, a compiled State
-            copier = _NATIVE_COPIERS.get(cls)
-            if copier is None:
-                copier = _NATIVE_COPIERS[cls] = _native_copier(cls, hasattr(self, "__dict__"))
+        copier = _NATIVE_COPIERS.get(cls)  # before the try: a raised TypeError costs a microsecond
+        if copier is None:
             try:
-                return copier(self)
-            except AttributeError:  # an attribute never set on this state: the slow, sure way
-                new = cls.__new__(cls)
-                attrs: dict[str, Any] = self.__getstate__()  # type: ignore[assignment]
-                if "__dict__" in attrs:  # a pure game's own attributes: a dict of its own
-                    attrs["__dict__"] = attrs["__dict__"].copy()
-                new.__setstate__(attrs)  # type: ignore[attr-defined]
+                new = object.__new__(cls)
+            except TypeError:  # "not safe": the class is, or is built on, a compiled State
+                copier = _NATIVE_COPIERS[cls] = _native_copier(cls, hasattr(self, "__dict__"))
+            else:
+                new.__dict__.update(self.__dict__)
                 return new
-        new.__dict__.update(self.__dict__)
-        return new
+        try:
+            return copier(self)
+        except AttributeError:  # an attribute never set on this state: the slow, sure way
+            new = cls.__new__(cls)
+            attrs: dict[str, Any] = self.__getstate__()  # type: ignore[assignment]
+            if "__dict__" in attrs:  # a pure game's own attributes: a dict of its own
+                attrs["__dict__"] = attrs["__dict__"].copy()
+            new.__setstate__(attrs)  # type: ignore[attr-defined]
+            return new
 
     def clone(self) -> State:
         """An independent copy (history and log included)."""
