@@ -31,6 +31,9 @@ COMPILED = [
     "meeple/core/rng.py",
     "meeple/games/scarvus/rules.py",
     "meeple/games/savage_bowl/rules.py",
+    "meeple/games/trickarus/rules.py",
+    "meeple/games/zarcana/rules.py",
+    "meeple/games/karvi/rules.py",
 ]
 RECORD = HERE / "src" / "meeple" / "_compiled.json"
 

@@ -10,7 +10,7 @@ What the trial found is in docs/arena.md ("Engine speed: compiling the rules"). 
 whose rules are compiled are run (the others run on the compiled `State` too, as interpreted
 subclasses, but that is not what is being measured).
 
-    python benchmarks/mypyc_trial.py                      # core + Scarvus + Savage Bowl
+    python benchmarks/mypyc_trial.py                      # core + every game's rules
     python benchmarks/mypyc_trial.py --games scarvus --rounds 2 --seconds 2 --test
 """
 
@@ -56,7 +56,8 @@ def playouts(pythonpath: Path, game: str, seconds: float) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", default="scarvus,savage_bowl", help="rules modules to compile")
+    parser.add_argument("--games", default="trickarus,savage_bowl,scarvus,zarcana,karvi",
+                        help="rules modules to compile")
     parser.add_argument("--seconds", type=float, default=3.0, help="time per row, per run")
     parser.add_argument("--rounds", type=int, default=2, help="compiled/pure runs, alternated")
     parser.add_argument("--test", action="store_true", help="replay the corpus on the compiled copy")

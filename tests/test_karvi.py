@@ -1239,3 +1239,24 @@ def test_ship_example_three_spots_plus_one_to_displace_a_stronger_ship():
     s.p[q].prov = 4
     s.apply(A("SHIP_TO", dest))
     assert s.p[q].prov == 0
+
+
+def test_player_copy_sets_every_slot_and_shares_no_list() -> None:
+    """`Player.copy` is written attribute by attribute (issue 15): one left out is caught here."""
+    from meeple.games.karvi.rules import Player
+
+    state = meeple.make("karvi", players=3, seed=4)
+    rng = random.Random(4)
+    for _ in range(120):
+        if state.is_over():
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    for pl in state.p:
+        twin = pl.copy()
+        for k in Player.__slots__:
+            a, b = getattr(pl, k), getattr(twin, k)  # AttributeError: a slot left out
+            assert a == b
+            if isinstance(a, (list, dict)):
+                assert a is not b
+        assert all(x is not y for x, y in zip(pl.rune_spots, twin.rune_spots, strict=True))
+        assert all(twin.slots[s] is not pl.slots[s] for s in pl.slots)

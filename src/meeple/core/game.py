@@ -309,20 +309,28 @@ class State(ABC):
     def _shallow(self) -> Any:
         """A new state of this class sharing every attribute with ``self``, made without
         `__init__`: `_copy` starts from it and copies what `_apply` mutates. A plain class copies
-        its instance dict; a class built on a compiled `State` (attributes in slots) goes
+        its instance dict; a class built on a compiled `State` (attributes in slots) is copied
+        by a function made for it once (`_native_copier`), or, if an attribute was never set,
         through the ``__getstate__``/``__setstate__`` pair mypyc gives a serializable class."""
         cls = type(self)
+        copier = _NATIVE_COPIERS.get(cls)  # before the try: a raised TypeError costs a microsecond
+        if copier is None:
+            try:
+                new = object.__new__(cls)
+            except TypeError:  # "not safe": the class is, or is built on, a compiled State
+                copier = _NATIVE_COPIERS[cls] = _native_copier(cls, hasattr(self, "__dict__"))
+            else:
+                new.__dict__.update(self.__dict__)
+                return new
         try:
-            new = object.__new__(cls)
-        except TypeError:  # "not safe": the class is, or is built on, a compiled State
+            return copier(self)
+        except AttributeError:  # an attribute never set on this state: the slow, sure way
             new = cls.__new__(cls)
             attrs: dict[str, Any] = self.__getstate__()  # type: ignore[assignment]
-            if "__dict__" in attrs:  # a pure game's own attributes: a dict of its own, not ours
+            if "__dict__" in attrs:  # a pure game's own attributes: a dict of its own
                 attrs["__dict__"] = attrs["__dict__"].copy()
             new.__setstate__(attrs)  # type: ignore[attr-defined]
             return new
-        new.__dict__.update(self.__dict__)
-        return new
 
     def clone(self) -> State:
         """An independent copy (history and log included)."""
@@ -425,3 +433,24 @@ class State(ABC):
             f"<{self.info.id} players={self.players} seed={self.seed} "
             f"moves={len(self.history)} to_move={self.to_move}>"
         )
+
+
+_NATIVE_COPIERS: dict[type, Callable[[Any], Any]] = {}
+
+
+def _native_copier(cls: type, own_dict: bool) -> Callable[[Any], Any]:
+    """`State._shallow` for a class built on a compiled `State`: a function, made once per class
+    from the attribute list mypyc records (``__mypyc_attrs__``), that assigns each attribute by
+    name, the way `dataclasses` builds its methods. Why: mypyc's ``__getstate__`` and
+    ``__setstate__`` go through a dict and cost 4-6x more (issue 15, docs/arena.md); one list
+    generated from the class cannot leave out an attribute a game adds later. ``own_dict``: the
+    class is an interpreted game on the compiled core, whose own attributes live in a dict."""
+    names = [n for n in getattr(cls, "__mypyc_attrs__", ()) if n.isidentifier()]
+    lines = ["def shallow(src):", "    new = cls.__new__(cls)"]
+    lines += [f"    new.{n} = src.{n}" for n in names if n != "__dict__"]
+    if own_dict:  # a pure game's own attributes, beside the compiled core's
+        lines.append("    new.__dict__.update(src.__dict__)")
+    lines.append("    return new")
+    namespace: dict[str, Any] = {"cls": cls}
+    exec("\n".join(lines), namespace)  # noqa: S102 - names from the class itself, not from input
+    return namespace["shallow"]  # type: ignore[no-any-return]

@@ -18,6 +18,7 @@ from collections import deque
 from typing import Any
 
 from meeple.core import State, derive
+from meeple.core.game import mypyc_attr
 from meeple.core.text import does, plural, winners
 from meeple.core.text import name as name_of
 
@@ -148,14 +149,36 @@ class Player:
         self.displaced = False  # displaced onto its spot by someone else since it last moved
 
     def copy(self) -> Player:
+        """Attribute by attribute (issue 15): 4-5x faster than a loop over ``__slots__`` with
+        type tests, and what a compiled class needs. `tests/test_karvi.py` checks every slot."""
         new = Player.__new__(Player)
-        for k in Player.__slots__:
-            v = getattr(self, k)
-            if isinstance(v, list):
-                v = [list(x) if isinstance(x, list) else x for x in v]
-            elif isinstance(v, dict):
-                v = {a: list(b) for a, b in v.items()}
-            setattr(new, k, v)
+        new.res = self.res[:]
+        new.prov = self.prov
+        new.war = self.war[:]
+        new.points = self.points
+        new.hand = self.hand[:]
+        new.played = self.played[:]
+        new.trade_cards = self.trade_cards[:]
+        new.trade_track = self.trade_track[:]
+        new.raid_track = self.raid_track[:]
+        new.beside = self.beside[:]
+        new.kinds = self.kinds
+        new.hidden_ut = self.hidden_ut[:]
+        new.hidden_runes = self.hidden_runes[:]
+        new.slots = {k: v[:] for k, v in self.slots.items()}
+        new.rune_spots = [spot[:] for spot in self.rune_spots]
+        new.tower_supply = self.tower_supply
+        new.post_supply = self.post_supply
+        new.tower_tab = self.tower_tab
+        new.post_tab = self.post_tab
+        new.tower_left = self.tower_left
+        new.post_left = self.post_left
+        new.built = self.built[:]  # (node, kind) tuples: immutable
+        new.ship = self.ship
+        new.map = self.map
+        new.start = self.start
+        new.exception = self.exception
+        new.displaced = self.displaced
         return new
 
     # ----- counts used by requirements, rune stones and scoring ---------------------------------
@@ -216,6 +239,7 @@ class Player:
             self.res[RES.index(k)] -= v
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # see State
 class KarviState(State):
     """A game of Karvi. See the module docstring for the representation."""
 
@@ -1677,8 +1701,8 @@ class KarviState(State):
         for _, places in sorted(slots.items()):
             cards = sorted(lst[i] for lst, i in places)
             rng.shuffle(cards)
-            for (lst, i), c in zip(places, cards, strict=True):
-                lst[i] = c
+            for (lst, i), card in zip(places, cards, strict=True):
+                lst[i] = card
         self.trade_deck.sort()
         rng.shuffle(self.trade_deck)
         if len(self.stop_stack) > 2:  # the stop-area tiles under the top one, face down
@@ -1872,7 +1896,7 @@ class KarviState(State):
         return f"{whose_} die with {self.die_beer[d]} beer {where}"
 
     def _event_text(self, event: dict[str, Any], player: int | None) -> str:
-        p = event.get("player")
+        p: Any = event.get("player")  # events without a player never use it
         if "round" in event:
             return f"Round {event['round']} begins."
         if "game_over" in event:

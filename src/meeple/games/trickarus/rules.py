@@ -17,6 +17,7 @@ from typing import Any
 
 from meeple.core import BadOption, BadPlayerCount, State, derive
 from meeple.core.cards import deal_avoiding
+from meeple.core.game import mypyc_attr
 from meeple.core.text import does, name, plural
 
 # ----- components, read from data --------------------------------------------------------------
@@ -114,6 +115,7 @@ def check(players: int, options: dict[str, Any]) -> None:
         raise BadOption(f"trickarus track must have at least {players} spaces for {players} players")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # see State
 class TrickarusState(State):
     """A game of Trickarus. See the module docstring for the representation."""
 
@@ -170,7 +172,9 @@ class TrickarusState(State):
         return [*c0[hand & 1023], *c1[hand >> 10 & 1023], *c2[hand >> 20 & 1023], *c3[hand >> 30 & 1023]]
 
     def _legal_mask(self) -> int:
-        hand = self.hands[self.to_move]
+        mover = self.to_move
+        assert mover is not None
+        hand = self.hands[mover]
         if self.lead_card < 0:  # leading, or the Lightning card was led: any card
             return hand
         # Gameplay flow: must play the lead colour if able, on the active side. The lead colour is
@@ -179,10 +183,10 @@ class TrickarusState(State):
         # The Lightning Card: only by the leader or by a player unable to follow.
         return follow or hand
 
-    def is_legal(self, action: int) -> bool:
-        return self.to_move is not None and 0 <= action < NUM_CARDS and bool(self._legal_mask() >> action & 1)
+    def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
+        return self.to_move is not None and type(action) is int and 0 <= action < NUM_CARDS and bool(self._legal_mask() >> action & 1)
 
-    def apply(self, action: int, legal: object = None) -> None:
+    def apply(self, action: Any, legal: object = None) -> None:  # Any: malformed input is refused below
         """`State.apply`, fused with the legality test (cheaper here than any ``legal`` given):
         this is the playout hot path."""
         p = self.to_move

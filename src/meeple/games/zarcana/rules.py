@@ -26,6 +26,7 @@ from importlib import resources
 from typing import Any
 
 from meeple.core import IllegalAction, State, derive
+from meeple.core.game import mypyc_attr
 from meeple.core.text import does, listing, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
@@ -136,6 +137,7 @@ def cell_xy(cell: int) -> tuple[int, int]:
     return cell % W, cell // W
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # see State
 class ZarcanaState(State):
     """A game of Zarcana. See the module docstring for the representation."""
 
@@ -726,7 +728,7 @@ class ZarcanaState(State):
             self._legal_set = frozenset(self._legal)
         return list(self._legal)
 
-    def is_legal(self, action: int) -> bool:
+    def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
         if self.to_move is None:
             return False
         if self._legal is None:
@@ -838,6 +840,13 @@ class ZarcanaState(State):
     def _follow(self, ctx: tuple[Any, ...], cands: list[tuple[int, ...]]) -> None:
         self._next = (ctx, cands)
 
+    def _pop_next(self) -> tuple[tuple[Any, ...], list[tuple[int, ...]]] | None:
+        """The chain `_follow` queued while the step ran. A method of its own because a type
+        checker keeps ``self._next`` narrowed to ``None`` across the calls in `_execute`, and a
+        mypyc build would then refuse the tuple (issue 15)."""
+        nxt, self._next = self._next, None
+        return nxt
+
     def _execute(self) -> None:
         me = self.to_move
         assert me is not None
@@ -858,7 +867,7 @@ class ZarcanaState(State):
         elif ctx[0] == "attack" and seq[0] != DONE:
             self._x_attack(ctx[2], ctx[1], me, seq[1:])
         self._purge()
-        nxt, self._next = self._next, None
+        nxt = self._pop_next()
         if nxt is not None and self.pos[nxt[0][1]] >= 0:
             self._start_chain(*nxt)
         else:
@@ -1095,7 +1104,7 @@ class ZarcanaState(State):
 
     def _event_text(self, event: dict[str, Any], player: int | None) -> str:
         t = event["type"]
-        p = event.get("player")
+        p: Any = event.get("player")  # events without a player never use it
         if t == "deal":
             return f"You are dealt {listing(NAME[CARD_ID[c]] for c in event['hand'])}."
         if t == "setup":
@@ -1212,5 +1221,5 @@ class ZarcanaState(State):
 
 
 # Each card's generator and executor of choice sequences, looked up once.
-_GEN = [getattr(ZarcanaState, "_g_" + e, None) for e in EFFECT]
-_EXEC = [getattr(ZarcanaState, "_x_" + e, None) for e in EFFECT]
+_GEN: list[Any] = [getattr(ZarcanaState, "_g_" + e, None) for e in EFFECT]
+_EXEC: list[Any] = [getattr(ZarcanaState, "_x_" + e, None) for e in EFFECT]
