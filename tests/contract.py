@@ -193,3 +193,15 @@ class _raises:
         if et is None:
             raise AssertionError(f"expected {self.exc.__name__}")
         return issubclass(et, self.exc)
+
+
+class SlowClock:
+    """A `time` stand-in on which every reading is a full second later: a machine as slow as can
+    be, for tests that a level is a work budget and that a time cap is only a counted safety net."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 1.0
+        return self.now

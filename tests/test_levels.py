@@ -11,6 +11,7 @@ import pytest
 from rich.console import Console
 
 import meeple
+from contract import SlowClock
 from meeple.bots import (
     LEVELS,
     EpsilonBot,
@@ -66,17 +67,6 @@ def test_expert_searches_more_than_hard(game: str) -> None:
 
 
 # ----- repeatable on any machine at any load ------------------------------------------------------
-class _SlowClock:
-    """A clock on which every reading is a full second later: a machine as slow as can be."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def perf_counter(self) -> float:
-        self.now += 1.0
-        return self.now
-
-
 def _games(result: ArenaResult) -> list[tuple[object, ...]]:
     return [(g.lineup, g.places, g.scores, g.moves, g.iterations) for g in result.games]
 
@@ -94,7 +84,7 @@ def test_same_seed_same_games_on_a_loaded_or_slow_machine(monkeypatch: pytest.Mo
         for p in burners:
             p.kill()
             p.wait()
-    monkeypatch.setattr(ismcts_module, "time", _SlowClock())
+    monkeypatch.setattr(ismcts_module, "time", SlowClock())
     slow = run_arena(**args)  # type: ignore[arg-type]
     assert _games(quiet) == _games(loaded) == _games(slow)
     budget = _budget(make_bot("hard", meeple.game_info("trickarus"), 0))
@@ -104,7 +94,7 @@ def test_same_seed_same_games_on_a_loaded_or_slow_machine(monkeypatch: pytest.Mo
 
 def test_a_time_cap_is_counted_when_it_cuts_a_move(monkeypatch: pytest.MonkeyPatch) -> None:
     """The server's safety net: a move cut by ``max_seconds`` shows in the arena's cap count."""
-    monkeypatch.setattr(ismcts_module, "time", _SlowClock())
+    monkeypatch.setattr(ismcts_module, "time", SlowClock())
     r = run_arena("trickarus", ["hard", "medium"], games=2, players=2, seed=5, max_seconds=3.0)
     hard = next(s for s in r.stats if s.bot == "hard")
     assert hard.cap_hits > 0 and hard.mean_iterations is not None and hard.mean_iterations < 10

@@ -7,6 +7,7 @@ import random
 import pytest
 
 import meeple
+from contract import SlowClock
 from meeple.bots import make_bot
 from meeple.bots import rollout as rollout_module
 from meeple.bots.rollout import RolloutBot, parse_knob
@@ -89,21 +90,12 @@ def test_the_best_playout_value_wins_and_the_margin_keeps_the_base_move() -> Non
     assert kept.choose(state) == base_move
 
 
-class _SlowClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def perf_counter(self) -> float:
-        self.now += 1.0
-        return self.now
-
-
 def test_a_time_cap_is_a_safety_net_that_is_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     info = meeple.game_info("savage_bowl")
     state = _positions("savage_bowl", 2, 1)[0]
     bot = RolloutBot(info, 4, base="medium", keep=3, worlds=8, depth=5)
     assert bot.max_seconds is None  # no clock unless a server sets one
-    monkeypatch.setattr(rollout_module, "time", _SlowClock())
+    monkeypatch.setattr(rollout_module, "time", SlowClock())
     bot.max_seconds = 0.5  # every clock reading is a second later: one world, then the cap
     bot.choose(state)
     assert bot.last is not None and bot.last.capped and bot.last.iterations == 3
