@@ -205,3 +205,24 @@ class SlowClock:
     def perf_counter(self) -> float:
         self.now += 1.0
         return self.now
+
+
+def midgame_states(game: str, seed: int, stops: int, every: int = 3, min_legal: int = 2) -> list:
+    """Up to ``stops`` positions of a seeded random game at the smallest player count, every
+    ``every`` steps, each with a real decision (``min_legal`` or more legal actions) to make:
+    where the bot tests ask a level to decide."""
+    import random
+
+    import meeple
+
+    info = meeple.game_info(game)
+    state = meeple.make(game, players=min(info.player_counts), seed=seed)
+    rng = random.Random(seed)
+    found = []
+    step = 0
+    while not state.is_over() and len(found) < stops:
+        if len(state.legal_actions()) >= min_legal and step % every == 0:
+            found.append(state.clone())
+        state.apply(rng.choice(state.legal_actions()))
+        step += 1
+    return found

@@ -10,27 +10,12 @@ from typing import Any
 import pytest
 
 import meeple
+from contract import midgame_states
 from meeple.bots import KNOB_LEVELS, make_bot
 from meeple.bots.ismcts import ISMCTSBot, _playout, leaf_returns, parse_knob, rollout_policy_for
 from meeple.core import GameInfo, State
 
 GAMES = [g["id"] for g in meeple.games()]
-
-
-def _midgame_states(game: str, seed: int, stops: int) -> list[State]:
-    """Positions reached by random play, each with a real decision (2+ legal actions) to make."""
-    info = meeple.game_info(game)
-    players = min(info.player_counts)
-    state = meeple.make(game, players=players, seed=seed)
-    rng = random.Random(seed)
-    found: list[State] = []
-    step = 0
-    while not state.is_over() and len(found) < stops:
-        if len(state.legal_actions()) > 1 and step % 3 == 0:
-            found.append(state.clone())
-        state.apply(rng.choice(state.legal_actions()))
-        step += 1
-    return found
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -43,7 +28,7 @@ def test_ismcts_never_reads_hidden_information(game: str) -> None:
     """
     checked = differed = 0
     for seed in range(3):
-        for state in _midgame_states(game, seed, stops=2):
+        for state in midgame_states(game, seed, stops=2):
             me = state.to_move
             assert me is not None
             a = state.determinize(me, random.Random(1))
@@ -88,7 +73,7 @@ class _Spy:
 def test_ismcts_touches_the_real_state_only_through_determinize(game: str) -> None:
     """On the real state ISMCTS asks only whose turn it is, the legal moves and determinize:
     every world it searches is a determinization for the mover, never the real deal."""
-    for state in _midgame_states(game, seed=5, stops=2):
+    for state in midgame_states(game, seed=5, stops=2):
         spy = _Spy(state)
         ISMCTSBot(seed=1, iterations=10, max_seconds=None).choose(spy)  # type: ignore[arg-type]
         assert spy.touched <= {"to_move", "legal_actions", "determinize"}, spy.touched
@@ -97,13 +82,13 @@ def test_ismcts_touches_the_real_state_only_through_determinize(game: str) -> No
 
 @pytest.mark.parametrize("game", GAMES)
 def test_ismcts_plays_legal_moves_and_spends_its_budget(game: str) -> None:
-    state = _midgame_states(game, seed=11, stops=1)[0]
+    state = midgame_states(game, seed=11, stops=1)[0]
     bot = ISMCTSBot(seed=3, iterations=25, max_seconds=None)
     action = bot.choose(state)
     assert action in state.legal_actions()
     assert bot.last is not None and bot.last.iterations == 25
     assert sum(bot.last.visits.values()) == 25
-    assert state.history == _midgame_states(game, seed=11, stops=1)[0].history  # untouched
+    assert state.history == midgame_states(game, seed=11, stops=1)[0].history  # untouched
 
 
 # ----- a tiny game with a known best move, to check the search itself ---------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import random
 import subprocess
 import sys
@@ -11,7 +10,7 @@ import pytest
 from rich.console import Console
 
 import meeple
-from contract import SlowClock
+from contract import SlowClock, midgame_states
 from meeple.bots import (
     LEVELS,
     EpsilonBot,
@@ -27,7 +26,6 @@ from meeple.bots.arena import ArenaResult, BotStats, Interval, run_arena
 from meeple.bots.ismcts import ISMCTSBot
 from meeple.bots.rollout import RolloutBot
 from meeple.cli_arena import results_table
-from meeple.core import State
 
 GAMES = [g["id"] for g in meeple.games()]
 
@@ -101,20 +99,6 @@ def test_a_time_cap_is_counted_when_it_cuts_a_move(monkeypatch: pytest.MonkeyPat
 
 
 # ----- hard and expert decide from their own seat's information only ------------------------------
-def _midgame_states(game: str, seed: int, stops: int) -> list[State]:
-    info = meeple.game_info(game)
-    state = meeple.make(game, players=min(info.player_counts), seed=seed)
-    rng = random.Random(seed)
-    found: list[State] = []
-    for step in itertools.count():
-        if state.is_over() or len(found) >= stops:
-            break
-        if len(state.legal_actions()) > 1 and step % 3 == 0:
-            found.append(state.clone())
-        state.apply(rng.choice(state.legal_actions()))
-    return found
-
-
 @pytest.mark.parametrize("level", ["hard", "expert"])
 @pytest.mark.parametrize("game", GAMES)
 def test_level_never_reads_hidden_information(game: str, level: str) -> None:
@@ -126,7 +110,7 @@ def test_level_never_reads_hidden_information(game: str, level: str) -> None:
     info = meeple.game_info(game)
     checked = 0
     for seed in range(3):
-        for state in _midgame_states(game, seed, stops=2):
+        for state in midgame_states(game, seed, stops=2):
             me = state.to_move
             assert me is not None
             a = state.determinize(me, random.Random(1))

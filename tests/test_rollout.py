@@ -7,27 +7,13 @@ import random
 import pytest
 
 import meeple
-from contract import SlowClock
+from contract import SlowClock, midgame_states
 from meeple.bots import make_bot
 from meeple.bots import rollout as rollout_module
 from meeple.bots.rollout import RolloutBot, parse_knob
 from meeple.core import State
 
 GAMES = [g["id"] for g in meeple.games()]
-
-
-def _positions(game: str, seed: int, stops: int) -> list[State]:
-    info = meeple.game_info(game)
-    state = meeple.make(game, players=min(info.player_counts), seed=seed)
-    rng = random.Random(seed)
-    found: list[State] = []
-    step = 0
-    while not state.is_over() and len(found) < stops:
-        if len(state.legal_actions()) > 2 and step % 5 == 0:
-            found.append(state.clone())
-        state.apply(rng.choice(state.legal_actions()))
-        step += 1
-    return found
 
 
 def test_knob() -> None:
@@ -45,7 +31,7 @@ def test_knob() -> None:
 def test_one_candidate_is_the_base_bots_move(game: str) -> None:
     """With `keep` 1 nothing is played out: the base bot's move, whatever the worlds say."""
     info = meeple.game_info(game)
-    for state in _positions(game, 3, 2):
+    for state in midgame_states(game, 3, 2, every=5, min_legal=3):
         bot = RolloutBot(info, 5, base="medium", playout="random", keep=1, worlds=3)
         assert bot.choose(state) == make_bot("medium", info, 5).choose(state)
 
@@ -54,7 +40,7 @@ def test_one_candidate_is_the_base_bots_move(game: str) -> None:
 def test_never_reads_hidden_information_nor_changes_the_state(game: str) -> None:
     """Two worlds that differ only in what the mover cannot see get the same playouts' means."""
     info = meeple.game_info(game)
-    for state in _positions(game, 1, 2):
+    for state in midgame_states(game, 1, 2, every=5, min_legal=3):
         me = state.to_move
         assert me is not None
         a = state.determinize(me, random.Random(1))
@@ -72,7 +58,7 @@ def test_never_reads_hidden_information_nor_changes_the_state(game: str) -> None
 
 def test_the_best_playout_value_wins_and_the_margin_keeps_the_base_move() -> None:
     info = meeple.game_info("savage_bowl")
-    state = _positions("savage_bowl", 2, 1)[0]
+    state = midgame_states("savage_bowl", 2, 1, every=5, min_legal=3)[0]
     legal = state.legal_actions()
     n = len(state.history)
     base_move = make_bot("medium", info, 4).choose(state)
@@ -92,7 +78,7 @@ def test_the_best_playout_value_wins_and_the_margin_keeps_the_base_move() -> Non
 
 def test_a_time_cap_is_a_safety_net_that_is_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     info = meeple.game_info("savage_bowl")
-    state = _positions("savage_bowl", 2, 1)[0]
+    state = midgame_states("savage_bowl", 2, 1, every=5, min_legal=3)[0]
     bot = RolloutBot(info, 4, base="medium", keep=3, worlds=8, depth=5)
     assert bot.max_seconds is None  # no clock unless a server sets one
     monkeypatch.setattr(rollout_module, "time", SlowClock())
@@ -104,7 +90,7 @@ def test_a_time_cap_is_a_safety_net_that_is_counted(monkeypatch: pytest.MonkeyPa
 def test_a_world_hook_replaces_determinize() -> None:
     """ROLLOUT_WORLD samples the worlds (one per world, shared by the candidates)."""
     info = meeple.game_info("savage_bowl")
-    state = _positions("savage_bowl", 2, 1)[0]
+    state = midgame_states("savage_bowl", 2, 1, every=5, min_legal=3)[0]
     calls: list[int] = []
 
     def world(s: State, me: int, rng: random.Random) -> State:

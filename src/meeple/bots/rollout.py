@@ -73,14 +73,18 @@ class RolloutBot:
         depth: int | None = None,
         margin: float = 0.0,
     ) -> None:
-        from . import make_bot  # the registry imports this module
+        from . import level_specs, make_bot  # the registry imports this module
 
         self.name = f"rollout:{base}"
         self.info, self.keep, self.worlds, self.margin = info, keep, worlds, margin
         self.depth = depth or MAX_PLAYOUT
         self.rng = random.Random(seed)
         self.base = make_bot(base, info, seed)
-        self.playout_level = playout or base
+        level = playout or base
+        # A named level resolved once, not at each of the keep x worlds x seats bots it makes.
+        if level in ("medium", "hard", "expert"):
+            level = level_specs(info)[level]
+        self.playout_level = level
         self._make_bot = make_bot
         pkg = game_package(info)
         self.horizon: Horizon | None = getattr(pkg, "ROLLOUT_HORIZON", None)
