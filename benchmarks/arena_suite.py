@@ -141,7 +141,10 @@ def table(args: argparse.Namespace) -> None:
                 # in a checkout), not whichever `meeple` script is first on PATH.
                 env_cmd = [sys.executable, "-m", "meeple.cli", *cmd[1:]]
                 start = time.time()
-                log = (Path(args.log_dir) / f"{name}.log").open("w") if args.log_dir else None
+                log = None
+                if args.log_dir:  # a fresh machine has no log folder yet
+                    Path(args.log_dir).mkdir(parents=True, exist_ok=True)
+                    log = (Path(args.log_dir) / f"{name}.log").open("w")
                 try:  # the log has one line per game as it ends: a run cut short still tells
                     subprocess.run(env_cmd, check=True, cwd=ROOT,
                                    stdout=log or subprocess.DEVNULL)  # fmt: skip
