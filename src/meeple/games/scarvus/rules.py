@@ -32,6 +32,7 @@ from typing import Any
 
 from meeple.core import BadOption, IllegalAction, State, derive
 from meeple.core.game import mypyc_attr
+from meeple.core.rng import shuffle
 from meeple.core.text import does, name, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
@@ -166,7 +167,8 @@ class ScarvusState(State):
         self.alive = [True] * players
         self.out_order: list[int] = []  # Fight in the Skies: players in the order they fell
         fdeck = list(FLIGHT_DECK) if self.flight_on else []
-        derive(seed, 0, "flight").shuffle(fdeck)  # Flight Cards: shuffled once per game
+        if fdeck:  # Flight Cards: shuffled once per game
+            shuffle(derive(seed, 0, "flight"), fdeck)
         self.flight_deck = fdeck
         self.flight_hand = [[0] * NE for _ in range(players)]
         self.flight_discard: list[int] = []
@@ -187,6 +189,7 @@ class ScarvusState(State):
         self.last_challenge: dict[str, Any] | None = None
         self.phase = CARD
         self.to_move = 0
+        self._legal: list[int] | None = None  # see legal_actions
         self._deal()
         self._start_turn(0)
 
@@ -197,7 +200,8 @@ class ScarvusState(State):
         self.match += 1
         self.round = 1
         n = self.players
-        self.hand = [-1] * (n * NC)
+        flying = [p for p in range(n) if self.alive[p]]
+        self.hand = hand = [-1] * (n * NC)
         self.revealed = [0] * n
         self.decks: list[list[int]] = []
         self.discards: list[list[int]] = [[] for _ in range(NC)]
@@ -208,19 +212,18 @@ class ScarvusState(State):
         rng = derive(self.seed, self.salt, "match", self.match)
         for c in range(NC):
             deck = list(DECK)
-            rng.shuffle(deck)
-            for p in range(n):
-                if self.alive[p]:
-                    self.hand[p * NC + c] = deck.pop()
+            shuffle(rng, deck)
+            for p in flying:
+                hand[p * NC + c] = deck.pop()
             self.daedalus[c] = deck.pop()
             self.decks.append(deck)
-        for p in range(n):
-            if self.alive[p]:
+        if self._events is not None:  # (a search copy keeps no log)
+            for p in flying:
                 event: dict[str, Any] = {"type": "deal", "match": self.match}
                 if not self.daedalus_mode:  # see `_card_event`
-                    event["hand"] = {COLOURS[c]: self.hand[p * NC + c] for c in range(NC)}
+                    event["hand"] = dict(zip(COLOURS, hand[p * NC : p * NC + NC], strict=True))
                 self.emit(event, to=p)
-        self.emit({"type": "match", "match": self.match})
+            self.emit({"type": "match", "match": self.match})
 
     def _start_turn(self, p: int) -> None:
         """A player's turn begins with the Card Step (an optional swap). ``p`` is always flying:
@@ -242,9 +245,16 @@ class ScarvusState(State):
         p = self.to_move
         if p is None:
             return []
-        ph = self.phase
-        if ph == BIDDING:
+        if self.phase == BIDDING:
             return self._legal_bids()
+        # Kept for `is_legal`, which `apply` asks next (the caller gets a copy of its own to
+        # change); `_apply` and `_copy` drop it, the state having changed or being another.
+        acts = self._legal = self._legal_choices(p)
+        return acts.copy()
+
+    def _legal_choices(self, p: int) -> list[int]:
+        """The legal actions outside the Bid Step."""
+        ph = self.phase
         if ph == RESPOND:
             acts = []
             if self.resp_idx > 0 or self.can_raise(p):
@@ -326,11 +336,13 @@ class ScarvusState(State):
             return n > cur or (
                 n == cur and c != cur_c and bool(self.flight_hand[self.to_move][TAILWIND_T])
             )
-        return action in self.legal_actions()
+        legal = self._legal
+        return action in (legal if legal is not None else self.legal_actions())
 
     def _apply(self, a: int) -> None:
         p = self.to_move
         assert p is not None
+        self._legal = None
         ph = self.phase
         if ph == BIDDING:
             self._do_bid(p, *bid_of(a))
@@ -515,14 +527,14 @@ class ScarvusState(State):
         talon = self.talons and not safe and p != self.responders[0]
         self.last_challenge = {
             "bidder": self.bidder, "challenger": p, "number": n, "colour": COLOURS[c],
-            "cards": [self.hand[q * NC + c] for q in range(self.players)],
+            "cards": self.hand[c :: NC],  # every seat's card of the colour, in seat order
             "total": total, "safe": safe, "loser": loser,
         }
         self.emit({"type": "challenge", **self.last_challenge})
         # Removal: every card of that colour goes back in the box, revealed ones included.
-        for q in range(self.players):
-            self.hand[q * NC + c] = -1
-            self.revealed[q] &= ~(1 << c)
+        self.hand[c :: NC] = [-1] * self.players
+        off = ~(1 << c)
+        self.revealed = [r & off for r in self.revealed]
         self.decks[c] = []
         self.discards[c] = []
         self.daedalus[c] = -1
@@ -555,7 +567,7 @@ class ScarvusState(State):
             self.emit({"type": "feather", "player": loser, "side": "burnt", "value": BURNT})
         if talon:  # Talons Challenge: an unsafe bid gives the challenger a Flight card
             self._draw_flight(challenger, "talons challenge")
-        if self._game_over():
+        if self._game_over(loser):
             return
         self.round += 1
         # Next Turn: the challenger, whether safe or not (if out, play passes on).
@@ -576,13 +588,13 @@ class ScarvusState(State):
         self.flight_hand[p] = [0] * NE
         self.emit({"type": "out", "player": p})
 
-    def _game_over(self) -> bool:
-        """How to Win: the game ends at once on the fourth feather (Longer Flights: more);
-        Fight in the Skies: when one flyer is left."""
+    def _game_over(self, loser: int) -> bool:
+        """How to Win: the game ends at once on the fourth feather (Longer Flights: more), which
+        only ``loser``, who just took one, can have; Fight in the Skies: when one flyer is left."""
         if self.fight:
             done = sum(self.alive) <= 1
         else:
-            done = any(s + b >= self.end_at for s, b in zip(self.singed, self.burnt, strict=True))
+            done = self.singed[loser] + self.burnt[loser] >= self.end_at
         if done:
             self.to_move = None
             self.emit({"type": "game_end", "scores": self.scores()})
@@ -686,6 +698,7 @@ class ScarvusState(State):
 
     def _copy(self) -> ScarvusState:
         new: ScarvusState = self._shallow()
+        new._legal = None  # a copy may be resampled (determinize): its legal actions are its own
         new.singed = self.singed.copy()
         new.burnt = self.burnt.copy()
         new.lives = self.lives.copy()
@@ -738,7 +751,7 @@ class ScarvusState(State):
             buried = self.discards[c][:-1] if self.daedalus_mode else []
             pool += buried
             pool.sort()  # gathered in hidden order: sort so the sample depends on the rng alone
-            rng.shuffle(pool)
+            shuffle(rng, pool)
             it = iter(pool)
             for i in slots:
                 hand[i] = next(it)
@@ -752,7 +765,7 @@ class ScarvusState(State):
         others = [q for q in range(n) if q != player]
         fpool = self.flight_deck + [t for q in others for t in range(NE) for _ in range(self.flight_hand[q][t])]
         fpool.sort()
-        rng.shuffle(fpool)
+        shuffle(rng, fpool)
         start = 0
         for q in others:
             size = sum(self.flight_hand[q])
