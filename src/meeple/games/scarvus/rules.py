@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import json
 import random
-from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Final
 
 from meeple.core import BadOption, IllegalAction, State, derive
 from meeple.core.game import mypyc_attr
@@ -39,66 +38,77 @@ from meeple.core.text import does, name, plural, whose, winners
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
 _FLIGHT = json.loads(resources.files(__package__).joinpath("flight_cards.json").read_text())
 
-COLOURS: list[str] = _DATA["colours"]["names"]
-NC = len(COLOURS)  # 7
-COLOUR_ID = {name: i for i, name in enumerate(COLOURS)}
-DECK: tuple[int, ...] = tuple(_DATA["deck"]["values"])
-MAX_VALUE = max(DECK)
-VALUE_COUNTS: tuple[int, ...] = tuple(DECK.count(v) for v in range(MAX_VALUE + 1))
-MIN_PLAYERS: int = _DATA["players"]["min"]
-MAX_PLAYERS: int = _DATA["players"]["max"]
-DAEDALUS = MAX_PLAYERS  # the owner index of the Daedalus Hand in knowledge bitmasks
-CAP: int = _DATA["bid_track"]["cap"]
-FIRST_BID: int = _DATA["bid_track"]["first"]
-SINGED: int = _DATA["feathers"]["singed"]
-BURNT: int = _DATA["feathers"]["burnt"]
-SINGED_MAX: int = _DATA["feathers"]["singed_max_difference"]
-TOKENS: int = _DATA["feathers"]["tokens"]
-END_AT: int = _DATA["feathers"]["end_at"]
-FEATHER_CHOICES: tuple[int, ...] = tuple(_DATA["longer_flights"]["choices"])
-FLIGHT_LIMIT: int = _DATA["flight_hand_limit"]["between_matches"]
+COLOURS: Final[list[str]] = _DATA["colours"]["names"]
+NC: Final = len(COLOURS)  # 7
+COLOUR_ID: Final = {name: i for i, name in enumerate(COLOURS)}
+DECK: Final[tuple[int, ...]] = tuple(_DATA["deck"]["values"])
+MAX_VALUE: Final = max(DECK)
+VALUE_COUNTS: Final[tuple[int, ...]] = tuple(DECK.count(v) for v in range(MAX_VALUE + 1))
+MIN_PLAYERS: Final[int] = _DATA["players"]["min"]
+MAX_PLAYERS: Final[int] = _DATA["players"]["max"]
+DAEDALUS: Final = MAX_PLAYERS  # the owner index of the Daedalus Hand in knowledge bitmasks
+CAP: Final[int] = _DATA["bid_track"]["cap"]
+FIRST_BID: Final[int] = _DATA["bid_track"]["first"]
+SINGED: Final[int] = _DATA["feathers"]["singed"]
+BURNT: Final[int] = _DATA["feathers"]["burnt"]
+SINGED_MAX: Final[int] = _DATA["feathers"]["singed_max_difference"]
+TOKENS: Final[int] = _DATA["feathers"]["tokens"]
+END_AT: Final[int] = _DATA["feathers"]["end_at"]
+FEATHER_CHOICES: Final[tuple[int, ...]] = tuple(_DATA["longer_flights"]["choices"])
+FLIGHT_LIMIT: Final[int] = _DATA["flight_hand_limit"]["between_matches"]
 FIGHT = _DATA["fight_in_the_skies"]
-RECOMMENDED_LIVES: int = FIGHT["recommended_lives"]
-MORE_LIVES_MAX_PLAYERS: int = FIGHT["more_lives_max_players"]
-MAX_LIVES: int = FIGHT["max_lives"]
+RECOMMENDED_LIVES: Final[int] = FIGHT["recommended_lives"]
+MORE_LIVES_MAX_PLAYERS: Final[int] = FIGHT["more_lives_max_players"]
+MAX_LIVES: Final[int] = FIGHT["max_lives"]
 
 # The seven Flight effects the engine implements, in action-layout order.
-EFFECTS = ("updraft", "scout", "sun_flare", "counsel", "sharp_eyes", "tailwind", "wax_repair")
-UPDRAFT_T, SCOUT_T, FLARE_T, COUNSEL_T, EYES_T, TAILWIND_T, WAX_T = range(len(EFFECTS))
-FLIGHT_CARDS: list[dict[str, Any]] = _FLIGHT["cards"]
-FLIGHT_DECK: tuple[int, ...] = tuple(EFFECTS.index(c["effect"]) for c in FLIGHT_CARDS)
-FLIGHT_NAMES: tuple[str, ...] = tuple(
+EFFECTS: Final = ("updraft", "scout", "sun_flare", "counsel", "sharp_eyes", "tailwind", "wax_repair")
+UPDRAFT_T: Final = 0  # indices into EFFECTS
+SCOUT_T: Final = 1
+FLARE_T: Final = 2
+COUNSEL_T: Final = 3
+EYES_T: Final = 4
+TAILWIND_T: Final = 5
+WAX_T: Final = 6
+FLIGHT_CARDS: Final[list[dict[str, Any]]] = _FLIGHT["cards"]
+FLIGHT_DECK: Final[tuple[int, ...]] = tuple(EFFECTS.index(c["effect"]) for c in FLIGHT_CARDS)
+FLIGHT_NAMES: Final[tuple[str, ...]] = tuple(
     next(c["name"] for c in FLIGHT_CARDS if c["effect"] == e) for e in EFFECTS
 )
-NE = len(EFFECTS)
+NE: Final = len(EFFECTS)
 
 # Knowledge bitmasks (see the module docstring): every owner's card of one colour, and every card
 # of one owner. A card that leaves play takes what anyone saw of it along (`_forget_mask`).
-COLOUR_BITS: tuple[int, ...] = tuple(sum(1 << (o * NC + c) for o in range(DAEDALUS + 1)) for c in range(NC))
-OWNER_BITS: tuple[int, ...] = tuple(((1 << NC) - 1) << (o * NC) for o in range(DAEDALUS + 1))
+COLOUR_BITS: Final[tuple[int, ...]] = tuple(sum(1 << (o * NC + c) for o in range(DAEDALUS + 1)) for c in range(NC))
+OWNER_BITS: Final[tuple[int, ...]] = tuple(((1 << NC) - 1) << (o * NC) for o in range(DAEDALUS + 1))
 
 # ----- the action layout -------------------------------------------------------------------------
-PASS = 0
-SWAP = 1
-REVEAL = SWAP + NC
-ACCEPT = REVEAL + NC
-CHALLENGE = ACCEPT + 1
-UPDRAFT = CHALLENGE + 1
-SCOUT = UPDRAFT + 1
-FLARE = SCOUT + NC
-COUNSEL = FLARE + NC
-EYES = COUNSEL + NC
-KEEP = EYES + MAX_PLAYERS
-DROP = KEEP + 1
-WAX = DROP + 1
-DECLINE = WAX + 1
-DISCARD_FLIGHT = DECLINE + 1
-BID = DISCARD_FLIGHT + NE
-NUM_ACTIONS = BID + NC * CAP
+PASS: Final = 0
+SWAP: Final = 1
+REVEAL: Final = SWAP + NC
+ACCEPT: Final = REVEAL + NC
+CHALLENGE: Final = ACCEPT + 1
+UPDRAFT: Final = CHALLENGE + 1
+SCOUT: Final = UPDRAFT + 1
+FLARE: Final = SCOUT + NC
+COUNSEL: Final = FLARE + NC
+EYES: Final = COUNSEL + NC
+KEEP: Final = EYES + MAX_PLAYERS
+DROP: Final = KEEP + 1
+WAX: Final = DROP + 1
+DECLINE: Final = WAX + 1
+DISCARD_FLIGHT: Final = DECLINE + 1
+BID: Final = DISCARD_FLIGHT + NE
+NUM_ACTIONS: Final = BID + NC * CAP
 
 # Phases: whose decision it is and what kind.
-CARD, SCOUTING, BIDDING, RESPOND, LOSS, HAND_LIMIT = range(6)
-PHASE_NAMES = ("card", "scouting", "bid", "respond", "loss", "hand_limit")
+CARD: Final = 0
+SCOUTING: Final = 1
+BIDDING: Final = 2
+RESPOND: Final = 3
+LOSS: Final = 4
+HAND_LIMIT: Final = 5
+PHASE_NAMES: Final = ("card", "scouting", "bid", "respond", "loss", "hand_limit")
 
 
 def bid_action(number: int, colour: int) -> int:
@@ -112,11 +122,18 @@ def bid_of(action: int) -> tuple[int, int]:
     return n + 1, c
 
 
-@cache
-def _bids_from(in_play: int, lo: int) -> tuple[int, ...]:
-    """Every bid of ``lo``..CAP in the colours of ``in_play``, ascending (cached: hot path)."""
-    colours = [c for c in range(NC) if in_play >> c & 1]
-    return tuple(BID + (n - 1) * NC + c for n in range(lo, CAP + 1) for c in colours)
+# Every bid of 1..CAP in the colours of ``in_play``, ascending, by ``in_play``: made on first use,
+# then only ever sliced, never changed (the Bid Step's legal actions, a hot path).
+_ALL_BIDS: Final[dict[int, list[int]]] = {}
+
+
+def _bids_from(in_play: int, lo: int) -> list[int]:
+    """Every bid of ``lo``..CAP in the colours of ``in_play``, ascending: a new list."""
+    bids = _ALL_BIDS.get(in_play)
+    if bids is None:
+        colours = [c for c in range(NC) if in_play >> c & 1]
+        bids = _ALL_BIDS[in_play] = [BID + (n - 1) * NC + c for n in range(1, CAP + 1) for c in colours]
+    return bids[(lo - 1) * in_play.bit_count() :]
 
 
 def max_total(players: int) -> int:
@@ -298,10 +315,10 @@ class ScarvusState(State):
 
     def _legal_bids(self) -> list[int]:
         if self.bid is None:  # Bid Step: the first turn of a Round, any sum of any colour
-            return list(_bids_from(self.in_play, FIRST_BID))
+            return _bids_from(self.in_play, FIRST_BID)
         # Bid Step: after an acceptance, a higher number in any colour still in play
         cur, cur_c = self.bid
-        acts = list(_bids_from(self.in_play, cur + 1))
+        acts = _bids_from(self.in_play, cur + 1)
         if self.flight_hand[self.to_move][TAILWIND_T]:  # type: ignore[index]
             acts[:0] = [bid_action(cur, c) for c in range(NC) if self.in_play >> c & 1 and c != cur_c]
         return acts
