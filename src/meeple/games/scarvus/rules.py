@@ -379,7 +379,7 @@ class ScarvusState(State):
         else:
             t = a - DISCARD_FLIGHT
             self.flight_hand[p][t] -= 1
-            self.flight_discard.append(t)
+            self.flight_discard = [*self.flight_discard, t]
             self.emit({"type": "flight_discard", "player": p, "card": EFFECTS[t], "why": "hand limit"})
             self._continue_hand_limit()
 
@@ -485,7 +485,7 @@ class ScarvusState(State):
 
     def _spend(self, p: int, t: int, **detail: Any) -> None:
         self.flight_hand[p][t] -= 1
-        self.flight_discard.append(t)  # Flight Cards: used cards go face up on a discard pile
+        self.flight_discard = [*self.flight_discard, t]  # Flight Cards: used cards go face up on a discard pile
         event = {"type": "flight", "player": p, "card": EFFECTS[t]}
         event.update({k: (COLOURS[v] if k == "colour" else v) for k, v in detail.items()})
         self.emit(event)
@@ -494,7 +494,8 @@ class ScarvusState(State):
         """Flight Cards: draw one; an exhausted Flight deck is not reshuffled."""
         if not self.flight_deck:
             return
-        t = self.flight_deck.pop()
+        t = self.flight_deck[-1]
+        self.flight_deck = self.flight_deck[:-1]
         self.flight_hand[p][t] += 1
         self.emit({"type": "flight_draw", "player": p, "why": why})
         self.emit({"type": "flight_drawn", "card": EFFECTS[t]}, to=p)
@@ -597,7 +598,7 @@ class ScarvusState(State):
     def _eliminate(self, p: int) -> None:
         """Fight in the Skies: out of Lives, your cards go in the box and you are out."""
         self.alive[p] = False
-        self.out_order.append(p)
+        self.out_order = [*self.out_order, p]
         for c in range(NC):
             self.hand[p * NC + c] = -1
         self._forget_mask(OWNER_BITS[p])
@@ -627,7 +628,7 @@ class ScarvusState(State):
 
     def _continue_hand_limit(self) -> None:
         while self.limit_queue and sum(self.flight_hand[self.limit_queue[0]]) <= FLIGHT_LIMIT:
-            self.limit_queue.pop(0)
+            self.limit_queue = self.limit_queue[1:]
         if self.limit_queue:
             self.phase = HAND_LIMIT
             self.to_move = self.limit_queue[0]
@@ -716,16 +717,13 @@ class ScarvusState(State):
     def _copy(self) -> ScarvusState:
         new: ScarvusState = self._shallow()
         new._legal = None  # a copy may be resampled (determinize): its legal actions are its own
+        # Shared, not copied: responders, limit_queue, out_order, flight_deck and flight_discard
+        # are only ever replaced by a new list, never changed in place.
         new.singed = self.singed.copy()
         new.burnt = self.burnt.copy()
         new.lives = self.lives.copy()
         new.alive = self.alive.copy()
-        new.out_order = self.out_order.copy()
-        new.flight_deck = self.flight_deck.copy()
         new.flight_hand = [h.copy() for h in self.flight_hand]
-        new.flight_discard = self.flight_discard.copy()
-        new.responders = self.responders.copy()
-        new.limit_queue = self.limit_queue.copy()
         new.hand = self.hand.copy()
         new.revealed = self.revealed.copy()
         new.decks = [d.copy() for d in self.decks]
