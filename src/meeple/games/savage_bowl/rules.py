@@ -19,34 +19,35 @@ from __future__ import annotations
 import json
 import random
 from importlib import resources
-from typing import Any
+from typing import Any, Final
 
 from meeple.core import BadPlayerCount, IllegalAction, State, derive
 from meeple.core.cards import deal_avoiding
 from meeple.core.game import mypyc_attr
+from meeple.core.rng import shuffle
 from meeple.core.text import does, name, plural, winners
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
 
-COLOURS: list[str] = [*_DATA["colours"]["order"], _DATA["colours"]["trump"]]
-TRUMP = len(COLOURS) - 1
-CARDS: list[dict[str, Any]] = _DATA["cards"]
-NUM_CARDS = len(CARDS)
-CODE: list[str] = [c["code"] for c in CARDS]
-CARD_ID = {code: i for i, code in enumerate(CODE)}
-COLOUR: tuple[int, ...] = tuple(COLOURS.index(c["colour"]) for c in CARDS)
-NUMBER: tuple[int, ...] = tuple(c["number"] for c in CARDS)
-COLOUR_MASK: tuple[int, ...] = tuple(
+COLOURS: Final[list[str]] = [*_DATA["colours"]["order"], _DATA["colours"]["trump"]]
+TRUMP: Final = len(COLOURS) - 1
+CARDS: Final[list[dict[str, Any]]] = _DATA["cards"]
+NUM_CARDS: Final = len(CARDS)
+CODE: Final[list[str]] = [c["code"] for c in CARDS]
+CARD_ID: Final = {code: i for i, code in enumerate(CODE)}
+COLOUR: Final[tuple[int, ...]] = tuple(COLOURS.index(c["colour"]) for c in CARDS)
+NUMBER: Final[tuple[int, ...]] = tuple(c["number"] for c in CARDS)
+COLOUR_MASK: Final[tuple[int, ...]] = tuple(
     sum(1 << c for c in range(NUM_CARDS) if COLOUR[c] == k) for k in range(len(COLOURS))
 )
-ALL_CARDS = (1 << NUM_CARDS) - 1
+ALL_CARDS: Final = (1 << NUM_CARDS) - 1
 CHAMELEONS: int = _DATA["chameleons"]["count"]
-FIRST_HALF: int = _DATA["first_half_tricks"]["value"]
-END_POINTS: int = _DATA["game_end_points"]["value"]
-BASE_POINTS: list[int] = _DATA["base_points"]["by_round"]
-SETUP: dict[int, dict[str, Any]] = {int(k): v for k, v in _DATA["setup"].items()}
-REMOVED: dict[int, int] = {
+FIRST_HALF: Final[int] = _DATA["first_half_tricks"]["value"]
+END_POINTS: Final[int] = _DATA["game_end_points"]["value"]
+BASE_POINTS: Final[list[int]] = _DATA["base_points"]["by_round"]
+SETUP: Final[dict[int, dict[str, Any]]] = {int(k): v for k, v in _DATA["setup"].items()}
+REMOVED: Final[dict[int, int]] = {
     n: sum(
         1 << c
         for c in range(NUM_CARDS)
@@ -57,17 +58,18 @@ REMOVED: dict[int, int] = {
 
 # The most actions one round can take (every trick full, plus the five discards): a playout cut
 # after this many actions always sees the current round scored.
-MAX_ROUND_ACTIONS = max(s["tricks"] * n + FIRST_HALF for n, s in SETUP.items())
-CHAM_BASE = NUM_CARDS
-DISCARD_BASE = 2 * NUM_CARDS
-NUM_ACTIONS = 3 * NUM_CARDS
-PLAY, DISCARD = 0, 1
+MAX_ROUND_ACTIONS: Final = max(s["tricks"] * n + FIRST_HALF for n, s in SETUP.items())
+CHAM_BASE: Final = NUM_CARDS
+DISCARD_BASE: Final = 2 * NUM_CARDS
+NUM_ACTIONS: Final = 3 * NUM_CARDS
+PLAY: Final = 0
+DISCARD: Final = 1
 # _ROTATION[n][leader]: the seats in playing order (to the left) starting with ``leader``.
-_ROTATION = {n: tuple(tuple((lead + i) % n for i in range(n)) for lead in range(n)) for n in SETUP}
+_ROTATION: Final = {n: tuple(tuple((lead + i) % n for i in range(n)) for lead in range(n)) for n in SETUP}
 # A trick colour is the effective colour, plus CHAM_FLAG when a Chameleon gave it (for the view).
-CHAM_FLAG = 8
+CHAM_FLAG: Final = 8
 # KEY[by_number][lead][trick colour][card]: trump by number, then the led colour, then the rest.
-KEY = tuple(
+KEY: Final = tuple(
     tuple(
         tuple(
             tuple(
@@ -85,7 +87,7 @@ KEY = tuple(
 
 # Bit positions of every 10-bit chunk (and the same shifted to the Chameleon action range), so a
 # 60-bit mask becomes a list in six lookups: legal actions are built from these on every move.
-_CHUNKS = tuple(
+_CHUNKS: Final = tuple(
     tuple(tuple(base + i for i in range(10) if b >> i & 1) for b in range(1024))
     for base in range(0, 2 * NUM_CARDS, 10)
 )
@@ -148,7 +150,7 @@ class SavageBowlState(State):
         self.round += 1
         n = self.players
         deck = mask_to_list(ALL_CARDS & ~self.removed)
-        derive(self.seed, self.salt, "deal", self.round).shuffle(deck)
+        shuffle(derive(self.seed, self.salt, "deal", self.round), deck)
         size = self.hand_size
         self.hands = [sum(1 << c for c in deck[i * size : (i + 1) * size]) for i in range(n)]
         self.cham = (1 << n) - 1 if self.use_chameleons else 0  # seats with an unused Chameleon
