@@ -95,16 +95,16 @@ _CHUNKS: Final = tuple(
 
 def mask_to_list(mask: int) -> list[int]:
     """The set bits of a card mask, ascending."""
-    c0, c1, c2, c3, c4, c5 = _CHUNKS[:6]
-    return [*c0[mask & 1023], *c1[mask >> 10 & 1023], *c2[mask >> 20 & 1023],
-            *c3[mask >> 30 & 1023], *c4[mask >> 40 & 1023], *c5[mask >> 50 & 1023]]
+    ch = _CHUNKS
+    return [*ch[0][mask & 1023], *ch[1][mask >> 10 & 1023], *ch[2][mask >> 20 & 1023],
+            *ch[3][mask >> 30 & 1023], *ch[4][mask >> 40 & 1023], *ch[5][mask >> 50 & 1023]]
 
 
 def _cham_list(mask: int) -> list[int]:
     """The Chameleon actions (``CHAM_BASE + c``) for the cards of ``mask``, ascending."""
-    c0, c1, c2, c3, c4, c5 = _CHUNKS[6:]
-    return [*c0[mask & 1023], *c1[mask >> 10 & 1023], *c2[mask >> 20 & 1023],
-            *c3[mask >> 30 & 1023], *c4[mask >> 40 & 1023], *c5[mask >> 50 & 1023]]
+    ch = _CHUNKS
+    return [*ch[6][mask & 1023], *ch[7][mask >> 10 & 1023], *ch[8][mask >> 20 & 1023],
+            *ch[9][mask >> 30 & 1023], *ch[10][mask >> 40 & 1023], *ch[11][mask >> 50 & 1023]]
 
 
 def card_label(card: int) -> str:
@@ -287,12 +287,13 @@ class SavageBowlState(State):
 
     def _top_two(self) -> tuple[int, int]:
         """The seats of the strongest and second strongest cards (`strength_order`, first two)."""
-        table = KEY[self.off_by_number][self.tcol[0]]
+        trick, tcol = self.trick, self.tcol
+        table = KEY[self.off_by_number][tcol[0]]
         later = self.later_wins_ties
         best = second = -1
         bi = si = 0
-        for i, (c, col) in enumerate(zip(self.trick, self.tcol, strict=True)):
-            key = table[col][c] * 16 + (i if later else 15 - i)
+        for i in range(len(trick)):  # (by index: a compiled build makes no tuple per card)
+            key = table[tcol[i]][trick[i]] * 16 + (i if later else 15 - i)
             if key > best:
                 second, si, best, bi = best, bi, key, i
             elif key > second:
