@@ -263,7 +263,7 @@ class ScarvusState(State):
         if p is None:
             return []
         if self.phase == BIDDING:
-            return self._legal_bids()
+            return self._legal_bids(p)
         # Kept for `is_legal`, which `apply` asks next (the caller gets a copy of its own to
         # change); `_apply` and `_copy` drop it, the state having changed or being another.
         acts = self._legal = self._legal_choices(p)
@@ -278,7 +278,7 @@ class ScarvusState(State):
                 acts.append(ACCEPT)
             acts.append(CHALLENGE)
             if self.flight_hand[p][EYES_T]:
-                c = self.bid[1]  # type: ignore[index]
+                c = self._standing_bid()[1]
                 for q in range(self.players):
                     if q != p and self._eyes_target(p, q, c):
                         acts.append(EYES + q)
@@ -313,20 +313,26 @@ class ScarvusState(State):
             acts += [COUNSEL + c for c in range(NC) if in_play >> c & 1 and not seen >> c & 1]
         return acts
 
-    def _legal_bids(self) -> list[int]:
+    def _legal_bids(self, p: int) -> list[int]:
         if self.bid is None:  # Bid Step: the first turn of a Round, any sum of any colour
             return _bids_from(self.in_play, FIRST_BID)
         # Bid Step: after an acceptance, a higher number in any colour still in play
         cur, cur_c = self.bid
         acts = _bids_from(self.in_play, cur + 1)
-        if self.flight_hand[self.to_move][TAILWIND_T]:  # type: ignore[index]
+        if self.flight_hand[p][TAILWIND_T]:
             acts[:0] = [bid_action(cur, c) for c in range(NC) if self.in_play >> c & 1 and c != cur_c]
         return acts
+
+    def _standing_bid(self) -> tuple[int, int]:
+        """The bid being answered: there is one throughout the Challenge Step."""
+        bid = self.bid
+        assert bid is not None
+        return bid
 
     def can_raise(self, p: int) -> bool:
         """Whether ``p``, accepting the current bid, could bid after it (else they must challenge).
         Only asked in the Challenge Step, so there is a bid."""
-        cur, cur_c = self.bid  # type: ignore[misc]
+        cur, cur_c = self._standing_bid()
         if cur < CAP:
             return True
         return bool(self.flight_hand[p][TAILWIND_T]) and bool(self.in_play & ~(1 << cur_c))
@@ -362,7 +368,8 @@ class ScarvusState(State):
         self._legal = None
         ph = self.phase
         if ph == BIDDING:
-            self._do_bid(p, *bid_of(a))
+            n, c = bid_of(a)
+            self._do_bid(p, n, c)
         elif ph == RESPOND:
             if a == ACCEPT:
                 self._accept(p)
@@ -425,13 +432,13 @@ class ScarvusState(State):
         self._discard(c, self.hand[i], p)
         self.hand[i] = self.decks[c].pop()
         self._forget(p, c)
-        self._card_event({"type": "drew", "colour": COLOURS[c]}, self.hand[i], to=p)
+        self._log(("drew", c, self._shown(self.hand[i])), to=p)
         if self.revealed[p] >> c & 1:
             self._card_event({"type": "reveal", "player": p, "colour": COLOURS[c]}, self.hand[i])
 
     def _discard(self, c: int, value: int, player: int | None) -> None:
         self.discards[c].append(value)
-        self._card_event({"type": "discard", "player": player, "colour": COLOURS[c]}, value)
+        self._log(("discard", player, c, self._shown(value)))
 
     def _card_event(self, event: dict[str, Any], value: int, to: int | None = None) -> None:
         """Log a card's movement with its value, except in the Daedalus Challenge.
@@ -446,6 +453,36 @@ class ScarvusState(State):
         if not self.daedalus_mode:
             event["value"] = value
         self.emit(event, to)
+
+    def _shown(self, value: int) -> int | None:
+        """A card's value as the log may show it: None (not shown) in the Daedalus Challenge
+        (see `_card_event`)."""
+        return None if self.daedalus_mode else value
+
+    def _log(self, event: tuple[Any, ...], to: int | None = None) -> None:
+        """Log one of the most frequent events (a bid, an acceptance, a card discarded or drawn,
+        a feather) as a tuple: `_format_event` makes its dict only when the log is read."""
+        if self._events is not None:
+            self._events.append((to, event))
+
+    def _format_event(self, event: tuple[Any, ...]) -> dict[str, Any]:
+        """The dict of an event `_log` kept as a tuple."""
+        kind = event[0]
+        if kind == "bid":
+            return {"type": "bid", "player": event[1], "number": event[2], "colour": COLOURS[event[3]]}
+        if kind == "accept":
+            return {"type": "accept", "player": event[1]}
+        if kind == "feather":
+            side = event[2]
+            return {"type": "feather", "player": event[1], "side": side,
+                    "value": SINGED if side == "singed" else BURNT}
+        if kind == "discard":
+            out: dict[str, Any] = {"type": "discard", "player": event[1], "colour": COLOURS[event[2]]}
+        else:  # drew
+            out = {"type": "drew", "colour": COLOURS[event[1]]}
+        if event[-1] is not None:  # the card's value, unless the Daedalus Challenge hides it
+            out["value"] = event[-1]
+        return out
 
     def _forget(self, owner: int, c: int) -> None:
         """A card that changed hands is no longer known to whoever had seen it."""
@@ -506,7 +543,7 @@ class ScarvusState(State):
             self._spend(p, TAILWIND_T, colour=c)  # Tailwind: an equal bid in another colour
         self.bid = (n, c)
         self.bidder = p
-        self.emit({"type": "bid", "player": p, "number": n, "colour": COLOURS[c]})
+        self._log(("bid", p, n, c))
         # Challenge Step: the next player; Talons Challenge: then every other player in turn.
         order = [self._next_alive(p)]
         if self.talons:
@@ -518,7 +555,7 @@ class ScarvusState(State):
         self.to_move = order[0]
 
     def _accept(self, p: int) -> None:
-        self.emit({"type": "accept", "player": p})
+        self._log(("accept", p))
         self.resp_idx += 1
         if self.resp_idx < len(self.responders):
             self.to_move = self.responders[self.resp_idx]
@@ -526,7 +563,7 @@ class ScarvusState(State):
             self._start_turn(self.responders[0])
 
     def _sharp_eyes(self, p: int, q: int) -> None:
-        c = self.bid[1]  # type: ignore[index]
+        c = self._standing_bid()[1]
         self._spend(p, EYES_T, target=q)
         self.peeks[p] |= 1 << (q * NC + c)
         self._card_event({"type": "saw", "owner": q, "colour": COLOURS[c]}, self.hand[q * NC + c], to=p)
@@ -538,7 +575,7 @@ class ScarvusState(State):
     def _challenge(self, p: int) -> None:
         """Challenge Step: reveal the challenged colour only; safe if the total is at least the
         bid; the loser takes a feather (or a Life); the colour leaves play."""
-        n, c = self.bid  # type: ignore[misc]
+        n, c = self._standing_bid()
         total = self.colour_total(c)
         safe = total >= n
         loser = p if safe else self.bidder
@@ -567,7 +604,9 @@ class ScarvusState(State):
             self._finish_challenge(wax=False)
 
     def _finish_challenge(self, wax: bool) -> None:
-        challenger, loser, c, diff, talon = self.res  # type: ignore[misc]
+        res = self.res
+        assert res is not None  # set by _challenge
+        challenger, loser, c, diff, talon = res
         self.res = None
         if wax:
             self._spend(loser, WAX_T)
@@ -579,10 +618,10 @@ class ScarvusState(State):
                     self._eliminate(loser)
         elif penalty(diff) == SINGED or wax:
             self.singed[loser] += 1
-            self.emit({"type": "feather", "player": loser, "side": "singed", "value": SINGED})
+            self._log(("feather", loser, "singed"))
         else:
             self.burnt[loser] += 1
-            self.emit({"type": "feather", "player": loser, "side": "burnt", "value": BURNT})
+            self._log(("feather", loser, "burnt"))
         if talon:  # Talons Challenge: an unsafe bid gives the challenger a Flight card
             self._draw_flight(challenger, "talons challenge")
         if self._game_over(loser):
