@@ -65,11 +65,11 @@ NUM_ACTIONS: Final = 3 * NUM_CARDS
 PLAY: Final = 0
 DISCARD: Final = 1
 # _ROTATION[n][leader]: the seats in playing order (to the left) starting with ``leader``.
-_ROTATION: Final = {n: tuple(tuple((lead + i) % n for i in range(n)) for lead in range(n)) for n in SETUP}
+_ROTATION: Final[dict[int, tuple[tuple[int, ...], ...]]] = {n: tuple(tuple((lead + i) % n for i in range(n)) for lead in range(n)) for n in SETUP}
 # A trick colour is the effective colour, plus CHAM_FLAG when a Chameleon gave it (for the view).
 CHAM_FLAG: Final = 8
 # KEY[by_number][lead][trick colour][card]: trump by number, then the led colour, then the rest.
-KEY: Final = tuple(
+KEY: Final[tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]] = tuple(
     tuple(
         tuple(
             tuple(
@@ -87,7 +87,7 @@ KEY: Final = tuple(
 
 # Bit positions of every 10-bit chunk (and the same shifted to the Chameleon action range), so a
 # 60-bit mask becomes a list in six lookups: legal actions are built from these on every move.
-_CHUNKS: Final = tuple(
+_CHUNKS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(tuple(base + i for i in range(10) if b >> i & 1) for b in range(1024))
     for base in range(0, 2 * NUM_CARDS, 10)
 )
@@ -277,7 +277,7 @@ class SavageBowlState(State):
         "by_number"); equal strength goes to the card played first (option ``ties``). Colours are the effective ones,
         so a Chameleon-played card counts in the colour it copied.
         """
-        table = KEY[self.off_by_number][self.tcol[0]]
+        table = KEY[1 if self.off_by_number else 0][self.tcol[0]]
         later = self.later_wins_ties
         keys = [
             table[col][c] * 16 + (i if later else 15 - i)
@@ -288,7 +288,7 @@ class SavageBowlState(State):
     def _top_two(self) -> tuple[int, int]:
         """The seats of the strongest and second strongest cards (`strength_order`, first two)."""
         trick, tcol = self.trick, self.tcol
-        table = KEY[self.off_by_number][tcol[0]]
+        table = KEY[1 if self.off_by_number else 0][tcol[0]]
         later = self.later_wins_ties
         best = second = -1
         bi = si = 0
