@@ -29,9 +29,9 @@ import random
 from importlib import resources
 from typing import Any, Final
 
-from meeple.core import BadOption, IllegalAction, State, derive
+from meeple.core import BadOption, IllegalAction, State
 from meeple.core.game import mypyc_attr
-from meeple.core.rng import shuffle
+from meeple.core.rng import derive, shuffle
 from meeple.core.text import does, name, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
@@ -133,7 +133,7 @@ def _bids_from(in_play: int, lo: int) -> list[int]:
     if bids is None:
         colours = [c for c in range(NC) if in_play >> c & 1]
         bids = _ALL_BIDS[in_play] = [BID + (n - 1) * NC + c for n in range(1, CAP + 1) for c in colours]
-    return bids[(lo - 1) * in_play.bit_count() :]
+    return bids[(lo - 1) * (len(bids) // CAP) :]  # (len(bids) // CAP: the colours in play)
 
 
 def max_total(players: int) -> int:
@@ -235,12 +235,9 @@ class ScarvusState(State):
             self.daedalus[c] = deck.pop()
             self.decks.append(deck)
         if self._events is not None:  # (a search copy keeps no log)
-            for p in flying:
-                event: dict[str, Any] = {"type": "deal", "match": self.match}
-                if not self.daedalus_mode:  # see `_card_event`
-                    event["hand"] = dict(zip(COLOURS, hand[p * NC : p * NC + NC], strict=True))
-                self.emit(event, to=p)
-            self.emit({"type": "match", "match": self.match})
+            for p in flying:  # the hand's values unless the Daedalus Challenge hides them
+                self._log(("deal", self.match, None if self.daedalus_mode else hand[p * NC : p * NC + NC]), to=p)
+            self._log(("match", self.match))
 
     def _start_turn(self, p: int) -> None:
         """A player's turn begins with the Card Step (an optional swap). ``p`` is always flying:
@@ -460,14 +457,24 @@ class ScarvusState(State):
         return None if self.daedalus_mode else value
 
     def _log(self, event: tuple[Any, ...], to: int | None = None) -> None:
-        """Log one of the most frequent events (a bid, an acceptance, a card discarded or drawn,
-        a feather) as a tuple: `_format_event` makes its dict only when the log is read."""
+        """Log one of the most frequent events (a deal, a bid, an acceptance, a card discarded or
+        drawn, a challenge, a feather) as a tuple: `_format_event` makes its dict only when the
+        log is read."""
         if self._events is not None:
             self._events.append((to, event))
 
     def _format_event(self, event: tuple[Any, ...]) -> dict[str, Any]:
         """The dict of an event `_log` kept as a tuple."""
         kind = event[0]
+        if kind == "deal":
+            out: dict[str, Any] = {"type": "deal", "match": event[1]}
+            if event[2] is not None:
+                out["hand"] = dict(zip(COLOURS, event[2], strict=True))
+            return out
+        if kind == "match":
+            return {"type": "match", "match": event[1]}
+        if kind == "challenge":  # (last_challenge, never changed once made)
+            return {"type": "challenge", **event[1]}
         if kind == "bid":
             return {"type": "bid", "player": event[1], "number": event[2], "colour": COLOURS[event[3]]}
         if kind == "accept":
@@ -477,7 +484,7 @@ class ScarvusState(State):
             return {"type": "feather", "player": event[1], "side": side,
                     "value": SINGED if side == "singed" else BURNT}
         if kind == "discard":
-            out: dict[str, Any] = {"type": "discard", "player": event[1], "colour": COLOURS[event[2]]}
+            out = {"type": "discard", "player": event[1], "colour": COLOURS[event[2]]}
         else:  # drew
             out = {"type": "drew", "colour": COLOURS[event[1]]}
         if event[-1] is not None:  # the card's value, unless the Daedalus Challenge hides it
@@ -585,7 +592,7 @@ class ScarvusState(State):
             "cards": self.hand[c :: NC],  # every seat's card of the colour, in seat order
             "total": total, "safe": safe, "loser": loser,
         }
-        self.emit({"type": "challenge", **self.last_challenge})
+        self._log(("challenge", self.last_challenge))
         # Removal: every card of that colour goes back in the box, revealed ones included.
         self.hand[c :: NC] = [-1] * self.players
         off = ~(1 << c)
