@@ -170,9 +170,10 @@ class SavageBowlState(State):
         self.next_leader = self.first_leader
         # _start_trick (below) sets sitting (the seat sitting out the trick), order, trick and
         # tcol (effective colours, | CHAM_FLAG for a Chameleon play).
-        for p in range(n):
-            self.emit({"type": "deal", "round": self.round, "hand": [CODE[c] for c in mask_to_list(self.hands[p])],
-                       "chameleon": self.use_chameleons}, to=p)
+        events = self._events
+        if events is not None:  # see _format_event
+            for p in range(n):
+                events.append((p, ("deal", self.round, self.hands[p], self.use_chameleons)))
         self.emit({"type": "round", "round": self.round, "leader": self.first_leader})
         self._start_trick()
 
@@ -370,6 +371,10 @@ class SavageBowlState(State):
         if event[0] == "trick":
             _, trick, winner, yellow = event
             return {"type": "trick", "trick": trick, "winner": winner, "yellow": yellow}
+        if event[0] == "deal":
+            _, round_, hand, chameleon = event
+            return {"type": "deal", "round": round_, "hand": [CODE[c] for c in mask_to_list(hand)],
+                    "chameleon": chameleon}
         p, c, kind, colour = event
         return {"type": "play", "player": p, "card": CODE[c], "chameleon": kind == 1,
                 "colour": COLOURS[colour]}
