@@ -63,13 +63,13 @@ MAX_LIVES: Final[int] = FIGHT["max_lives"]
 
 # The seven Flight effects the engine implements, in action-layout order.
 EFFECTS: Final = ("updraft", "scout", "sun_flare", "counsel", "sharp_eyes", "tailwind", "wax_repair")
-UPDRAFT_T: Final = 0  # indices into EFFECTS
-SCOUT_T: Final = 1
-FLARE_T: Final = 2
-COUNSEL_T: Final = 3
-EYES_T: Final = 4
-TAILWIND_T: Final = 5
-WAX_T: Final = 6
+UPDRAFT_T: Final = EFFECTS.index("updraft")
+SCOUT_T: Final = EFFECTS.index("scout")
+FLARE_T: Final = EFFECTS.index("sun_flare")
+COUNSEL_T: Final = EFFECTS.index("counsel")
+EYES_T: Final = EFFECTS.index("sharp_eyes")
+TAILWIND_T: Final = EFFECTS.index("tailwind")
+WAX_T: Final = EFFECTS.index("wax_repair")
 FLIGHT_CARDS: Final[list[dict[str, Any]]] = _FLIGHT["cards"]
 FLIGHT_DECK: Final[tuple[int, ...]] = tuple(EFFECTS.index(c["effect"]) for c in FLIGHT_CARDS)
 FLIGHT_NAMES: Final[tuple[str, ...]] = tuple(
@@ -102,13 +102,13 @@ BID: Final = DISCARD_FLIGHT + NE
 NUM_ACTIONS: Final = BID + NC * CAP
 
 # Phases: whose decision it is and what kind.
-CARD: Final = 0
-SCOUTING: Final = 1
-BIDDING: Final = 2
-RESPOND: Final = 3
-LOSS: Final = 4
-HAND_LIMIT: Final = 5
 PHASE_NAMES: Final = ("card", "scouting", "bid", "respond", "loss", "hand_limit")
+CARD: Final = PHASE_NAMES.index("card")
+SCOUTING: Final = PHASE_NAMES.index("scouting")
+BIDDING: Final = PHASE_NAMES.index("bid")
+RESPOND: Final = PHASE_NAMES.index("respond")
+LOSS: Final = PHASE_NAMES.index("loss")
+HAND_LIMIT: Final = PHASE_NAMES.index("hand_limit")
 
 
 def bid_action(number: int, colour: int) -> int:
