@@ -262,7 +262,8 @@ class ScarvusState(State):
         if self.phase == BIDDING:
             return self._legal_bids(p)
         # Kept for `is_legal`, which `apply` asks next (the caller gets a copy of its own to
-        # change); `_apply` and `_copy` drop it, the state having changed or being another.
+        # change); `_apply` and `_copy` drop it, the state having changed or being another. (Code
+        # that edits a state's attributes by hand between the two must drop it too.)
         acts = self._legal = self._legal_choices(p)
         return acts.copy()
 
