@@ -499,8 +499,9 @@ class ScarvusState(State):
     def _forget_mask(self, bits: int) -> None:
         """Cards that left their place (swapped away, boxed at Removal, boxed with a fallen
         player) are no longer known to whoever had seen them there."""
-        keep = ~bits
-        self.peeks = [k & keep for k in self.peeks]
+        if any(self.peeks):  # (only Flight cards show anyone a card: most games never do)
+            keep = ~bits
+            self.peeks = [k & keep for k in self.peeks]
 
     def _used_swap(self, p: int) -> None:
         self.swapped += 1
