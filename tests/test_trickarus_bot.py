@@ -324,3 +324,51 @@ def test_search_evaluation_ranks_the_track_and_fears_the_sun() -> None:
     s.sun_reached = True
     s.pos = [5, 2, 1]
     assert evaluate(s) == [1.0, 0.0, -1.0]
+
+
+# ----- the cheap playout policy (ISMCTS knob ``greedy``) -----------------------------------------
+class _NoRandom(random.Random):
+    """An rng whose `random` never falls in the policy's random share."""
+
+    def random(self) -> float:
+        return 1.0
+
+
+def test_greedy_playout_ducks_near_the_sun_and_climbs_when_open():
+    """Flying Into the Sun: on the top space, last to play, it loses the trick with its low card;
+    Advancing Along the Scoring Track: far from the sun, last to play, it takes the trick with
+    its cheapest winning card (Cloud 6, not Cloud 9)."""
+    from meeple.games.trickarus.bot import greedy_playout
+
+    s = position(
+        4,
+        {0: ["cloud4", "rain1"], 1: ["cloud6", "rain3"], 2: ["cloud3", "rain6"], 3: ["cloud9", "cloud2"]},
+        pos=[3, 5, 6, 10],
+        trick=("cloud4", "cloud6", "cloud3"),
+    )
+    s.sun_reached = True
+    assert greedy_playout(s, _NoRandom()) == C("cloud2")
+    s = position(
+        3,
+        {
+            0: ["cloud3", "rain1", "rain2", "rain3", "sun1"],
+            1: ["cloud4", "rain4", "rain6", "rain7", "sun2"],
+            2: ["cloud6", "cloud9", "cloud2", "rain8", "moon1"],
+        },
+        pos=[0, 0, 0],
+        trick=("cloud3", "cloud4"),
+    )
+    assert greedy_playout(s, _NoRandom()) == C("cloud6")
+
+
+def test_greedy_playout_is_a_knob_and_not_hards_playout():
+    from meeple.bots import make_bot
+    from meeple.games.trickarus.bot import greedy_playout
+
+    info = meeple.game_info("trickarus")
+    assert make_bot("ismcts:10:greedy", info, 0).rollout_policy is greedy_playout  # type: ignore[attr-defined]
+    assert make_bot("hard", info, 0).rollout_policy is None  # type: ignore[attr-defined]
+    rng = random.Random(3)
+    s = meeple.make("trickarus", players=3, seed=5)
+    while not s.is_over():  # every move legal, to the end
+        s.apply(greedy_playout(s, rng))
