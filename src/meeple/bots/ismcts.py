@@ -332,7 +332,7 @@ without becoming the default playout of ``hard``), else as ``game``."""
 
 def parse_knob(knob: str) -> dict[str, Any]:
     """Parts separated by ``:``, each optional: ``2000`` iterations or ``0.5s`` per move; a rollout
-    (``game``, ``random``, ``heuristic``); ``d40``, playouts cut after 40 actions; ``b1.5``, the
+    (``game``, ``random``, ``heuristic``, ``greedy``); ``d40``, playouts cut after 40 actions; ``b1.5``, the
     root bias toward the heuristic's move (``b0`` turns off a game's default bias).
 
     So ``ismcts:0.5s:heuristic:d40:b1`` is a valid level.
