@@ -117,10 +117,9 @@ def test_sheds_the_card_that_would_win_later():
     assert choice(s) == C("cloud9")
 
 
-def test_climbs_when_the_track_above_is_open():
-    """Advancing Along the Scoring Track: early in a round, far from the sun and last to play,
-    it takes the trick."""
-    s = position(
+def open_track_last_to_play() -> TrickarusState:
+    """Early in a round, on the ground, last to play to a cloud trick: Cloud 6 and Cloud 9 win."""
+    return position(
         3,
         {
             0: ["cloud3", "rain1", "rain2", "rain3", "sun1"],
@@ -130,7 +129,12 @@ def test_climbs_when_the_track_above_is_open():
         pos=[0, 0, 0],
         trick=("cloud3", "cloud4"),
     )
-    assert choice(s) == C("cloud6")
+
+
+def test_climbs_when_the_track_above_is_open():
+    """Advancing Along the Scoring Track: early in a round, far from the sun and last to play,
+    it takes the trick."""
+    assert choice(open_track_last_to_play()) == C("cloud6")
 
 
 def test_overtakes_the_rival_above_near_the_end_of_the_final_round():
@@ -348,17 +352,7 @@ def test_greedy_playout_ducks_near_the_sun_and_climbs_when_open():
     )
     s.sun_reached = True
     assert greedy_playout(s, _NoRandom()) == C("cloud2")
-    s = position(
-        3,
-        {
-            0: ["cloud3", "rain1", "rain2", "rain3", "sun1"],
-            1: ["cloud4", "rain4", "rain6", "rain7", "sun2"],
-            2: ["cloud6", "cloud9", "cloud2", "rain8", "moon1"],
-        },
-        pos=[0, 0, 0],
-        trick=("cloud3", "cloud4"),
-    )
-    assert greedy_playout(s, _NoRandom()) == C("cloud6")
+    assert greedy_playout(open_track_last_to_play(), _NoRandom()) == C("cloud6")
 
 
 def test_greedy_playout_is_a_knob_and_not_hards_playout():
