@@ -117,10 +117,9 @@ def test_sheds_the_card_that_would_win_later():
     assert choice(s) == C("cloud9")
 
 
-def test_climbs_when_the_track_above_is_open():
-    """Advancing Along the Scoring Track: early in a round, far from the sun and last to play,
-    it takes the trick."""
-    s = position(
+def open_track_last_to_play() -> TrickarusState:
+    """Early in a round, on the ground, last to play to a cloud trick: Cloud 6 and Cloud 9 win."""
+    return position(
         3,
         {
             0: ["cloud3", "rain1", "rain2", "rain3", "sun1"],
@@ -130,7 +129,12 @@ def test_climbs_when_the_track_above_is_open():
         pos=[0, 0, 0],
         trick=("cloud3", "cloud4"),
     )
-    assert choice(s) == C("cloud6")
+
+
+def test_climbs_when_the_track_above_is_open():
+    """Advancing Along the Scoring Track: early in a round, far from the sun and last to play,
+    it takes the trick."""
+    assert choice(open_track_last_to_play()) == C("cloud6")
 
 
 def test_overtakes_the_rival_above_near_the_end_of_the_final_round():
@@ -324,3 +328,41 @@ def test_search_evaluation_ranks_the_track_and_fears_the_sun() -> None:
     s.sun_reached = True
     s.pos = [5, 2, 1]
     assert evaluate(s) == [1.0, 0.0, -1.0]
+
+
+# ----- the cheap playout policy (ISMCTS knob ``greedy``) -----------------------------------------
+class _NoRandom(random.Random):
+    """An rng whose `random` never falls in the policy's random share."""
+
+    def random(self) -> float:
+        return 1.0
+
+
+def test_greedy_playout_ducks_near_the_sun_and_climbs_when_open():
+    """Flying Into the Sun: on the top space, last to play, it loses the trick with its low card;
+    Advancing Along the Scoring Track: far from the sun, last to play, it takes the trick with
+    its cheapest winning card (Cloud 6, not Cloud 9)."""
+    from meeple.games.trickarus.bot import greedy_playout
+
+    s = position(
+        4,
+        {0: ["cloud4", "rain1"], 1: ["cloud6", "rain3"], 2: ["cloud3", "rain6"], 3: ["cloud9", "cloud2"]},
+        pos=[3, 5, 6, 10],
+        trick=("cloud4", "cloud6", "cloud3"),
+    )
+    s.sun_reached = True
+    assert greedy_playout(s, _NoRandom()) == C("cloud2")
+    assert greedy_playout(open_track_last_to_play(), _NoRandom()) == C("cloud6")
+
+
+def test_greedy_playout_is_a_knob_and_not_hards_playout():
+    from meeple.bots import make_bot
+    from meeple.games.trickarus.bot import greedy_playout
+
+    info = meeple.game_info("trickarus")
+    assert make_bot("ismcts:10:greedy", info, 0).rollout_policy is greedy_playout  # type: ignore[attr-defined]
+    assert make_bot("hard", info, 0).rollout_policy is None  # type: ignore[attr-defined]
+    rng = random.Random(3)
+    s = meeple.make("trickarus", players=3, seed=5)
+    while not s.is_over():  # every move legal, to the end
+        s.apply(greedy_playout(s, rng))

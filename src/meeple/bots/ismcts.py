@@ -25,6 +25,8 @@ game's ``heuristic`` level would make at the root: that child's UCB score gains
 ``weight / (visits + 1)``, so with few iterations the search follows the heuristic and with many
 the evidence takes over. The heuristic sees the real state, which is the bot's own information set
 (``ISMCTS_PRIOR_BOT = "<level>"`` names another of the game's own levels to take its place);
+``GREEDY_ROLLOUT_POLICY``, a `RolloutPolicy` that knob ``greedy`` (``ismcts:3000:greedy``)
+selects, for a cheap policy that should not replace the default playouts;
 ``ISMCTS_CANDIDATES: Callable[[State], list[int]]`` narrows the actions the *tree* considers at
 a node to a non-empty subset of the legal ones (e.g. bids near an estimate, when hundreds are
 legal and nearly all absurd); playouts are unaffected.
@@ -322,13 +324,15 @@ def heuristic_rollout(info: GameInfo, seed: int, epsilon: float = 0.1) -> Rollou
     return policy
 
 
-ROLLOUTS = ("game", "random", "heuristic")
-"""``game``: the game's ROLLOUT_POLICY if it exports one, else random. ``heuristic``: its bot."""
+ROLLOUTS = ("game", "random", "heuristic", "greedy")
+"""``game``: the game's ROLLOUT_POLICY if it exports one, else random. ``heuristic``: its bot.
+``greedy``: the game's ``GREEDY_ROLLOUT_POLICY`` (a cheap rule-of-thumb policy offered as a knob
+without becoming the default playout of ``hard``), else as ``game``."""
 
 
 def parse_knob(knob: str) -> dict[str, Any]:
     """Parts separated by ``:``, each optional: ``2000`` iterations or ``0.5s`` per move; a rollout
-    (``game``, ``random``, ``heuristic``); ``d40``, playouts cut after 40 actions; ``b1.5``, the
+    (``game``, ``random``, ``heuristic``, ``greedy``); ``d40``, playouts cut after 40 actions; ``b1.5``, the
     root bias toward the heuristic's move (``b0`` turns off a game's default bias).
 
     So ``ismcts:0.5s:heuristic:d40:b1`` is a valid level.
@@ -388,6 +392,9 @@ def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot
         policy = heuristic_rollout(info, seed) or rollout_policy_for(info)
     elif rollout == "random":
         policy = None
+    elif rollout == "greedy":
+        greedy = getattr(game_package(info), "GREEDY_ROLLOUT_POLICY", None)
+        policy = greedy if callable(greedy) else rollout_policy_for(info)
     else:
         policy = rollout_policy_for(info)
     weight = spec.get("prior", default_prior_weight(info))

@@ -2,7 +2,7 @@
 
 from meeple.core import GameInfo, Option
 
-from .bot import HeuristicBot, evaluate
+from .bot import HeuristicBot, evaluate, greedy_playout
 from .learned import LearnedBot
 from .render import render_text
 from .rules import NUM_CARDS, TrickarusState, check
@@ -41,3 +41,7 @@ BOT_LEVELS = {"learned": "learned"}
 # ISMCTS hook (meeple.bots.ismcts): a playout cut short (a knob's ``d<actions>``) is judged by the
 # heuristic's estimate of each player's final place. Full random playouts stay the default.
 ISMCTS_EVAL = evaluate
+
+# Knob ``greedy`` (``ismcts:<N>:greedy``): playouts by a cheap rule of thumb instead of random
+# moves; not the default, so ``hard`` keeps random playouts.
+GREEDY_ROLLOUT_POLICY = greedy_playout
