@@ -359,6 +359,11 @@ class KarviState(State):
         self.tasks: list[tuple[Any, ...]] = []
         self.over = False
         self.to_move: int | None = 0
+        # The last legal_actions, kept for `is_legal`, which `apply` asks next (the caller gets a
+        # copy of its own to change); `_apply` and `_copy` drop it, the state having changed or
+        # being another. (Code that edits a state's attributes by hand between the two, so that
+        # a listed action becomes illegal, must drop it too.)
+        self._legal: list[int] | None = None
         if options["draft_start"]:
             self.start_pool = list(range(len(C.START_CARDS)))
             self.tasks = [("draft", q) for q in reversed(range(n))]
@@ -506,9 +511,14 @@ class KarviState(State):
     def legal_actions(self) -> list[int]:
         if self.over:
             return []
-        if self.tasks:
-            return sorted(set(self._task_actions(self.tasks[-1])))
-        return sorted(set(self._main_actions()))
+        acts = self._legal = sorted(set(self._task_actions(self.tasks[-1]) if self.tasks else self._main_actions()))
+        return acts.copy()
+
+    def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
+        legal = self._legal
+        # An action outside the kept list is tested afresh: tests edit a state by hand between
+        # legal_actions and apply to make an action legal.
+        return (legal is not None and action in legal) or action in self.legal_actions()
 
     def _gold(self, pl: Player) -> list[int]:
         if pl.res[2] <= 0:
@@ -835,6 +845,7 @@ class KarviState(State):
 
     # ----- applying actions ---------------------------------------------------------------------
     def _apply(self, action: int) -> None:
+        self._legal = None
         fam, x = _FAMILY[action]
         q = self.to_move
         assert q is not None
@@ -1678,6 +1689,7 @@ class KarviState(State):
         new.pile_holder = dict(self.pile_holder)
         new.decks = [list(d) for d in self.decks]
         new.used = set(self.used)
+        new._legal = None
         return new
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:
