@@ -17,8 +17,9 @@ import random
 from collections import deque
 from typing import Any
 
-from meeple.core import State, derive
+from meeple.core import State
 from meeple.core.game import mypyc_attr
+from meeple.core.rng import derive, shuffle
 from meeple.core.text import does, plural, winners
 from meeple.core.text import name as name_of
 
@@ -258,6 +259,8 @@ class KarviState(State):
             self.adj[ia].append(ib)
             self.adj[ib].append(ia)
         self.obstructed = [bool(s.get("obstructed")) for s in self.side["spots"]]
+        # `_distances` by (start, limit, map unlocked): the map never changes, so copies share it.
+        self._dist_memo: dict[tuple[int, int, bool], dict[int, int]] = {}
         rng = derive(seed, 0, "setup")
         # Action boards (Setup 3; More action variety and Chaos variants).
         order = list(C.BOARD_ORDER)
@@ -277,7 +280,7 @@ class KarviState(State):
         self.locked_only = [all(p == _LOCKED for p in s["parts"]) for s in self.spots]
         self.blocked_shut = [b or lo for b, lo in zip(self.blocked, self.locked_only, strict=True)]
         tiles = [i for i, t in enumerate(C.STOP_TILES) if n in t["players"]]
-        rng.shuffle(tiles)
+        shuffle(rng, tiles)
         faces = ["B" if options["variety"] else "A"] * len(tiles)
         if options["chaos"]:  # Chaos: a mixture of sides
             faces = [rng.choice("AB") for _ in tiles]
@@ -304,17 +307,17 @@ class KarviState(State):
             pairs.setdefault(key, []).append(i)
         for key, locs in pairs.items():
             kinds = [C.KINDS.index(tuple(k.split(":"))) for k in key]  # type: ignore[arg-type]
-            rng.shuffle(kinds)
+            shuffle(rng, kinds)
             for loc, kind in zip(locs, kinds, strict=True):
                 pool = [t for t in range(C.NUM_TR * 2) if C.TILE_KIND[t] == kind]
-                rng.shuffle(pool)
+                shuffle(rng, pool)
                 self.stacks[loc] = sorted(pool[:n])
                 self.stack_known[loc] = 0
         self.sites: dict[int, list[int]] = {
             i: [] for i, s in enumerate(self.side["spots"]) if "site" in s
         }
         specials = list(range(len(C.SPECIALS)))
-        rng.shuffle(specials)
+        shuffle(rng, specials)
         self.special_stacks: dict[int, list[int]] = {}
         self.special_known: dict[int, int] = {}
         for i, s in enumerate(self.side["spots"]):
@@ -325,7 +328,7 @@ class KarviState(State):
         self.discarded_specials: list[int] = []
         # Trade cards (Setup 6): 3 face up.
         deck = list(range(len(C.TRADE_CARDS)))
-        rng.shuffle(deck)
+        shuffle(rng, deck)
         self.trade_deck = deck[3:]
         self.display = deck[:3]
         # Upgrade cards: one stack per type, the 1s on top of the 2s (top = index 0).
@@ -333,15 +336,15 @@ class KarviState(State):
         for t in C.CARD_TYPES:
             ones = [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == 1]
             twos = [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == 2]
-            rng.shuffle(ones)
-            rng.shuffle(twos)
+            shuffle(rng, ones)
+            shuffle(rng, twos)
             self.decks.append(ones + twos)
         # Individual setup 2-3: 3 rune stones, 2 upgrade tiles of each type.
         runes = list(range(len(C.RUNES)))
-        rng.shuffle(runes)
+        shuffle(rng, runes)
         by_slot = {s: [i for i, t in enumerate(C.UPGRADE_TILES) if t["slot"] == s] for s in C.SLOTS}
         for s in C.SLOTS:
-            rng.shuffle(by_slot[s])
+            shuffle(rng, by_slot[s])
         self.piles: dict[str, list[int]] = {}
         self.pile_holder: dict[str, int] = {}
         if not options["less_luck"]:
@@ -369,7 +372,7 @@ class KarviState(State):
             self.tasks = [("draft", q) for q in reversed(range(n))]
         else:
             cards = list(range(len(C.START_CARDS)))
-            rng.shuffle(cards)
+            shuffle(rng, cards)
             self.start_pool = []
             for q in range(n):
                 self._take_start(q, cards[q])
@@ -757,8 +760,17 @@ class KarviState(State):
     def _distances(self, q: int, start: int, limit: int) -> dict[int, int]:
         """Nodes reachable in at most ``limit`` steps, with their distance. Without the map, a
         ship may not enter the obstructed spots; one already inside (special ability) may move
-        within and out of the area, not back in (Obstructed spots, special case)."""
+        within and out of the area, not back in (Obstructed spots, special case). The dict is
+        shared (memoized): callers read it only."""
         unlocked = self._has_map(q)
+        key = (start, limit, unlocked)
+        dist = self._dist_memo.get(key)
+        if dist is None:
+            dist = self._dist_memo[key] = self._search(start, limit, unlocked)
+        return dist
+
+    def _search(self, start: int, limit: int, unlocked: bool) -> dict[int, int]:
+        """`_distances`' breadth-first search."""
         inside = self.obstructed[start]
         dist: dict[int, int] = {start: 0}
         seen = {(start, inside)}
@@ -1712,14 +1724,14 @@ class KarviState(State):
         # Pools are sorted before shuffling, so the sample depends on what ``player`` knows only.
         for _, places in sorted(slots.items()):
             cards = sorted(lst[i] for lst, i in places)
-            rng.shuffle(cards)
+            shuffle(rng, cards)
             for (lst, i), card in zip(places, cards, strict=True):
                 lst[i] = card
         self.trade_deck.sort()
-        rng.shuffle(self.trade_deck)
+        shuffle(rng, self.trade_deck)
         if len(self.stop_stack) > 2:  # the stop-area tiles under the top one, face down
             rest = sorted(self.stop_stack[1:], key=lambda t: json.dumps(t, sort_keys=True))
-            rng.shuffle(rest)
+            shuffle(rng, rest)
             self.stop_stack[1:] = rest
         # Hidden upgrade tiles and rune stones of the others (plus the unused ones in the box).
         mine_ut = set(self.p[player].hidden_ut)
@@ -1743,7 +1755,7 @@ class KarviState(State):
             for x in pool:
                 groups.setdefault(key[x], []).append(x)
             for g in sorted(groups):
-                rng.shuffle(groups[g])
+                shuffle(rng, groups[g])
             for q in others:
                 pl = self.p[q]
                 mine = [x for x in getattr(pl, attr) if attr == "hidden_runes" or C.UPGRADE_TILES[x]["slot"] == slot]
@@ -1751,7 +1763,7 @@ class KarviState(State):
                 setattr(pl, attr, sorted(rest + [groups[key[x]].pop() for x in mine]))
             if slot in self.piles and slot not in held:
                 left = sorted(x for g in groups.values() for x in g)
-                rng.shuffle(left)
+                shuffle(rng, left)
                 self.piles[slot] = sorted(left[: len(self.piles[slot])])
         # Location stacks not seen by ``player``.
         public = {x for pl in self.p for x in (*pl.beside, *pl.trade_track, *pl.raid_track)}
@@ -1760,13 +1772,13 @@ class KarviState(State):
                 continue
             kind = C.TILE_KIND[st[0]]
             pool = [x for x in range(C.NUM_TR * 2) if C.TILE_KIND[x] == kind and x not in public]
-            rng.shuffle(pool)
+            shuffle(rng, pool)
             self.stacks[node] = sorted(pool[: len(st)])
         known = {x for node, st in self.special_stacks.items() if self.special_known[node] >> player & 1 for x in st}
         public_s = set(self.discarded_specials) | {x - 100 for pl in self.p for st in pl.rune_spots for x in st if x >= 100}
         public_s |= {t[1] for t in self.tasks if t[0] == "special_spot"}
         pool = [s for s in range(len(C.SPECIALS)) if s not in known and s not in public_s]
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         for node, st in self.special_stacks.items():
             if not self.special_known[node] >> player & 1:
                 self.special_stacks[node], pool = sorted(pool[: len(st)]), pool[len(st):]

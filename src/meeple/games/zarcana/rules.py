@@ -25,8 +25,9 @@ from collections.abc import Iterator
 from importlib import resources
 from typing import Any, Final
 
-from meeple.core import IllegalAction, State, derive
+from meeple.core import IllegalAction, State
 from meeple.core.game import mypyc_attr
+from meeple.core.rng import derive, shuffle
 from meeple.core.text import does, listing, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
@@ -187,7 +188,7 @@ class ZarcanaState(State):
         self._next: tuple[tuple[Any, ...], list[tuple[int, ...]]] | None = None
         # Setup: shuffle, a 3×3 grid, three cards each.
         self.deck = list(range(NUM_CARDS))
-        derive(seed, self.salt, "deck").shuffle(self.deck)
+        shuffle(derive(seed, self.salt, "deck"), self.deck)
         c0 = W // 2 - GRID // 2
         for y in range(GRID):
             for x in range(GRID):
@@ -324,7 +325,7 @@ class ZarcanaState(State):
                 return -1
             self.deck, self.discard = self.discard, []
             self.reshuffles += 1
-            derive(self.seed, self.salt, "reshuffle", self.reshuffles).shuffle(self.deck)
+            shuffle(derive(self.seed, self.salt, "reshuffle", self.reshuffles), self.deck)
             self.emit({"type": "reshuffle", "count": self.reshuffles, "deck": len(self.deck)})
         return self.deck.pop()
 
@@ -1042,7 +1043,7 @@ class ZarcanaState(State):
             pool = sorted(c for p in others for c in self.hands[p] if tag[c] == e)
             if e == self.reshuffles:
                 pool = sorted(pool + self.deck)
-            rng.shuffle(pool)
+            shuffle(rng, pool)
             k = 0
             for p in others:
                 n = counts[p][e]
