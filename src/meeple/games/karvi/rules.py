@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import random
 from collections import deque
-from typing import Any
+from typing import Any, Final
 
 from meeple.core import State
 from meeple.core.game import mypyc_attr
@@ -27,9 +27,9 @@ from . import components as C
 from . import words as Wd
 
 # ----- the action space: fixed ranges of ints -------------------------------------------------
-MAX_SPOTS = 26  # 20 action spots + 6 stop positions
-MAX_NODES = 32
-MAX_DICE = 8
+MAX_SPOTS: Final = 26  # 20 action spots + 6 stop positions
+MAX_NODES: Final = 32
+MAX_DICE: Final = 8
 _sizes = [
     ("END", 1), ("MOVE_DIE", MAX_SPOTS), ("SHIP_TO", MAX_NODES), ("DISPLACE_TO", MAX_NODES),
     ("SCOUT", 1), ("BUILD", 1), ("TAKE_TILE", C.NUM_TR * 2), ("PLAY_CARD", 45), ("DISCARD", 45),
@@ -39,20 +39,22 @@ _sizes = [
     ("FRANCIA", 1), ("TRADE_CARD", 36), ("PART", 2), ("ABILITY", 3), ("KEEP", 45),
     ("START_CARD", 5), ("SPECIAL", 8), ("SPOT", MAX_SPOTS), ("PICK", C.NUM_PLACEABLE),
 ]
-BASE: dict[str, int] = {}
+BASE: Final[dict[str, int]] = {}
 _n = 0
 for _name, _size in _sizes:
     BASE[_name] = _n
     _n += _size
-NUM_ACTIONS = _n
-SIZE = dict(_sizes)
-END = BASE["END"]
-ABILITIES = ("sail_any", "sail_two", "die_minus_two")
-RES = ("fur", "silver", "gold")
+NUM_ACTIONS: Final = _n
+SIZE: Final = dict(_sizes)
+END: Final = BASE["END"]
+ABILITIES: Final = ("sail_any", "sail_two", "die_minus_two")
+RES: Final = ("fur", "silver", "gold")
+# The effect each ability's upgrade tile gives, as `Player.effects` lists it.
+_ABILITY_EFFECT: Final[list[dict[str, Any]]] = [{"ability": ab} for ab in ABILITIES]
 
 
 # The effect language of the data files (docs/games/karvi.md, "Effect language"): step name -> arity.
-STEP_OPS = {
+STEP_OPS: Final[dict[str, int]] = {
     "points": 1, "fur": 1, "silver": 1, "gold": 1, "res": 1, "provisions": 1, "beer": 1,
     "warrior": 1, "strength": 1, "heal": 1, "trade_card": 1, "upgrade_card": 1, "move": 2,
     "action": 1, "pts_per": 3, "unlock": 1, "boost_each": 2, "best_healthy": 2, "double": 1,
@@ -60,8 +62,8 @@ STEP_OPS = {
     "reuse": 0, "copy_die": 0, "pts_per_beer": 1, "any_spot": 1, "prov_for_points": 2,
     "map_jump": 0, "join": 1,
 }
-ACTIONS = ("beer", "provisions", "income", "upgrade", "trade", "raid", "locked")
-COUNTS = (
+ACTIONS: Final = ("beer", "provisions", "income", "upgrade", "trade", "raid", "locked")
+COUNTS: Final = (
     "towers", "posts", "buildings", "trade_tiles", "raid_tiles", "upgrade_tiles", "played_cards",
     "trade_cards", "healthy", "injured", "warriors", "strength", "provisions",
     "tower", "post", "building", "trade_tile", "raid_tile", "provision",
@@ -75,7 +77,7 @@ def _family(action: int) -> tuple[str, int]:
     raise ValueError(action)
 
 
-_FAMILY = [_family(a) for a in range(NUM_ACTIONS)]
+_FAMILY: Final[list[tuple[str, int]]] = [_family(a) for a in range(NUM_ACTIONS)]
 
 
 def warrior_class(value: int, injured: bool) -> int:
@@ -83,7 +85,7 @@ def warrior_class(value: int, injured: bool) -> int:
     return (value - 1) * 2 + int(injured)
 
 
-_LOCKED = [["action", "locked"]]
+_LOCKED: Final = [["action", "locked"]]
 
 
 def _spaces(lane: list[dict[str, Any]], building: str) -> int:
@@ -91,8 +93,8 @@ def _spaces(lane: list[dict[str, Any]], building: str) -> int:
 
 
 # Individual setup 4: the tableau's towers sit on raid spaces 2 and 4, the posts on trade spaces 2 and 4.
-_TOWER_SPACES = _spaces(C.RAID_TRACK, "tower")
-_POST_SPACES = _spaces(C.TRADE_TRACK, "post")
+_TOWER_SPACES: Final = _spaces(C.RAID_TRACK, "tower")
+_POST_SPACES: Final = _spaces(C.TRADE_TRACK, "post")
 
 
 def _back(req: dict[str, int]) -> str:
@@ -100,8 +102,8 @@ def _back(req: dict[str, int]) -> str:
 
 
 # What the back of a face-down tile shows: its slot and its blue requirement stripe (Upgrade).
-TILE_BACK = [f"{t['slot']}: {_back(t['requirement'])}" for t in C.UPGRADE_TILES]
-RUNE_BACK = [f"rune: {_back(r['requirement'])}" for r in C.RUNES]
+TILE_BACK: Final[list[str]] = [f"{t['slot']}: {_back(t['requirement'])}" for t in C.UPGRADE_TILES]
+RUNE_BACK: Final[list[str]] = [f"rune: {_back(r['requirement'])}" for r in C.RUNES]
 
 
 def check(players: int, options: dict[str, Any]) -> None:
@@ -569,7 +571,7 @@ class KarviState(State):
         out += self._gold(pl)
         effects = pl.effects()
         for i, ab in enumerate(ABILITIES):
-            if ab in self.used or {"ability": ab} not in effects:
+            if ab in self.used or _ABILITY_EFFECT[i] not in effects:
                 continue
             if ab == "sail_any" and pl.prov >= 2 or ab == "sail_two" and pl.prov >= 1:
                 out.append(BASE["ABILITY"] + i)
