@@ -779,13 +779,15 @@ class ZarcanaState(State):
             hand.insert(i, c)
             if ok:
                 out.append(A_CARD + c)
+        stacks, pos = self.stacks, self.pos
         for q in mine:
-            card = self.top(self.pos[q])
-            if card >= 0 and self._usable(card, q, me, False):
+            st = stacks.get(pos[q])
+            if st and self._usable(st[-1], q, me, False):
                 out.append(A_PIECE + q)
-        k = min(DRAW_MAX, HAND_LIMIT - len(self.hands[me]), self.can_draw())
-        out += [A_DRAW + i for i in range(max(k, 0))]
-        if self.hands[me]:
+        k = min(DRAW_MAX, HAND_LIMIT - len(hand), self.can_draw())
+        if k > 0:
+            out += range(A_DRAW, A_DRAW + k)
+        if hand:
             out.append(DISCARD)
         out.append(PASS)
         if self.reshuffles >= 1 and self.declared < 0:
