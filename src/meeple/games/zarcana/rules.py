@@ -111,9 +111,10 @@ def _neighbours() -> list[tuple[int, ...]]:
 NB: Final[list[tuple[int, ...]]] = _neighbours()
 _X: Final[list[int]] = [c % W for c in range(NCELLS)]
 _Y: Final[list[int]] = [c // W for c in range(NCELLS)]
-# The cells within two spaces of the window's edge: the board is re-centred when it reaches one.
-_EDGE: Final[frozenset[int]] = frozenset(
-    c for c in range(NCELLS) if not (2 <= _X[c] <= W - 3 and 2 <= _Y[c] <= H - 3))
+# The cells within three spaces of the window's edge (the board is re-centred when a card or a
+# pyramid comes within two, see `_recenter`).
+_NEAR_EDGE: Final[frozenset[int]] = frozenset(
+    c for c in range(NCELLS) if not (3 <= _X[c] <= W - 4 and 3 <= _Y[c] <= H - 4))
 
 
 def size_of(q: int) -> int:
@@ -921,11 +922,15 @@ class ZarcanaState(State):
 
     def _recenter(self) -> None:
         """Shift the board inside the window when it comes within two spaces of an edge."""
-        if _EDGE.isdisjoint(self.stacks) and _EDGE.isdisjoint(self.pos):
-            return  # the usual case, tested without a loop in Python (no card, or none near an edge)
+        if _NEAR_EDGE.isdisjoint(self.stacks):
+            # The usual case, tested without a loop in Python: no card within three spaces of an
+            # edge, so no pyramid within two (every pyramid is on a card or beside one: `_purge`).
+            return
         cells = [*self.stacks, *[c for c in self.pos if c >= 0]]
         xs = [_X[c] for c in cells]
         ys = [_Y[c] for c in cells]
+        if min(xs) >= 2 and max(xs) <= W - 3 and min(ys) >= 2 and max(ys) <= H - 3:
+            return
         dx = (W - 1 - max(xs) - min(xs)) // 2
         dy = (H - 1 - max(ys) - min(ys)) // 2
         if dx == 0 and dy == 0:
