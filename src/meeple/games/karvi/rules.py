@@ -104,6 +104,12 @@ def _back(req: dict[str, int]) -> str:
 # What the back of a face-down tile shows: its slot and its blue requirement stripe (Upgrade).
 TILE_BACK: Final[list[str]] = [f"{t['slot']}: {_back(t['requirement'])}" for t in C.UPGRADE_TILES]
 RUNE_BACK: Final[list[str]] = [f"rune: {_back(r['requirement'])}" for r in C.RUNES]
+# What determinization keeps: an upgrade card's back (type, level), and the location tiles of
+# each kind (ascending).
+_CARD_BACK: Final[list[tuple[str, int]]] = [(c["type"], c["level"]) for c in C.UPGRADE_CARDS]
+_TILES_OF_KIND: Final[dict[int, list[int]]] = {}
+for _x in range(C.NUM_TR * 2):
+    _TILES_OF_KIND.setdefault(C.TILE_KIND[_x], []).append(_x)
 
 
 def check(players: int, options: dict[str, Any]) -> None:
@@ -1717,12 +1723,10 @@ class KarviState(State):
             keep = len(hand) - 2 if self.tasks and self.tasks[-1][0] == "keep" and self.to_move == q else len(hand)
             for i in range(len(hand)):
                 if i < keep:
-                    c = C.UPGRADE_CARDS[hand[i]]
-                    slots.setdefault((c["type"], c["level"]), []).append((hand, i))
+                    slots.setdefault(_CARD_BACK[hand[i]], []).append((hand, i))
         for dk in self.decks:
             for i, card in enumerate(dk):
-                c = C.UPGRADE_CARDS[card]
-                slots.setdefault((c["type"], c["level"]), []).append((dk, i))
+                slots.setdefault(_CARD_BACK[card], []).append((dk, i))
         # Pools are sorted before shuffling, so the sample depends on what ``player`` knows only.
         for _, places in sorted(slots.items()):
             cards = sorted(lst[i] for lst, i in places)
@@ -1772,8 +1776,7 @@ class KarviState(State):
         for node, st in self.stacks.items():
             if self.stack_known[node] >> player & 1 or not st:
                 continue
-            kind = C.TILE_KIND[st[0]]
-            pool = [x for x in range(C.NUM_TR * 2) if C.TILE_KIND[x] == kind and x not in public]
+            pool = [x for x in _TILES_OF_KIND[C.TILE_KIND[st[0]]] if x not in public]
             shuffle(rng, pool)
             self.stacks[node] = sorted(pool[: len(st)])
         known = {x for node, st in self.special_stacks.items() if self.special_known[node] >> player & 1 for x in st}
