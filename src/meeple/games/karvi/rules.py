@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 import random
 from collections import deque
-from typing import Any
+from typing import Any, Final
 
-from meeple.core import State, derive
+from meeple.core import State
 from meeple.core.game import mypyc_attr
+from meeple.core.rng import derive, shuffle
 from meeple.core.text import does, plural, winners
 from meeple.core.text import name as name_of
 
@@ -26,9 +27,9 @@ from . import components as C
 from . import words as Wd
 
 # ----- the action space: fixed ranges of ints -------------------------------------------------
-MAX_SPOTS = 26  # 20 action spots + 6 stop positions
-MAX_NODES = 32
-MAX_DICE = 8
+MAX_SPOTS: Final = 26  # 20 action spots + 6 stop positions
+MAX_NODES: Final = 32
+MAX_DICE: Final = 8
 _sizes = [
     ("END", 1), ("MOVE_DIE", MAX_SPOTS), ("SHIP_TO", MAX_NODES), ("DISPLACE_TO", MAX_NODES),
     ("SCOUT", 1), ("BUILD", 1), ("TAKE_TILE", C.NUM_TR * 2), ("PLAY_CARD", 45), ("DISCARD", 45),
@@ -38,20 +39,22 @@ _sizes = [
     ("FRANCIA", 1), ("TRADE_CARD", 36), ("PART", 2), ("ABILITY", 3), ("KEEP", 45),
     ("START_CARD", 5), ("SPECIAL", 8), ("SPOT", MAX_SPOTS), ("PICK", C.NUM_PLACEABLE),
 ]
-BASE: dict[str, int] = {}
+BASE: Final[dict[str, int]] = {}
 _n = 0
 for _name, _size in _sizes:
     BASE[_name] = _n
     _n += _size
-NUM_ACTIONS = _n
-SIZE = dict(_sizes)
-END = BASE["END"]
-ABILITIES = ("sail_any", "sail_two", "die_minus_two")
-RES = ("fur", "silver", "gold")
+NUM_ACTIONS: Final = _n
+SIZE: Final = dict(_sizes)
+END: Final = BASE["END"]
+ABILITIES: Final = ("sail_any", "sail_two", "die_minus_two")
+RES: Final = ("fur", "silver", "gold")
+# The effect each ability's upgrade tile gives, as `Player.effects` lists it.
+_ABILITY_EFFECT: Final[list[dict[str, Any]]] = [{"ability": ab} for ab in ABILITIES]
 
 
 # The effect language of the data files (docs/games/karvi.md, "Effect language"): step name -> arity.
-STEP_OPS = {
+STEP_OPS: Final[dict[str, int]] = {
     "points": 1, "fur": 1, "silver": 1, "gold": 1, "res": 1, "provisions": 1, "beer": 1,
     "warrior": 1, "strength": 1, "heal": 1, "trade_card": 1, "upgrade_card": 1, "move": 2,
     "action": 1, "pts_per": 3, "unlock": 1, "boost_each": 2, "best_healthy": 2, "double": 1,
@@ -59,8 +62,8 @@ STEP_OPS = {
     "reuse": 0, "copy_die": 0, "pts_per_beer": 1, "any_spot": 1, "prov_for_points": 2,
     "map_jump": 0, "join": 1,
 }
-ACTIONS = ("beer", "provisions", "income", "upgrade", "trade", "raid", "locked")
-COUNTS = (
+ACTIONS: Final = ("beer", "provisions", "income", "upgrade", "trade", "raid", "locked")
+COUNTS: Final = (
     "towers", "posts", "buildings", "trade_tiles", "raid_tiles", "upgrade_tiles", "played_cards",
     "trade_cards", "healthy", "injured", "warriors", "strength", "provisions",
     "tower", "post", "building", "trade_tile", "raid_tile", "provision",
@@ -74,7 +77,7 @@ def _family(action: int) -> tuple[str, int]:
     raise ValueError(action)
 
 
-_FAMILY = [_family(a) for a in range(NUM_ACTIONS)]
+_FAMILY: Final[list[tuple[str, int]]] = [_family(a) for a in range(NUM_ACTIONS)]
 
 
 def warrior_class(value: int, injured: bool) -> int:
@@ -82,7 +85,7 @@ def warrior_class(value: int, injured: bool) -> int:
     return (value - 1) * 2 + int(injured)
 
 
-_LOCKED = [["action", "locked"]]
+_LOCKED: Final = [["action", "locked"]]
 
 
 def _spaces(lane: list[dict[str, Any]], building: str) -> int:
@@ -90,8 +93,8 @@ def _spaces(lane: list[dict[str, Any]], building: str) -> int:
 
 
 # Individual setup 4: the tableau's towers sit on raid spaces 2 and 4, the posts on trade spaces 2 and 4.
-_TOWER_SPACES = _spaces(C.RAID_TRACK, "tower")
-_POST_SPACES = _spaces(C.TRADE_TRACK, "post")
+_TOWER_SPACES: Final = _spaces(C.RAID_TRACK, "tower")
+_POST_SPACES: Final = _spaces(C.TRADE_TRACK, "post")
 
 
 def _back(req: dict[str, int]) -> str:
@@ -99,8 +102,14 @@ def _back(req: dict[str, int]) -> str:
 
 
 # What the back of a face-down tile shows: its slot and its blue requirement stripe (Upgrade).
-TILE_BACK = [f"{t['slot']}: {_back(t['requirement'])}" for t in C.UPGRADE_TILES]
-RUNE_BACK = [f"rune: {_back(r['requirement'])}" for r in C.RUNES]
+TILE_BACK: Final[list[str]] = [f"{t['slot']}: {_back(t['requirement'])}" for t in C.UPGRADE_TILES]
+RUNE_BACK: Final[list[str]] = [f"rune: {_back(r['requirement'])}" for r in C.RUNES]
+# What determinization keeps: an upgrade card's back (type, level), and the location tiles of
+# each kind (ascending).
+_CARD_BACK: Final[list[tuple[str, int]]] = [(c["type"], c["level"]) for c in C.UPGRADE_CARDS]
+_TILES_OF_KIND: Final[dict[int, list[int]]] = {}
+for _x in range(C.NUM_TR * 2):
+    _TILES_OF_KIND.setdefault(C.TILE_KIND[_x], []).append(_x)
 
 
 def check(players: int, options: dict[str, Any]) -> None:
@@ -258,6 +267,8 @@ class KarviState(State):
             self.adj[ia].append(ib)
             self.adj[ib].append(ia)
         self.obstructed = [bool(s.get("obstructed")) for s in self.side["spots"]]
+        # `_distances` by (start, limit, map unlocked): the map never changes, so copies share it.
+        self._dist_memo: dict[tuple[int, int, bool], dict[int, int]] = {}
         rng = derive(seed, 0, "setup")
         # Action boards (Setup 3; More action variety and Chaos variants).
         order = list(C.BOARD_ORDER)
@@ -277,7 +288,7 @@ class KarviState(State):
         self.locked_only = [all(p == _LOCKED for p in s["parts"]) for s in self.spots]
         self.blocked_shut = [b or lo for b, lo in zip(self.blocked, self.locked_only, strict=True)]
         tiles = [i for i, t in enumerate(C.STOP_TILES) if n in t["players"]]
-        rng.shuffle(tiles)
+        shuffle(rng, tiles)
         faces = ["B" if options["variety"] else "A"] * len(tiles)
         if options["chaos"]:  # Chaos: a mixture of sides
             faces = [rng.choice("AB") for _ in tiles]
@@ -304,17 +315,17 @@ class KarviState(State):
             pairs.setdefault(key, []).append(i)
         for key, locs in pairs.items():
             kinds = [C.KINDS.index(tuple(k.split(":"))) for k in key]  # type: ignore[arg-type]
-            rng.shuffle(kinds)
+            shuffle(rng, kinds)
             for loc, kind in zip(locs, kinds, strict=True):
                 pool = [t for t in range(C.NUM_TR * 2) if C.TILE_KIND[t] == kind]
-                rng.shuffle(pool)
+                shuffle(rng, pool)
                 self.stacks[loc] = sorted(pool[:n])
                 self.stack_known[loc] = 0
         self.sites: dict[int, list[int]] = {
             i: [] for i, s in enumerate(self.side["spots"]) if "site" in s
         }
         specials = list(range(len(C.SPECIALS)))
-        rng.shuffle(specials)
+        shuffle(rng, specials)
         self.special_stacks: dict[int, list[int]] = {}
         self.special_known: dict[int, int] = {}
         for i, s in enumerate(self.side["spots"]):
@@ -325,7 +336,7 @@ class KarviState(State):
         self.discarded_specials: list[int] = []
         # Trade cards (Setup 6): 3 face up.
         deck = list(range(len(C.TRADE_CARDS)))
-        rng.shuffle(deck)
+        shuffle(rng, deck)
         self.trade_deck = deck[3:]
         self.display = deck[:3]
         # Upgrade cards: one stack per type, the 1s on top of the 2s (top = index 0).
@@ -333,15 +344,15 @@ class KarviState(State):
         for t in C.CARD_TYPES:
             ones = [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == 1]
             twos = [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == 2]
-            rng.shuffle(ones)
-            rng.shuffle(twos)
+            shuffle(rng, ones)
+            shuffle(rng, twos)
             self.decks.append(ones + twos)
         # Individual setup 2-3: 3 rune stones, 2 upgrade tiles of each type.
         runes = list(range(len(C.RUNES)))
-        rng.shuffle(runes)
+        shuffle(rng, runes)
         by_slot = {s: [i for i, t in enumerate(C.UPGRADE_TILES) if t["slot"] == s] for s in C.SLOTS}
         for s in C.SLOTS:
-            rng.shuffle(by_slot[s])
+            shuffle(rng, by_slot[s])
         self.piles: dict[str, list[int]] = {}
         self.pile_holder: dict[str, int] = {}
         if not options["less_luck"]:
@@ -359,12 +370,17 @@ class KarviState(State):
         self.tasks: list[tuple[Any, ...]] = []
         self.over = False
         self.to_move: int | None = 0
+        # The last legal_actions, kept for `is_legal`, which `apply` asks next (the caller gets a
+        # copy of its own to change); `_apply` and `_copy` drop it, the state having changed or
+        # being another. (Code that edits a state's attributes by hand between the two, so that
+        # a listed action becomes illegal, must drop it too.)
+        self._legal: list[int] | None = None
         if options["draft_start"]:
             self.start_pool = list(range(len(C.START_CARDS)))
             self.tasks = [("draft", q) for q in reversed(range(n))]
         else:
             cards = list(range(len(C.START_CARDS)))
-            rng.shuffle(cards)
+            shuffle(rng, cards)
             self.start_pool = []
             for q in range(n):
                 self._take_start(q, cards[q])
@@ -506,9 +522,14 @@ class KarviState(State):
     def legal_actions(self) -> list[int]:
         if self.over:
             return []
-        if self.tasks:
-            return sorted(set(self._task_actions(self.tasks[-1])))
-        return sorted(set(self._main_actions()))
+        acts = self._legal = sorted(set(self._task_actions(self.tasks[-1]) if self.tasks else self._main_actions()))
+        return acts.copy()
+
+    def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
+        legal = self._legal
+        # An action outside the kept list is tested afresh: tests edit a state by hand between
+        # legal_actions and apply to make an action legal.
+        return (legal is not None and action in legal) or action in self.legal_actions()
 
     def _gold(self, pl: Player) -> list[int]:
         if pl.res[2] <= 0:
@@ -556,7 +577,7 @@ class KarviState(State):
         out += self._gold(pl)
         effects = pl.effects()
         for i, ab in enumerate(ABILITIES):
-            if ab in self.used or {"ability": ab} not in effects:
+            if ab in self.used or _ABILITY_EFFECT[i] not in effects:
                 continue
             if ab == "sail_any" and pl.prov >= 2 or ab == "sail_two" and pl.prov >= 1:
                 out.append(BASE["ABILITY"] + i)
@@ -747,8 +768,17 @@ class KarviState(State):
     def _distances(self, q: int, start: int, limit: int) -> dict[int, int]:
         """Nodes reachable in at most ``limit`` steps, with their distance. Without the map, a
         ship may not enter the obstructed spots; one already inside (special ability) may move
-        within and out of the area, not back in (Obstructed spots, special case)."""
+        within and out of the area, not back in (Obstructed spots, special case). The dict is
+        shared (memoized): callers read it only."""
         unlocked = self._has_map(q)
+        key = (start, limit, unlocked)
+        dist = self._dist_memo.get(key)
+        if dist is None:
+            dist = self._dist_memo[key] = self._search(start, limit, unlocked)
+        return dist
+
+    def _search(self, start: int, limit: int, unlocked: bool) -> dict[int, int]:
+        """`_distances`' breadth-first search."""
         inside = self.obstructed[start]
         dist: dict[int, int] = {start: 0}
         seen = {(start, inside)}
@@ -835,6 +865,7 @@ class KarviState(State):
 
     # ----- applying actions ---------------------------------------------------------------------
     def _apply(self, action: int) -> None:
+        self._legal = None
         fam, x = _FAMILY[action]
         q = self.to_move
         assert q is not None
@@ -1678,6 +1709,7 @@ class KarviState(State):
         new.pile_holder = dict(self.pile_holder)
         new.decks = [list(d) for d in self.decks]
         new.used = set(self.used)
+        new._legal = None
         return new
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:
@@ -1691,23 +1723,21 @@ class KarviState(State):
             keep = len(hand) - 2 if self.tasks and self.tasks[-1][0] == "keep" and self.to_move == q else len(hand)
             for i in range(len(hand)):
                 if i < keep:
-                    c = C.UPGRADE_CARDS[hand[i]]
-                    slots.setdefault((c["type"], c["level"]), []).append((hand, i))
+                    slots.setdefault(_CARD_BACK[hand[i]], []).append((hand, i))
         for dk in self.decks:
             for i, card in enumerate(dk):
-                c = C.UPGRADE_CARDS[card]
-                slots.setdefault((c["type"], c["level"]), []).append((dk, i))
+                slots.setdefault(_CARD_BACK[card], []).append((dk, i))
         # Pools are sorted before shuffling, so the sample depends on what ``player`` knows only.
         for _, places in sorted(slots.items()):
             cards = sorted(lst[i] for lst, i in places)
-            rng.shuffle(cards)
+            shuffle(rng, cards)
             for (lst, i), card in zip(places, cards, strict=True):
                 lst[i] = card
         self.trade_deck.sort()
-        rng.shuffle(self.trade_deck)
+        shuffle(rng, self.trade_deck)
         if len(self.stop_stack) > 2:  # the stop-area tiles under the top one, face down
             rest = sorted(self.stop_stack[1:], key=lambda t: json.dumps(t, sort_keys=True))
-            rng.shuffle(rest)
+            shuffle(rng, rest)
             self.stop_stack[1:] = rest
         # Hidden upgrade tiles and rune stones of the others (plus the unused ones in the box).
         mine_ut = set(self.p[player].hidden_ut)
@@ -1731,7 +1761,7 @@ class KarviState(State):
             for x in pool:
                 groups.setdefault(key[x], []).append(x)
             for g in sorted(groups):
-                rng.shuffle(groups[g])
+                shuffle(rng, groups[g])
             for q in others:
                 pl = self.p[q]
                 mine = [x for x in getattr(pl, attr) if attr == "hidden_runes" or C.UPGRADE_TILES[x]["slot"] == slot]
@@ -1739,22 +1769,21 @@ class KarviState(State):
                 setattr(pl, attr, sorted(rest + [groups[key[x]].pop() for x in mine]))
             if slot in self.piles and slot not in held:
                 left = sorted(x for g in groups.values() for x in g)
-                rng.shuffle(left)
+                shuffle(rng, left)
                 self.piles[slot] = sorted(left[: len(self.piles[slot])])
         # Location stacks not seen by ``player``.
         public = {x for pl in self.p for x in (*pl.beside, *pl.trade_track, *pl.raid_track)}
         for node, st in self.stacks.items():
             if self.stack_known[node] >> player & 1 or not st:
                 continue
-            kind = C.TILE_KIND[st[0]]
-            pool = [x for x in range(C.NUM_TR * 2) if C.TILE_KIND[x] == kind and x not in public]
-            rng.shuffle(pool)
+            pool = [x for x in _TILES_OF_KIND[C.TILE_KIND[st[0]]] if x not in public]
+            shuffle(rng, pool)
             self.stacks[node] = sorted(pool[: len(st)])
         known = {x for node, st in self.special_stacks.items() if self.special_known[node] >> player & 1 for x in st}
         public_s = set(self.discarded_specials) | {x - 100 for pl in self.p for st in pl.rune_spots for x in st if x >= 100}
         public_s |= {t[1] for t in self.tasks if t[0] == "special_spot"}
         pool = [s for s in range(len(C.SPECIALS)) if s not in known and s not in public_s]
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         for node, st in self.special_stacks.items():
             if not self.special_known[node] >> player & 1:
                 self.special_stacks[node], pool = sorted(pool[: len(st)]), pool[len(st):]

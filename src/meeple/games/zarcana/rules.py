@@ -23,69 +23,76 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 from importlib import resources
-from typing import Any
+from typing import Any, Final
 
-from meeple.core import IllegalAction, State, derive
+from meeple.core import IllegalAction, State
 from meeple.core.game import mypyc_attr
+from meeple.core.rng import derive, shuffle
 from meeple.core.text import does, listing, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("cards.json").read_text())
-LIMITS = _DATA["limits"]
-POP_LIMIT: int = LIMITS["population"]
-HAND_LIMIT: int = LIMITS["hand"]
-DRAW_MAX: int = LIMITS["draw"]
-PER_SIZE: int = LIMITS["per_size"]
-SIZE_NAMES: list[str] = LIMITS["sizes"]
-GRID: int = LIMITS["grid"]
-DEAL: int = LIMITS["deal"]
-W: int = _DATA["window"]["width"]
-H: int = _DATA["window"]["height"]
-NCELLS = W * H
-TYPES: dict[str, dict[str, Any]] = _DATA["types"]
-TYPE_ORDER = list(TYPES)  # grow_clone, move, attack, build
-CARDS: list[dict[str, Any]] = _DATA["cards"]
-NUM_CARDS = len(CARDS)
-CODE = [c["code"] for c in CARDS]
-CARD_ID = {code: i for i, code in enumerate(CODE)}
-NAME = [c["name"] for c in CARDS]
-TEXT = [c["text"] if c["kind"] == "special" else TYPES[c["type"]]["text"] for c in CARDS]
-KIND = [c["kind"] for c in CARDS]
-VALUE = [c["value"] for c in CARDS]
-_ICONS = [c["icons"] if c["kind"] == "special" else TYPES[c["type"]]["icons"] for c in CARDS]
-EFFECT = [c["effect"] if c["kind"] == "special" else c["type"] for c in CARDS]
-PARAMS = [c.get("params", {}) for c in CARDS]
-ORI = [{"any": 0, "standing": 1, "lying": 2}[i["orientation"]] for i in _ICONS]
-TERRITORY = [i["where"] == "territory" for i in _ICONS]
-POP_IGNORE = [i["population"] == "ignore" for i in _ICONS]
-HAND_IGNORE = [i["hand"] == "ignore" for i in _ICONS]
-NO_PYRAMID = [i["no_pyramid"] for i in _ICONS]
-DIST = [p.get("distance", 1) for p in PARAMS]
+LIMITS: Final[dict[str, Any]] = _DATA["limits"]
+POP_LIMIT: Final[int] = LIMITS["population"]
+HAND_LIMIT: Final[int] = LIMITS["hand"]
+DRAW_MAX: Final[int] = LIMITS["draw"]
+PER_SIZE: Final[int] = LIMITS["per_size"]
+SIZE_NAMES: Final[list[str]] = LIMITS["sizes"]
+GRID: Final[int] = LIMITS["grid"]
+DEAL: Final[int] = LIMITS["deal"]
+W: Final[int] = _DATA["window"]["width"]
+H: Final[int] = _DATA["window"]["height"]
+NCELLS: Final[int] = W * H
+TYPES: Final[dict[str, dict[str, Any]]] = _DATA["types"]
+TYPE_ORDER: Final[list[str]] = list(TYPES)  # grow_clone, move, attack, build
+CARDS: Final[list[dict[str, Any]]] = _DATA["cards"]
+NUM_CARDS: Final[int] = len(CARDS)
+CODE: Final[list[str]] = [c["code"] for c in CARDS]
+CARD_ID: Final[dict[str, int]] = {code: i for i, code in enumerate(CODE)}
+NAME: Final[list[str]] = [c["name"] for c in CARDS]
+TEXT: Final[list[str]] = [c["text"] if c["kind"] == "special" else TYPES[c["type"]]["text"] for c in CARDS]
+KIND: Final[list[str]] = [c["kind"] for c in CARDS]
+VALUE: Final[list[int]] = [c["value"] for c in CARDS]
+_ICONS: Final[list[dict[str, Any]]] = [c["icons"] if c["kind"] == "special" else TYPES[c["type"]]["icons"] for c in CARDS]
+EFFECT: Final[list[str]] = [c["effect"] if c["kind"] == "special" else c["type"] for c in CARDS]
+PARAMS: Final[list[dict[str, Any]]] = [c.get("params", {}) for c in CARDS]
+ORI: Final[list[int]] = [{"any": 0, "standing": 1, "lying": 2}[i["orientation"]] for i in _ICONS]
+TERRITORY: Final[list[bool]] = [i["where"] == "territory" for i in _ICONS]
+POP_IGNORE: Final[list[bool]] = [i["population"] == "ignore" for i in _ICONS]
+HAND_IGNORE: Final[list[bool]] = [i["hand"] == "ignore" for i in _ICONS]
+NO_PYRAMID: Final[list[bool]] = [i["no_pyramid"] for i in _ICONS]
+DIST: Final[list[int]] = [p.get("distance", 1) for p in PARAMS]
 # The numbered "1" card of each type stands for that Common ability (Wild from hand, Master).
-PROTO = [CARD_ID[f"{t}-1"] for t in TYPE_ORDER]
-ORIENT_NAMES = ["up", "N", "E", "S", "W"]
-PIECES = 15
-MAX_PLAYERS = 4
+PROTO: Final[list[int]] = [CARD_ID[f"{t}-1"] for t in TYPE_ORDER]
+# Whether a card is used as one of the Common abilities (PROTO) when played from hand, and when
+# used on the board: a Master always, a Wild only from hand.
+AS_PROTO_HAND: Final[list[bool]] = [EFFECT[c] == "master" or KIND[c] == "wild" for c in range(NUM_CARDS)]
+AS_PROTO_BOARD: Final[list[bool]] = [EFFECT[c] == "master" for c in range(NUM_CARDS)]
+ORIENT_NAMES: Final[list[str]] = ["up", "N", "E", "S", "W"]
+PIECES: Final[int] = 15
+MAX_PLAYERS: Final[int] = 4
 
 # ----- the fixed action range ------------------------------------------------------------------
-A_CELL = 0  # a window cell: place a small pyramid (turn option 1), or a destination
-A_CARD = A_CELL + NCELLS  # a card from hand (turn option 2)
-A_PIECE = A_CARD + NUM_CARDS  # a pyramid: use the card it occupies (option 3), or a choice
-A_ORIENT = A_PIECE + MAX_PLAYERS * PIECES  # standing, N, E, S, W
-A_SIZE = A_ORIENT + 5  # small, medium, large (clone size and the like)
-A_ABIL = A_SIZE + 3  # a Common ability for a Wild: grow_clone, move, attack, build
-A_DRAW = A_ABIL + 4  # draw 1, 2 or 3 (option 5)
-DISCARD = A_DRAW + DRAW_MAX  # option 6
-PASS = DISCARD + 1  # option 7
-DECLARE = PASS + 1  # option 8
-REORIENT = DECLARE + 1  # option 4 (then one orientation per pyramid)
-GROW = REORIENT + 1  # Grow (rather than Clone)
-DONE = GROW + 1  # decline an optional second step
-NUM_ACTIONS = DONE + 1
-_MISC = {DISCARD: "discard", PASS: "pass", DECLARE: "declare", REORIENT: "reorient", GROW: "grow", DONE: "done"}
-_MISC_ID = {v: k for k, v in _MISC.items()}
+A_CELL: Final[int] = 0  # a window cell: place a small pyramid (turn option 1), or a destination
+A_CARD: Final[int] = A_CELL + NCELLS  # a card from hand (turn option 2)
+A_PIECE: Final[int] = A_CARD + NUM_CARDS  # a pyramid: use the card it occupies (option 3), or a choice
+A_ORIENT: Final[int] = A_PIECE + MAX_PLAYERS * PIECES  # standing, N, E, S, W
+A_SIZE: Final[int] = A_ORIENT + 5  # small, medium, large (clone size and the like)
+A_ABIL: Final[int] = A_SIZE + 3  # a Common ability for a Wild: grow_clone, move, attack, build
+A_DRAW: Final[int] = A_ABIL + 4  # draw 1, 2 or 3 (option 5)
+DISCARD: Final[int] = A_DRAW + DRAW_MAX  # option 6
+PASS: Final[int] = DISCARD + 1  # option 7
+DECLARE: Final[int] = PASS + 1  # option 8
+REORIENT: Final[int] = DECLARE + 1  # option 4 (then one orientation per pyramid)
+GROW: Final[int] = REORIENT + 1  # Grow (rather than Clone)
+DONE: Final[int] = GROW + 1  # decline an optional second step
+NUM_ACTIONS: Final[int] = DONE + 1
+_MISC: Final[dict[int, str]] = {DISCARD: "discard", PASS: "pass", DECLARE: "declare", REORIENT: "reorient", GROW: "grow", DONE: "done"}
+_MISC_ID: Final[dict[str, int]] = {v: k for k, v in _MISC.items()}
 
-MAIN, CHAIN, REORIENTING = "main", "chain", "reorient"
+MAIN: Final[str] = "main"
+CHAIN: Final[str] = "chain"
+REORIENTING: Final[str] = "reorient"
 
 
 def _neighbours() -> list[tuple[int, ...]]:
@@ -101,9 +108,13 @@ def _neighbours() -> list[tuple[int, ...]]:
     return out
 
 
-NB = _neighbours()
-_X = [c % W for c in range(NCELLS)]
-_Y = [c // W for c in range(NCELLS)]
+NB: Final[list[tuple[int, ...]]] = _neighbours()
+_X: Final[list[int]] = [c % W for c in range(NCELLS)]
+_Y: Final[list[int]] = [c // W for c in range(NCELLS)]
+# The cells within three spaces of the window's edge (the board is re-centred when a card or a
+# pyramid comes within two, see `_recenter`).
+_NEAR_EDGE: Final[frozenset[int]] = frozenset(
+    c for c in range(NCELLS) if not (3 <= _X[c] <= W - 4 and 3 <= _Y[c] <= H - 4))
 
 
 def size_of(q: int) -> int:
@@ -118,7 +129,7 @@ def piece_label(q: int) -> str:
     return f"P{owner_of(q)} {'SML'[size_of(q)]}{q % 5 + 1}"
 
 
-ORIENT_WORDS = {"up": "standing up", "N": "north", "E": "east", "S": "south", "W": "west"}
+ORIENT_WORDS: Final[dict[str, str]] = {"up": "standing up", "N": "north", "E": "east", "S": "south", "W": "west"}
 
 
 def piece_words(label: str, viewer: int | None, actor: int | None = None) -> str:
@@ -152,9 +163,10 @@ class ZarcanaState(State):
         self.harvest_own: bool = options["harvest_own"]
         self.spare_unreducible: bool = options["unreducible"] == "unharmed"
         # What an act event's sentence needs beyond the event (the stage, the card on the chosen
-        # space or under the chosen pyramid), by the event's id: kept out of the event so that
-        # interop's tensors of the log stay as they were. Shared by copies (append-only; an id
-        # is written whenever an act event is logged, so a reused id is overwritten first).
+        # space or under the chosen pyramid), by the id of the event's dict: kept out of the
+        # event so that interop's tensors of the log stay as they were. Shared by copies
+        # (append-only; an id is written whenever `_format_event` makes an act event's dict, so a
+        # reused id is overwritten first).
         self._act_info: dict[int, tuple[str, dict[str, Any]]] = {}
         self.pos = [-1] * (MAX_PLAYERS * PIECES)
         self.orient = [0] * (MAX_PLAYERS * PIECES)
@@ -173,12 +185,11 @@ class ZarcanaState(State):
         self.ctx: tuple[Any, ...] = ()
         self.playing = -1  # the hand card being played (public once chosen)
         self.reo: list[int] = []  # pyramids still to reorient
-        self._legal: list[int] | None = None
-        self._legal_set: frozenset[int] = frozenset()
+        self._legal: list[int] | None = None  # legal_actions, until the next change
         self._next: tuple[tuple[Any, ...], list[tuple[int, ...]]] | None = None
         # Setup: shuffle, a 3×3 grid, three cards each.
         self.deck = list(range(NUM_CARDS))
-        derive(seed, self.salt, "deck").shuffle(self.deck)
+        shuffle(derive(seed, self.salt, "deck"), self.deck)
         c0 = W // 2 - GRID // 2
         for y in range(GRID):
             for x in range(GRID):
@@ -218,10 +229,14 @@ class ZarcanaState(State):
         return ignore or self.pos.count(cell) < POP_LIMIT
 
     def at(self, cell: int) -> list[int]:
+        """The pyramids on ``cell``, ascending (found by ``list.index``: at most a few)."""
         pos = self.pos
-        if cell not in pos:
-            return []
-        return [q for q, c in enumerate(pos) if c == cell]
+        out: list[int] = []
+        q = -1
+        for _ in range(pos.count(cell)):
+            q = pos.index(cell, q + 1)
+            out.append(q)
+        return out
 
     def stash(self, player: int, size: int) -> int:
         """A pyramid of ``size`` in ``player``'s stash, or -1 (the stash limits the board)."""
@@ -311,7 +326,7 @@ class ZarcanaState(State):
                 return -1
             self.deck, self.discard = self.discard, []
             self.reshuffles += 1
-            derive(self.seed, self.salt, "reshuffle", self.reshuffles).shuffle(self.deck)
+            shuffle(derive(self.seed, self.salt, "reshuffle", self.reshuffles), self.deck)
             self.emit({"type": "reshuffle", "count": self.reshuffles, "deck": len(self.deck)})
         return self.deck.pop()
 
@@ -345,7 +360,7 @@ class ZarcanaState(State):
 
     def _seqs(self, card: int, q: int, me: int, hand: bool) -> Iterator[tuple[int, ...]]:
         """Every complete choice sequence for using ``card`` with pyramid ``q``."""
-        if EFFECT[card] == "master" or (hand and KIND[card] == "wild"):
+        if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
             for k, proto in enumerate(PROTO):
                 if self._req(proto, q):
                     for s in _GEN[proto](self, proto, q, me):
@@ -355,14 +370,17 @@ class ZarcanaState(State):
             yield from _GEN[card](self, card, q, me)
 
     def _run(self, card: int, q: int, me: int, seq: tuple[int, ...], hand: bool) -> None:
-        if EFFECT[card] == "master" or (hand and KIND[card] == "wild"):
+        if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
             card, seq = PROTO[seq[0] - A_ABIL], seq[1:]
         _EXEC[card](self, card, q, me, seq)
 
     def _usable(self, card: int, q: int, me: int, hand: bool) -> bool:
         """Whether ``_seqs`` yields anything (inlined: this is the hot path of legal_actions)."""
-        if EFFECT[card] == "master" or (hand and KIND[card] == "wild"):
-            return any(self._req(p, q) and next(_GEN[p](self, p, q, me), None) is not None for p in PROTO)
+        if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
+            for p in PROTO:
+                if self._req(p, q) and next(_GEN[p](self, p, q, me), None) is not None:
+                    return True
+            return False
         return self._req(card, q) and next(_GEN[card](self, card, q, me), None) is not None
 
     # --- Common abilities ---
@@ -723,17 +741,18 @@ class ZarcanaState(State):
     def legal_actions(self) -> list[int]:
         if self.to_move is None:
             return []
-        if self._legal is None:
-            self._legal = self._compute_legal()
-            self._legal_set = frozenset(self._legal)
-        return list(self._legal)
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal.copy()
 
     def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
         if self.to_move is None:
             return False
-        if self._legal is None:
-            self.legal_actions()
-        return action in self._legal_set
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return action in legal  # a short list: a turn offers a few dozen actions at most
 
     def _compute_legal(self) -> list[int]:
         if self.stage == CHAIN:
@@ -753,17 +772,23 @@ class ZarcanaState(State):
             if NO_PYRAMID[c]:
                 ok = self._usable(c, -1, me, True)
             else:
-                ok = any(self._usable(c, q, me, True) for q in mine)
+                ok = False
+                for q in mine:
+                    if self._usable(c, q, me, True):
+                        ok = True
+                        break
             hand.insert(i, c)
             if ok:
                 out.append(A_CARD + c)
+        stacks, pos = self.stacks, self.pos
         for q in mine:
-            card = self.top(self.pos[q])
-            if card >= 0 and self._usable(card, q, me, False):
+            st = stacks.get(pos[q])
+            if st and self._usable(st[-1], q, me, False):
                 out.append(A_PIECE + q)
-        k = min(DRAW_MAX, HAND_LIMIT - len(self.hands[me]), self.can_draw())
-        out += [A_DRAW + i for i in range(max(k, 0))]
-        if self.hands[me]:
+        k = min(DRAW_MAX, HAND_LIMIT - len(hand), self.can_draw())
+        if k > 0:
+            out += range(A_DRAW, A_DRAW + k)
+        if hand:
             out.append(DISCARD)
         out.append(PASS)
         if self.reshuffles >= 1 and self.declared < 0:
@@ -776,10 +801,9 @@ class ZarcanaState(State):
         me = self.to_move
         assert me is not None
         self._legal = None
-        if self._events is not None:
-            event = {"type": "act", "player": me, "action": self.action_to_json(a)}
-            self._act_info[id(event)] = (self.stage, self._act_detail(a))
-            self.emit(event)
+        events = self._events
+        if events is not None:  # compact: the dict is made when the log is read (_format_event)
+            events.append((None, (me, a, self.stage, self._act_detail(a))))
         if self.stage == CHAIN:
             self.chosen.append(a)
             self.cands = [c[1:] for c in self.cands if c[0] == a]
@@ -898,9 +922,11 @@ class ZarcanaState(State):
 
     def _recenter(self) -> None:
         """Shift the board inside the window when it comes within two spaces of an edge."""
-        cells = [*self.stacks, *(c for c in self.pos if c >= 0)]
-        if not cells:  # every card can be destroyed; the game goes on with hands alone
+        if _NEAR_EDGE.isdisjoint(self.stacks):
+            # The usual case, tested without a loop in Python: no card within three spaces of an
+            # edge, so no pyramid within two (every pyramid is on a card or beside one: `_purge`).
             return
+        cells = [*self.stacks, *[c for c in self.pos if c >= 0]]
         xs = [_X[c] for c in cells]
         ys = [_Y[c] for c in cells]
         if min(xs) >= 2 and max(xs) <= W - 3 and min(ys) >= 2 and max(ys) <= H - 3:
@@ -1024,7 +1050,7 @@ class ZarcanaState(State):
             pool = sorted(c for p in others for c in self.hands[p] if tag[c] == e)
             if e == self.reshuffles:
                 pool = sorted(pool + self.deck)
-            rng.shuffle(pool)
+            shuffle(rng, pool)
             k = 0
             for p in others:
                 n = counts[p][e]
@@ -1155,6 +1181,13 @@ class ZarcanaState(State):
             return winners(best, player) + "."
         return super()._event_text(event, player)
 
+    def _format_event(self, event: Any) -> dict[str, Any]:
+        """An act event, logged by `_apply` as ``(player, action, stage, detail)``."""
+        me, a, stage, detail = event
+        out = {"type": "act", "player": me, "action": self.action_to_json(a)}
+        self._act_info[id(out)] = (stage, detail)
+        return out
+
     def _act_text(self, event: dict[str, Any], player: int | None) -> str:
         stage, detail = self._act_info.get(id(event), (None, {}))
         event = {**event, **detail}
@@ -1221,5 +1254,5 @@ class ZarcanaState(State):
 
 
 # Each card's generator and executor of choice sequences, looked up once.
-_GEN: list[Any] = [getattr(ZarcanaState, "_g_" + e, None) for e in EFFECT]
-_EXEC: list[Any] = [getattr(ZarcanaState, "_x_" + e, None) for e in EFFECT]
+_GEN: Final[list[Any]] = [getattr(ZarcanaState, "_g_" + e, None) for e in EFFECT]
+_EXEC: Final[list[Any]] = [getattr(ZarcanaState, "_x_" + e, None) for e in EFFECT]
