@@ -1312,3 +1312,21 @@ def test_window_recentres_only_within_two_spaces_of_each_edge():
         s.stacks = {W * y + x: [CARD_ID["move-1"]], W * (y + 8) + x + 8: [CARD_ID["move-2"]]}
         do(s, {"do": "pass"})
         assert any(e["type"] == "recenter" for e in s.log(None)), (x, y)
+
+
+def test_reading_the_log_again_keeps_no_more_than_one_reading():
+    """An act event's sentence needs what `_format_event` keeps beside the event's dict; reading
+    the log again and again (a server's reconnects, replays) must give the same sentences and
+    keep only the last reading's share, not one more per reading."""
+    s = meeple.make("zarcana", players=2, seed=5)
+    rng = random.Random(5)
+    for _ in range(60):
+        if not s.legal_actions():
+            break
+        s.apply(rng.choice(s.legal_actions()))
+    first = s.log(0)
+    acts = sum(1 for e in first if e["type"] == "act")
+    assert acts > 0
+    for _ in range(5):
+        assert s.log(0) == first
+    assert len(s._act_info) == acts

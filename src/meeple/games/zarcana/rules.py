@@ -164,9 +164,8 @@ class ZarcanaState(State):
         self.spare_unreducible: bool = options["unreducible"] == "unharmed"
         # What an act event's sentence needs beyond the event (the stage, the card on the chosen
         # space or under the chosen pyramid), by the id of the event's dict: kept out of the
-        # event so that interop's tensors of the log stay as they were. Shared by copies
-        # (append-only; an id is written whenever `_format_event` makes an act event's dict, so a
-        # reused id is overwritten first).
+        # event so that interop's tensors of the log stay as they were. The dicts live only as
+        # long as one `log` call, so `log` empties it first: it never holds more than one call's.
         self._act_info: dict[int, tuple[str, dict[str, Any]]] = {}
         self.pos = [-1] * (MAX_PLAYERS * PIECES)
         self.orient = [0] * (MAX_PLAYERS * PIECES)
@@ -1127,6 +1126,10 @@ class ZarcanaState(State):
         facing = ORIENT_WORDS[ORIENT_NAMES[self.orient[q]]]
         facing = facing if self.orient[q] == 0 else f"pointing {facing}"
         return f"{who_} {size} pyramid ({facing}) on {self._where(self.pos[q])}"
+
+    def log(self, player: int | None, start: int = 0, text: bool = True) -> list[dict[str, Any]]:
+        self._act_info.clear()  # the ids of earlier calls' dicts may be reused: forget them
+        return super().log(player, start, text)
 
     def _event_text(self, event: dict[str, Any], player: int | None) -> str:
         t = event["type"]
