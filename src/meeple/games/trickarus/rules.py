@@ -18,6 +18,7 @@ from typing import Any
 from meeple.core import BadOption, BadPlayerCount, State, derive
 from meeple.core.cards import deal_avoiding
 from meeple.core.game import mypyc_attr
+from meeple.core.rng import shuffle
 from meeple.core.text import does, name, plural
 
 # ----- components, read from data --------------------------------------------------------------
@@ -142,10 +143,19 @@ class TrickarusState(State):
         """Setup > Dealing cards: shuffle the deck less the removed cards and deal the hands."""
         self.round += 1
         deck = mask_to_list(ALL_CARDS & ~self.removed)
-        derive(self.seed, self.salt, "deal", self.round).shuffle(deck)
+        shuffle(derive(self.seed, self.salt, "deal", self.round), deck)  # = Random.shuffle's order
         size = HAND_SIZE[self.players]
-        self.hands = [sum(1 << c for c in deck[i * size : (i + 1) * size]) for i in range(self.players)]
-        self.undealt = sum(1 << c for c in deck[self.players * size :])  # 2 players: 11 hidden cards
+        # hand i is deck[i * size : (i + 1) * size]; what is left (2 players: 11 cards) is hidden
+        hands = [0] * self.players
+        undealt = 0
+        for i, card in enumerate(deck):
+            seat = i // size
+            if seat < self.players:
+                hands[seat] |= 1 << card
+            else:
+                undealt |= 1 << card
+        self.hands = hands
+        self.undealt = undealt
         self.side = 0  # ruling: every round starts on the Day side (cards are re-arranged)
         self.played = 0  # cards played this round (public)
         # voids[p]: cards p is known not to hold, having failed to follow (public knowledge);
@@ -154,9 +164,11 @@ class TrickarusState(State):
         self.trick: list[int] = []
         self.lead_card = -1  # first non-Lightning card of the trick (FAQ: Lightning led)
         self.to_move = self.leader  # the first round: seat 0 (R8); later, the last trick's winner
-        for p in range(self.players):
-            self.emit({"type": "deal", "round": self.round, "hand": [CODE[c] for c in mask_to_list(self.hands[p])]}, to=p)
-        self.emit({"type": "round", "round": self.round, "leader": self.leader})
+        events = self._events
+        if events is not None:  # compact: made into dicts when the log is read (_format_event)
+            for p in range(self.players):
+                events.append((p, ("deal", self.round, hands[p])))
+            events.append((None, ("round", self.round, self.leader)))
 
     # ----- the rules -----------------------------------------------------------------------
     def legal_actions(self) -> list[int]:
@@ -309,7 +321,12 @@ class TrickarusState(State):
         self.emit({"type": "game_end", "why": why, "scores": self.scores()})
 
     def _format_event(self, event: tuple) -> dict[str, Any]:
-        if event[0] == "trick":
+        kind = event[0]
+        if kind == "deal":
+            return {"type": "deal", "round": event[1], "hand": [CODE[c] for c in mask_to_list(event[2])]}
+        if kind == "round":
+            return {"type": "round", "round": event[1], "leader": event[2]}
+        if kind == "trick":
             _, winner, trick, lightning, before, after, into_sun = event
             return {"type": "trick", "winner": winner, "cards": [CODE[c] for c in trick],
                     "lightning": lightning, "from": before, "to": after, "sun": into_sun}
