@@ -61,25 +61,28 @@ def test_a_forgotten_attribute_is_caught(monkeypatch):
     assert not attrs(state.clone()) >= attrs(state)
 
 
-def test_the_compiled_cores_copier_assigns_every_recorded_attribute():
-    """`State._shallow` on a compiled build copies by a function generated from mypyc's attribute
-    list. Checked on a stand-in class with that list, so it runs without a compiler: every slot
-    copied, and the ``__dict__`` entry (mypyc lists it for classes that allow interpreted
-    subclasses) copied only where instances have one."""
-    from meeple.core.game import _native_copier
+@pytest.mark.parametrize("game", sorted({g for g, _ in GAMES}))
+def test_a_copy_keeps_the_class_of_its_original(game):
+    """Each game's `_copy` starts from `State._copy_core`, which makes the new state from
+    ``type(self)``: a copy of a state of a subclass (an interpreted one, on a compiled build)
+    is of that subclass. A subclass that adds attributes copies them in its own `_copy`."""
+    info = meeple.game_info(game)
+    players = info.player_counts[0]
+    base = type(meeple.make(game, players=players, seed=3))
 
-    class Native:
-        __slots__ = ("a", "b")
-        __mypyc_attrs__ = ("a", "b", "__dict__")
+    class Counting(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.counted = [0]
 
-    class Interpreted:
-        __mypyc_attrs__ = ("a", "__dict__")
+        def _copy(self):
+            new = super()._copy()
+            new.counted = self.counted.copy()
+            return new
 
-    x = Native()
-    x.a, x.b = [1], 2
-    y = _native_copier(Native, own_dict=False)(x)
-    assert (y.a, y.b) == ([1], 2) and y.a is x.a  # shallow: `_copy` copies what play changes
-    z = Interpreted()
-    z.a, z.extra = 1, [3]
-    w = _native_copier(Interpreted, own_dict=True)(z)
-    assert (w.a, w.extra) == (1, [3]) and w.__dict__ is not z.__dict__
+    state = Counting(players, 3, info.resolve_options(players, {}))
+    twin, other = state.clone(), state.determinize(0, random.Random(1))
+    assert type(twin) is Counting and type(other) is Counting
+    assert twin.counted == [0] and twin.counted is not state.counted
+    assert twin.history == state.history and twin.history is not state.history
+    assert attrs(twin) >= attrs(state)

@@ -128,8 +128,8 @@ def _fmt_choices(choices: Sequence[Any]) -> str:
     return ", ".join(repr(c) for c in choices)
 
 
-# For a mypyc build: ``serializable`` lets `_shallow` (through `copy.copy`) make a state without
-# `__init__`; ``allow_interpreted_subclasses`` lets a game that is not compiled subclass it. A
+# For a mypyc build: ``serializable`` lets a state be made without `__init__` (`_copy_core`,
+# pickle); ``allow_interpreted_subclasses`` lets a game that is not compiled subclass it. A
 # compiled game class needs ``@mypyc_attr(allow_interpreted_subclasses=True)`` too: without it,
 # mypyc (2.4) never calls the `__init__` of a subclass of a serializable class.
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -306,37 +306,32 @@ class State(ABC):
         n = self.players
         return [1.0 - 2.0 * (place - 1) / (n - 1) for place in self.ranking()]
 
-    def _shallow(self) -> Any:
-        """A new state of this class sharing every attribute with ``self``, made without
-        `__init__`: `_copy` starts from it and copies what `_apply` mutates. A plain class copies
-        its instance dict; a class built on a compiled `State` (attributes in slots) is copied
-        by a function made for it once (`_native_copier`), or, if an attribute was never set,
-        through the ``__getstate__``/``__setstate__`` pair mypyc gives a serializable class."""
+    def _copy_core(self) -> Any:
+        """A new state of this class (made without `__init__`) holding the core's attributes:
+        a game's `_copy` starts from it and assigns its own attributes one by one, in
+        `__init__`'s order (a pure class then keeps Python's shared-key instance dict).
+
+        Why written out and not copied by a loop over the attributes (the former `_shallow`): compiled,
+        each assignment is a store into the object's struct, where a generated Python function
+        pays a descriptor call per attribute (issue 15). ``history`` and the log are shared here;
+        `clone` and `determinize` give the copy its own. `tests/test_copies.py` catches an
+        attribute a game's `_copy` leaves out; a subclass that adds attributes extends `_copy`."""
         cls = type(self)
-        copier = _NATIVE_COPIERS.get(cls)  # before the try: a raised TypeError costs a microsecond
-        if copier is None:
-            try:
-                new = object.__new__(cls)
-            except TypeError:  # "not safe": the class is, or is built on, a compiled State
-                copier = _NATIVE_COPIERS[cls] = _native_copier(cls, hasattr(self, "__dict__"))
-            else:
-                new.__dict__.update(self.__dict__)
-                return new
-        try:
-            return copier(self)
-        except AttributeError:  # an attribute never set on this state: the slow, sure way
-            new = cls.__new__(cls)
-            attrs: dict[str, Any] = self.__getstate__()  # type: ignore[assignment]
-            if "__dict__" in attrs:  # a pure game's own attributes: a dict of its own
-                attrs["__dict__"] = attrs["__dict__"].copy()
-            new.__setstate__(attrs)  # type: ignore[attr-defined]
-            return new
+        new: State = cls.__new__(cls)
+        new.players = self.players
+        new.seed = self.seed
+        new.salt = self.salt
+        new.options = self.options
+        new.history = self.history
+        new._events = self._events
+        return new
 
     def clone(self) -> State:
         """An independent copy (history and log included)."""
         new = self._copy()
         new.history = self.history.copy()
         new._events = None if self._events is None else self._events.copy()
+        new._undo_mark = self._undo_mark
         new._undo_floor = self._undo_floor
         return new
 
@@ -356,6 +351,8 @@ class State(ABC):
             if keep_log and self._events is not None
             else None
         )
+        new._undo_mark = self._undo_mark
+        new._undo_floor = self._undo_floor
         new.salt = new_salt(rng)
         new._resample_hidden(player, rng)
         return new
@@ -433,24 +430,3 @@ class State(ABC):
             f"<{self.info.id} players={self.players} seed={self.seed} "
             f"moves={len(self.history)} to_move={self.to_move}>"
         )
-
-
-_NATIVE_COPIERS: dict[type, Callable[[Any], Any]] = {}
-
-
-def _native_copier(cls: type, own_dict: bool) -> Callable[[Any], Any]:
-    """`State._shallow` for a class built on a compiled `State`: a function, made once per class
-    from the attribute list mypyc records (``__mypyc_attrs__``), that assigns each attribute by
-    name, the way `dataclasses` builds its methods. Why: mypyc's ``__getstate__`` and
-    ``__setstate__`` go through a dict and cost 4-6x more (issue 15, docs/arena.md); one list
-    generated from the class cannot leave out an attribute a game adds later. ``own_dict``: the
-    class is an interpreted game on the compiled core, whose own attributes live in a dict."""
-    names = [n for n in getattr(cls, "__mypyc_attrs__", ()) if n.isidentifier()]
-    lines = ["def shallow(src):", "    new = cls.__new__(cls)"]
-    lines += [f"    new.{n} = src.{n}" for n in names if n != "__dict__"]
-    if own_dict:  # a pure game's own attributes, beside the compiled core's
-        lines.append("    new.__dict__.update(src.__dict__)")
-    lines.append("    return new")
-    namespace: dict[str, Any] = {"cls": cls}
-    exec("\n".join(lines), namespace)  # noqa: S102 - names from the class itself, not from input
-    return namespace["shallow"]  # type: ignore[no-any-return]

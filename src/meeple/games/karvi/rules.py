@@ -1695,21 +1695,54 @@ class KarviState(State):
 
     # ----- copying and determinizing ------------------------------------------------------------
     def _copy(self) -> KarviState:
-        new: KarviState = self._shallow()
-        for k in ("die_pos", "die_beer", "die_done", "die_height", "stop_stack", "tasks", "display",
-                  "trade_deck", "discarded_specials", "start_pool"):
-            setattr(new, k, list(getattr(self, k)))
+        # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
+        # place is copied, the rest shared (the map and its memo never change).
+        new: KarviState = self._copy_core()
+        new.side = self.side
+        new.nodes = self.nodes
+        new.adj = self.adj
+        new.obstructed = self.obstructed
+        new._dist_memo = self._dist_memo
+        new.board_order = self.board_order
+        new.board_sides = self.board_sides
+        new.spots = self.spots
+        new.T = self.T
+        new.blocked = self.blocked
+        new.locked_only = self.locked_only
+        new.blocked_shut = self.blocked_shut
+        new.stop_stack = self.stop_stack.copy()
+        new.round = self.round
+        new.rounds = self.rounds
+        new.D = self.D
+        new.die_pos = self.die_pos.copy()
+        new.die_beer = self.die_beer.copy()
+        new.die_done = self.die_done.copy()
+        new.die_height = self.die_height.copy()
+        new.removed_this_round = self.removed_this_round
         new.p = [pl.copy() for pl in self.p]
-        new.stacks = {k: list(v) for k, v in self.stacks.items()}
-        new.stack_known = dict(self.stack_known)
-        new.special_stacks = {k: list(v) for k, v in self.special_stacks.items()}
-        new.special_known = dict(self.special_known)
-        new.sites = {k: list(v) for k, v in self.sites.items()}
-        new.piles = {k: list(v) for k, v in self.piles.items()}
-        new.pile_holder = dict(self.pile_holder)
-        new.decks = [list(d) for d in self.decks]
-        new.used = set(self.used)
+        new.stacks = {k: v.copy() for k, v in self.stacks.items()}
+        new.stack_known = self.stack_known.copy()
+        new.sites = {k: v.copy() for k, v in self.sites.items()}
+        new.special_stacks = {k: v.copy() for k, v in self.special_stacks.items()}
+        new.special_known = self.special_known.copy()
+        new.discarded_specials = self.discarded_specials.copy()
+        new.trade_deck = self.trade_deck.copy()
+        new.display = self.display.copy()
+        new.decks = [d.copy() for d in self.decks]
+        new.piles = {k: v.copy() for k, v in self.piles.items()}
+        new.pile_holder = self.pile_holder.copy()
+        new.cur_die = self.cur_die
+        new.moved = self.moved
+        new.ship_moved = self.ship_moved
+        new.used = self.used.copy()
+        new.free_move = self.free_move
+        new.stack_move = self.stack_move
+        new.raid_deaths = self.raid_deaths
+        new.tasks = self.tasks.copy()
+        new.over = self.over
+        new.to_move = self.to_move
         new._legal = None
+        new.start_pool = self.start_pool.copy()
         return new
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:

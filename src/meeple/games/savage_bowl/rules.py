@@ -495,21 +495,43 @@ class SavageBowlState(State):
         return v
 
     def _copy(self) -> SavageBowlState:
-        new: SavageBowlState = self._shallow()
-        # Lists changed in place are copied; last_champ and order are only ever replaced, so the
-        # copy may share them.
+        # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
+        # place is copied, the rest shared (last_champ and order are only ever replaced, never
+        # changed in place).
+        new: SavageBowlState = self._copy_core()
+        new.target = self.target
+        new.num_tricks = self.num_tricks
+        new.num_rounds = self.num_rounds
+        new.hand_size = self.hand_size
+        new.champ_values = self.champ_values
+        new.removed = self.removed
+        new.use_chameleons = self.use_chameleons
+        new.off_by_number = self.off_by_number
+        new.later_wins_ties = self.later_wins_ties
         new.points = self.points.copy()
         new.results = self.results.copy()
+        new.last_champ = self.last_champ
+        new.round = self.round
+        new.first_leader = self.first_leader
         new.hands = self.hands.copy()
+        new.cham = self.cham
         new.won = self.won.copy()
         new.won_cards = self.won_cards.copy()
         new.discards = self.discards.copy()
         new.sheet = self.sheet.copy()
         new.voids = self.voids.copy()
         new.sheet_voids = self.sheet_voids.copy()
+        new.out = self.out
         new.champ = self.champ.copy()
+        new.yellow = self.yellow
+        new.trick_no = self.trick_no
+        new.phase = self.phase
+        new.next_leader = self.next_leader
+        new.sitting = self.sitting
+        new.order = self.order
         new.trick = self.trick.copy()
         new.tcol = self.tcol.copy()
+        new.to_move = self.to_move
         return new
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:

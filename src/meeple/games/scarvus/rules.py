@@ -763,21 +763,49 @@ class ScarvusState(State):
         return v
 
     def _copy(self) -> ScarvusState:
-        new: ScarvusState = self._shallow()
-        new._legal = None  # a copy may be resampled (determinize): its legal actions are its own
-        # Shared, not copied: responders, limit_queue, out_order, flight_deck and flight_discard
-        # are only ever replaced by a new list, never changed in place.
+        # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
+        # place is copied, the rest shared (responders, limit_queue, out_order, flight_deck and
+        # flight_discard are only ever replaced by a new list, never changed in place).
+        new: ScarvusState = self._copy_core()
+        new.end_at = self.end_at
+        new.daedalus_mode = self.daedalus_mode
+        new.fancy = self.fancy
+        new.talons = self.talons
+        new.fight = self.fight
+        new.flight_on = self.flight_on
         new.singed = self.singed.copy()
         new.burnt = self.burnt.copy()
         new.lives = self.lives.copy()
         new.alive = self.alive.copy()
+        new.out_order = self.out_order
+        new.flight_deck = self.flight_deck
         new.flight_hand = [h.copy() for h in self.flight_hand]
+        new.flight_discard = self.flight_discard
+        new.match = self.match
+        new.round = self.round
+        new.bid = self.bid
+        new.bidder = self.bidder
+        new.responders = self.responders
+        new.resp_idx = self.resp_idx
+        new.swaps_left = self.swaps_left
+        new.swapped = self.swapped
+        new.updraft_used = self.updraft_used
+        new.pending = self.pending
+        new.pending_colour = self.pending_colour
+        new.res = self.res
+        new.limit_queue = self.limit_queue
+        new.next_starter = self.next_starter
+        new.last_challenge = self.last_challenge
+        new.phase = self.phase
+        new.to_move = self.to_move
+        new._legal = None  # a copy may be resampled (determinize): its legal actions are its own
         new.hand = self.hand.copy()
         new.revealed = self.revealed.copy()
         new.decks = [d.copy() for d in self.decks]
         new.discards = [d.copy() for d in self.discards]
         new.daedalus = self.daedalus.copy()
         new.peeks = self.peeks.copy()
+        new.in_play = self.in_play
         return new
 
     def hidden_places(self, player: int, c: int) -> list[int]:

@@ -438,11 +438,30 @@ class TrickarusState(State):
         return v
 
     def _copy(self) -> TrickarusState:
-        new: TrickarusState = self._shallow()
+        # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
+        # place is copied, the rest shared.
+        new: TrickarusState = self._copy_core()
+        new.coop = self.coop
+        new.lightning_strong = self.lightning_strong
+        new.track_length = self.track_length
+        new.round_limit = self.round_limit
+        new.removed = self.removed
         new.pos = self.pos.copy()
+        new.flown = self.flown
+        new.landed_on_ground = self.landed_on_ground
+        new.sun_reached = self.sun_reached
+        new.round = self.round
+        new.leader = self.leader
+        new.last_winner = self.last_winner
+        new.last_trick = self.last_trick
         new.hands = self.hands.copy()
-        new.trick = self.trick.copy()
+        new.undealt = self.undealt
+        new.side = self.side
+        new.played = self.played
         new.voids = self.voids.copy()
+        new.trick = self.trick.copy()
+        new.lead_card = self.lead_card
+        new.to_move = self.to_move
         return new
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:

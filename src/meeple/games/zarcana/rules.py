@@ -1013,16 +1013,34 @@ class ZarcanaState(State):
         return v
 
     def _copy(self) -> ZarcanaState:
-        new: ZarcanaState = self._shallow()
+        # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
+        # place is copied, the rest shared.
+        new: ZarcanaState = self._copy_core()
+        new.tiebreak = self.tiebreak
+        new.tiebreak_all = self.tiebreak_all
+        new.harvest_own = self.harvest_own
+        new.spare_unreducible = self.spare_unreducible
+        new._act_info = self._act_info
         new.pos = self.pos.copy()
         new.orient = self.orient.copy()
         new.stacks = {c: s.copy() for c, s in self.stacks.items()}
         new.discard = self.discard.copy()
+        new.reshuffles = self.reshuffles
+        new.tag = self.tag.copy()
+        new.declared = self.declared
+        new.turns_left = self.turns_left
+        new.turn = self.turn
+        new.stage = self.stage
+        new.cands = self.cands
+        new.chosen = self.chosen.copy()
+        new.ctx = self.ctx
+        new.playing = self.playing
+        new.reo = self.reo.copy()
+        new._legal = self._legal
+        new._next = self._next
         new.deck = self.deck.copy()
         new.hands = [h.copy() for h in self.hands]
-        new.tag = self.tag.copy()
-        new.chosen = self.chosen.copy()
-        new.reo = self.reo.copy()
+        new.to_move = self.to_move
         return new
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:
