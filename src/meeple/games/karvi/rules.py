@@ -47,6 +47,40 @@ for _name, _size in _sizes:
 NUM_ACTIONS: Final = _n
 SIZE: Final = dict(_sizes)
 END: Final = BASE["END"]
+# Each family's first action id as a constant of its own: a compiled build reads a `Final` int
+# natively, where ``BASE[name]`` is a dict look-up by string at every use (issue 15).
+_A_ABILITY: Final[int] = BASE["ABILITY"]
+_A_ACTIVATE: Final[int] = BASE["ACTIVATE"]
+_A_BOX: Final[int] = BASE["BOX"]
+_A_BUILD: Final[int] = BASE["BUILD"]
+_A_DIE: Final[int] = BASE["DIE"]
+_A_DISCARD: Final[int] = BASE["DISCARD"]
+_A_DISPLACE_TO: Final[int] = BASE["DISPLACE_TO"]
+_A_DRAW_STACK: Final[int] = BASE["DRAW_STACK"]
+_A_FRANCIA: Final[int] = BASE["FRANCIA"]
+_A_GOLD_BEER: Final[int] = BASE["GOLD_BEER"]
+_A_GOLD_FUR: Final[int] = BASE["GOLD_FUR"]
+_A_GOLD_PROV: Final[int] = BASE["GOLD_PROV"]
+_A_GOLD_SILVER: Final[int] = BASE["GOLD_SILVER"]
+_A_KEEP: Final[int] = BASE["KEEP"]
+_A_MOVE_DIE: Final[int] = BASE["MOVE_DIE"]
+_A_PART: Final[int] = BASE["PART"]
+_A_PICK: Final[int] = BASE["PICK"]
+_A_PLACE_TILE: Final[int] = BASE["PLACE_TILE"]
+_A_PLAY_CARD: Final[int] = BASE["PLAY_CARD"]
+_A_RES_FUR: Final[int] = BASE["RES_FUR"]
+_A_RES_SILVER: Final[int] = BASE["RES_SILVER"]
+_A_RUNE_SPOT: Final[int] = BASE["RUNE_SPOT"]
+_A_SCOUT: Final[int] = BASE["SCOUT"]
+_A_SHIP_TO: Final[int] = BASE["SHIP_TO"]
+_A_SPECIAL: Final[int] = BASE["SPECIAL"]
+_A_SPOT: Final[int] = BASE["SPOT"]
+_A_START_CARD: Final[int] = BASE["START_CARD"]
+_A_TAKE_TILE: Final[int] = BASE["TAKE_TILE"]
+_A_TRADE_CARD: Final[int] = BASE["TRADE_CARD"]
+_A_WARRIOR: Final[int] = BASE["WARRIOR"]
+_NUM_UT: Final[int] = C.NUM_UT  # the same for two numbers of the components module
+_MAX_PROVISIONS: Final[int] = C.MAX_PROVISIONS
 ABILITIES: Final = ("sail_any", "sail_two", "die_minus_two")
 RES: Final = ("fur", "silver", "gold")
 # The effect each ability's upgrade tile gives, as `Player.effects` lists it.
@@ -429,7 +463,7 @@ class KarviState(State):
                 deck = self.decks[C.CARD_TYPES.index(t)]
                 if deck:
                     pl.hand.append(deck.pop(0))
-        pl.prov = min(C.MAX_PROVISIONS, side["provisions"])
+        pl.prov = min(_MAX_PROVISIONS, side["provisions"])
         self.emit({"start_card": sc["value"], "player": q})
 
     def _place_dice(self) -> None:
@@ -534,11 +568,11 @@ class KarviState(State):
     def _gold(self, pl: Player) -> list[int]:
         if pl.res[2] <= 0:
             return []
-        out = [BASE["GOLD_FUR"], BASE["GOLD_SILVER"]]
-        if pl.prov < C.MAX_PROVISIONS:
-            out.append(BASE["GOLD_PROV"])
+        out = [_A_GOLD_FUR, _A_GOLD_SILVER]
+        if pl.prov < _MAX_PROVISIONS:
+            out.append(_A_GOLD_PROV)
         q = self.p.index(pl)
-        out += [BASE["GOLD_BEER"] + d for d in self._own_dice(q) if self.die_beer[d] < 5]
+        out += [_A_GOLD_BEER + d for d in self._own_dice(q) if self.die_beer[d] < 5]
         return out
 
     def _own_dice(self, q: int) -> range:
@@ -551,7 +585,7 @@ class KarviState(State):
         out: list[int] = []
         if not self.moved:
             targets = self._die_targets(self.cur_die)
-            out += [BASE["MOVE_DIE"] + s for s in targets]
+            out += [_A_MOVE_DIE + s for s in targets]
             if not targets:
                 out.append(END)  # ruling: a stop-area die that cannot move sits the round out
         else:
@@ -566,23 +600,23 @@ class KarviState(State):
             for node, k in dist.items():
                 if node == pl.ship:  # "move" 0 spots: a ship displaced there (ruling; option: any)
                     if (pl.displaced or self.options.get("zero_move_any", False)) and self._location_options(q, node):
-                        out.append(BASE["SHIP_TO"] + node)
+                        out.append(_A_SHIP_TO + node)
                 elif extra[node] + k <= pl.prov:
-                    out.append(BASE["SHIP_TO"] + node)
+                    out.append(_A_SHIP_TO + node)
         for c in set(pl.hand):
             if self._card_playable(q, c):
-                out.append(BASE["PLAY_CARD"] + c)
+                out.append(_A_PLAY_CARD + c)
         if len(pl.hand) >= 2:
-            out += [BASE["DISCARD"] + c for c in pl.hand]
+            out += [_A_DISCARD + c for c in pl.hand]
         out += self._gold(pl)
         effects = pl.effects()
         for i, ab in enumerate(ABILITIES):
             if ab in self.used or _ABILITY_EFFECT[i] not in effects:
                 continue
             if ab == "sail_any" and pl.prov >= 2 or ab == "sail_two" and pl.prov >= 1:
-                out.append(BASE["ABILITY"] + i)
+                out.append(_A_ABILITY + i)
             if ab == "die_minus_two" and any(self.die_beer[d] >= 2 for d in self._own_dice(q)):
-                out.append(BASE["ABILITY"] + i)
+                out.append(_A_ABILITY + i)
         return out
 
     def _card_playable(self, q: int, c: int) -> bool:
@@ -600,60 +634,60 @@ class KarviState(State):
         return True
 
     def _task_actions(self, t: tuple[Any, ...]) -> list[int]:
-        kind = t[0]
+        kind: str = t[0]  # typed: a compiled build compares it as a str, not generically
         q = self.to_move
         assert q is not None
         pl = self.p[q]
         if kind == "draft":
-            return [BASE["START_CARD"] + c for c in self.start_pool]
+            return [_A_START_CARD + c for c in self.start_pool]
         if kind == "free_rune":
-            return [BASE["PLACE_TILE"] + C.NUM_UT + r for r in pl.hidden_runes]
+            return [_A_PLACE_TILE + _NUM_UT + r for r in pl.hidden_runes]
         if kind == "pick":
-            off = C.NUM_UT if t[2] == "runes" else 0
-            return [BASE["PICK"] + off + x for x in self.piles[t[2]]]
+            off = _NUM_UT if t[2] == "runes" else 0
+            return [_A_PICK + off + x for x in self.piles[t[2]]]
         if kind == "res":
-            return [BASE["RES_FUR"], BASE["RES_SILVER"], END]
+            return [_A_RES_FUR, _A_RES_SILVER, END]
         if kind == "pay_res":
-            return [BASE["RES_FUR"], BASE["RES_SILVER"]]
+            return [_A_RES_FUR, _A_RES_SILVER]
         if kind == "beer":
-            dice = [BASE["DIE"] + d for d in self._own_dice(q) if self.die_beer[d] < 5]
+            dice = [_A_DIE + d for d in self._own_dice(q) if self.die_beer[d] < 5]
             return [*dice, END]
         if kind == "strength":
             return [*self._raisable(pl), END]
         if kind == "heal":
-            return [BASE["WARRIOR"] + c for c in range(1, 12, 2) if pl.war[c]] + [END]
+            return [_A_WARRIOR + c for c in range(1, 12, 2) if pl.war[c]] + [END]
         if kind == "place_warrior":
-            return [BASE["WARRIOR"] + c for c in range(12) if pl.war[c]] + [END]
+            return [_A_WARRIOR + c for c in range(12) if pl.war[c]] + [END]
         if kind == "damage":
-            return [BASE["WARRIOR"] + c for c in range(12) if pl.war[c]]
+            return [_A_WARRIOR + c for c in range(12) if pl.war[c]]
         if kind in ("double", "flip_for", "sacrifice"):
-            return [BASE["WARRIOR"] + c for c in range(0, 12, 2) if pl.war[c]] + [END]
+            return [_A_WARRIOR + c for c in range(0, 12, 2) if pl.war[c]] + [END]
         if kind == "trade_card":  # nothing left: empty-handed, no decision
-            return [BASE["TRADE_CARD"] + c for c in self.display] + [END] if self.display else []
+            return [_A_TRADE_CARD + c for c in self.display] + [END] if self.display else []
         if kind == "upcard":
-            draws = [BASE["DRAW_STACK"] + i for i, dk in enumerate(self.decks) if dk]
+            draws = [_A_DRAW_STACK + i for i, dk in enumerate(self.decks) if dk]
             return [*draws, END] if draws else []
         if kind == "keep":
-            return [BASE["KEEP"] + c for c in pl.hand[-2:]]
+            return [_A_KEEP + c for c in pl.hand[-2:]]
         if kind == "upgrade_action":
-            out = [BASE["DRAW_STACK"] + i for i, dk in enumerate(self.decks) if dk] + [END]
+            out = [_A_DRAW_STACK + i for i, dk in enumerate(self.decks) if dk] + [END]
             for u in pl.hidden_ut:
                 tile = C.UPGRADE_TILES[u]
                 if pl.meets(tile["requirement"]) and pl.can_pay(C.SLOT_COST[tile["slot"]]):
-                    out.append(BASE["PLACE_TILE"] + u)
+                    out.append(_A_PLACE_TILE + u)
             for r in pl.hidden_runes:
                 if pl.meets(C.RUNES[r]["requirement"]) and any(
                     pl.can_pay(s["cost"]) for s in C.RUNE_SPOTS
                 ):
-                    out.append(BASE["PLACE_TILE"] + C.NUM_UT + r)
+                    out.append(_A_PLACE_TILE + _NUM_UT + r)
             return out + self._gold(pl)
         if kind == "rune_spot":
-            return [BASE["RUNE_SPOT"] + k for k, s in enumerate(C.RUNE_SPOTS) if pl.can_pay(s["cost"])]
+            return [_A_RUNE_SPOT + k for k, s in enumerate(C.RUNE_SPOTS) if pl.can_pay(s["cost"])]
         if kind == "special_spot":  # a free spot; only when none is free, cover one (or discard)
             free = [k for k, st in enumerate(pl.rune_spots) if not st]
-            return [BASE["RUNE_SPOT"] + k for k in (free or range(len(C.RUNE_SPOTS)))] + [END]
+            return [_A_RUNE_SPOT + k for k in (free or range(len(C.RUNE_SPOTS)))] + [END]
         if kind == "special_choose":
-            return [BASE["SPECIAL"] + s for s in self.special_stacks[t[1]]]
+            return [_A_SPECIAL + s for s in self.special_stacks[t[1]]]
         if kind == "trade_action":  # t[1]: bonus after an activation; t[2]: bonus taken, must trade
             acts = self._activations(pl, "trade")
             return ([] if len(t) > 2 and t[2] and acts else [END]) + acts + self._gold(pl)
@@ -661,18 +695,18 @@ class KarviState(State):
             acts = self._activations(pl, "raid")
             return ([] if len(t) > 2 and t[2] and acts else [END]) + acts
         if kind == "hook_order":
-            return [BASE["PART"], BASE["PART"] + 1]
+            return [_A_PART, _A_PART + 1]
         if kind == "parts":
             _, parts, join, done = t
             opened = self._locked_open(q)
-            return [END] + [BASE["PART"] + k for k in range(len(parts))
+            return [END] + [_A_PART + k for k in range(len(parts))
                             if not done >> k & 1 and (opened or parts[k] != _LOCKED)]
         if kind == "boxes":
-            return [BASE["BOX"] + k for k in range(len(t[1]))]
+            return [_A_BOX + k for k in range(len(t[1]))]
         if kind == "locked":
-            return [BASE["PART"] + k for k in range(len(t[1]))]
+            return [_A_PART + k for k in range(len(t[1]))]
         if kind == "choice2":
-            return [BASE["PART"], BASE["PART"] + 1]
+            return [_A_PART, _A_PART + 1]
         if kind == "move":
             _, steps, mode = t
             mode = "card" if mode == "normal" else mode
@@ -682,55 +716,55 @@ class KarviState(State):
                     continue
                 if mode == "card" and self._arrival_cost(q, node, mode) > pl.prov:
                     continue
-                out.append(BASE["SHIP_TO"] + node)
+                out.append(_A_SHIP_TO + node)
             return out
         if kind == "paid_move":
             steps = t[1]  # the provisions were paid when the sail ability was used
             return [END] + [
-                BASE["SHIP_TO"] + node
+                _A_SHIP_TO + node
                 for node in self._distances(q, pl.ship, steps)
                 if node != pl.ship and self._arrival_cost(q, node, "normal") <= pl.prov
             ]
         if kind == "map_jump":
-            return [BASE["SHIP_TO"] + i for i, s in enumerate(self.side["spots"]) if s["kind"] == "map"]
+            return [_A_SHIP_TO + i for i, s in enumerate(self.side["spots"]) if s["kind"] == "map"]
         if kind == "join":
             others = {self.p[o].ship for o in range(self.players) if o != q}
-            return [BASE["SHIP_TO"] + node for node in sorted(others) if node != pl.ship] + [END]
+            return [_A_SHIP_TO + node for node in sorted(others) if node != pl.ship] + [END]
         if kind == "displace":
-            return [BASE["DISPLACE_TO"] + node for node in self._displace_targets(t[1], t[2])]
+            return [_A_DISPLACE_TO + node for node in self._displace_targets(t[1], t[2])]
         if kind == "location":
             opts = self._location_options(q, t[1])
-            return [BASE["SCOUT"]] * ("scout" in opts) + [BASE["BUILD"]] * ("build" in opts) + [END]
+            return [_A_SCOUT] * ("scout" in opts) + [_A_BUILD] * ("build" in opts) + [END]
         if kind == "scout":
-            return [BASE["TAKE_TILE"] + x for x in self.stacks[t[1]]]
+            return [_A_TAKE_TILE + x for x in self.stacks[t[1]]]
         if kind == "discard2":  # the first card chosen waits at the end of the hand
-            return [BASE["DISCARD"] + c for c in pl.hand[:-1]]
+            return [_A_DISCARD + c for c in pl.hand[:-1]]
         if kind == "set_die":
-            return [BASE["DIE"] + d for d in self._own_dice(q)]
+            return [_A_DIE + d for d in self._own_dice(q)]
         if kind == "copy_die":
-            return [BASE["DIE"] + d for d in self._own_dice(q)]
+            return [_A_DIE + d for d in self._own_dice(q)]
         if kind == "copy_from":
-            return [BASE["DIE"] + d for d in range(len(self.die_pos)) if d != t[1]]
+            return [_A_DIE + d for d in range(len(self.die_pos)) if d != t[1]]
         if kind == "die_back":
-            return [BASE["DIE"] + d for d in self._own_dice(q) if self._back_target(d, t[1], t[2]) is not None] + [END]
+            return [_A_DIE + d for d in self._own_dice(q) if self._back_target(d, t[1], t[2]) is not None] + [END]
         if kind == "reuse":
-            return [BASE["SPOT"] + self.die_pos[d] for d in self._own_dice(q)] + [END]
+            return [_A_SPOT + self.die_pos[d] for d in self._own_dice(q)] + [END]
         if kind == "any_spot":
             pay = t[1]
             best = max(self.die_beer[d] for d in self._own_dice(q))
             opened = self._locked_open(q)
             return [
-                BASE["SPOT"] + s
+                _A_SPOT + s
                 for s in range(self.T + C.STOP_POSITIONS)
                 if not self._occupied(s) and not (s < self.T and (self.blocked[s] or self.locked_only[s] and not opened))
                 and (not pay or self._cost(q, s) <= best)
             ] + [END]
         if kind == "pay_die":
-            return [BASE["DIE"] + d for d in self._own_dice(q) if self.die_beer[d] >= t[1]]
+            return [_A_DIE + d for d in self._own_dice(q) if self.die_beer[d] >= t[1]]
         if kind == "minus_two":
-            return [BASE["DIE"] + d for d in self._own_dice(q) if self.die_beer[d] >= 2]
+            return [_A_DIE + d for d in self._own_dice(q) if self.die_beer[d] >= 2]
         if kind == "prov_pts":
-            return [BASE["PART"], END] if pl.prov > 0 and t[2] > 0 else [END]
+            return [_A_PART, END] if pl.prov > 0 and t[2] > 0 else [END]
         raise AssertionError(f"unknown task {t!r}")
 
     def _activations(self, pl: Player, name: str) -> list[int]:
@@ -739,16 +773,16 @@ class KarviState(State):
         if name == "trade":
             for tile in pl.beside:
                 if tile < C.NUM_TR and pl.can_pay(C.TR_TILES[tile]["cost"]):
-                    out.append(BASE["ACTIVATE"] + tile)
+                    out.append(_A_ACTIVATE + tile)
             if len(pl.trade_track) >= 6 and pl.res[0] + pl.res[1] >= C.TRADE_TRACK[5]["francia"]["pay_res"]:
-                out.append(BASE["FRANCIA"])
+                out.append(_A_FRANCIA)
         else:
             strength = pl.strength()
             for tile in pl.beside:
                 if tile >= C.NUM_TR and C.TR_TILES[tile]["strength"] <= strength:
-                    out.append(BASE["ACTIVATE"] + tile)
+                    out.append(_A_ACTIVATE + tile)
             if len(pl.raid_track) >= 6 and strength >= C.RAID_TRACK[5]["francia"]["strength"]:
-                out.append(BASE["FRANCIA"])
+                out.append(_A_FRANCIA)
         return out
 
     def _raisable(self, pl: Player) -> list[int]:
@@ -757,7 +791,7 @@ class KarviState(State):
         for c in range(12):
             v = c // 2 + 1
             if pl.war[c] and v < 6 and self._supply(v + 1) > 0:
-                out.append(BASE["WARRIOR"] + c)
+                out.append(_A_WARRIOR + c)
         return out
 
     def _supply(self, v: int) -> int:
@@ -989,23 +1023,23 @@ class KarviState(State):
                 self.tasks.append(("displace", o, node))
 
     def _apply_task(self, t: tuple[Any, ...], fam: str, x: int, q: int, pl: Player) -> None:
-        kind = t[0]
+        kind: str = t[0]  # typed: a compiled build compares it as a str, not generically
         if kind == "draft":
             self.start_pool.remove(x)
             self._take_start(t[1], x)
             if not any(tt[0] == "draft" for tt in self.tasks):
                 self._place_dice()
         elif kind == "pick":
-            if x >= C.NUM_UT:
-                self.piles["runes"].remove(x - C.NUM_UT)
-                pl.hidden_runes = sorted([*pl.hidden_runes, x - C.NUM_UT])
+            if x >= _NUM_UT:
+                self.piles["runes"].remove(x - _NUM_UT)
+                pl.hidden_runes = sorted([*pl.hidden_runes, x - _NUM_UT])
             else:
                 self.piles[C.UPGRADE_TILES[x]["slot"]].remove(x)
                 pl.hidden_ut = sorted([*pl.hidden_ut, x])
         elif kind == "free_rune":
-            pl.hidden_runes.remove(x - C.NUM_UT)
-            pl.rune_spots[0].append(x - C.NUM_UT)
-            self.emit({"player": q, "free_rune": x - C.NUM_UT})
+            pl.hidden_runes.remove(x - _NUM_UT)
+            pl.rune_spots[0].append(x - _NUM_UT)
+            self.emit({"player": q, "free_rune": x - _NUM_UT})
         elif kind == "res":
             if fam != "END":
                 pl.res[0 if fam == "RES_FUR" else 1] += 1
@@ -1092,7 +1126,7 @@ class KarviState(State):
             if fam == "DRAW_STACK":
                 self._draw(q, x)
             elif fam == "PLACE_TILE":
-                if x < C.NUM_UT:
+                if x < _NUM_UT:
                     tile = C.UPGRADE_TILES[x]
                     slot = tile["slot"]
                     pl.pay(C.SLOT_COST[slot])
@@ -1102,8 +1136,8 @@ class KarviState(State):
                     pl.hidden_ut.remove(x)
                     self.emit({"player": q, "upgrade_tile": x, "slot": slot})
                 else:
-                    pl.hidden_runes.remove(x - C.NUM_UT)  # revealed as it is placed
-                    self.tasks.append(("rune_spot", x - C.NUM_UT))
+                    pl.hidden_runes.remove(x - _NUM_UT)  # revealed as it is placed
+                    self.tasks.append(("rune_spot", x - _NUM_UT))
         elif kind == "rune_spot":
             spot = C.RUNE_SPOTS[x]
             pl.pay(spot["cost"])
@@ -1418,18 +1452,19 @@ class KarviState(State):
                 self._step(steps[i])
             if self.tasks:
                 t = self.tasks[-1]
-                if t[0] == "pass_piles":
+                kind: str = t[0]
+                if kind == "pass_piles":
                     self.tasks.pop()
                     self._pass_piles()
                     continue
-                if t[0] == "start_draw":  # draw two, keep one for a start card's upgrade card
+                if kind == "start_draw":  # draw two, keep one for a start card's upgrade card
                     self.tasks.pop()
                     self.to_move = t[1]
                     deck = self.decks[t[2]]
                     if deck:
                         self._draw(t[1], t[2])
                     continue
-                if t[0] in ("draft", "free_rune", "pick"):
+                if kind in ("draft", "free_rune", "pick"):
                     self.to_move = t[1]
                 acts = self._task_actions(t)
                 if not acts or acts == [END]:
@@ -1441,7 +1476,7 @@ class KarviState(State):
             return
 
     def _step(self, step: list[Any]) -> None:
-        op = step[0]
+        op: str = step[0]  # typed: a compiled build compares it as a str, not generically
         q = self.to_move
         assert q is not None
         pl = self.p[q]
@@ -1452,7 +1487,7 @@ class KarviState(State):
         elif op == "res":
             self.tasks.append(("res", step[1]))
         elif op == "provisions":
-            pl.prov = min(C.MAX_PROVISIONS, pl.prov + step[1])
+            pl.prov = min(_MAX_PROVISIONS, pl.prov + step[1])
         elif op == "beer":
             self.tasks.append(("beer", step[1]))
         elif op == "warrior":
@@ -1638,8 +1673,8 @@ class KarviState(State):
                 info["hand"] = sorted(pl.hand)
                 info["hand_text"] = [Wd.card_words(c) for c in sorted(pl.hand)]
                 info["tiles_text"] = [Wd.placeable_words(x) for x in pl.hidden_ut] + [
-                    Wd.placeable_words(C.NUM_UT + r) for r in pl.hidden_runes]
-                info["tile_ids"] = [*pl.hidden_ut, *(C.NUM_UT + r for r in pl.hidden_runes)]  # as tiles_text
+                    Wd.placeable_words(_NUM_UT + r) for r in pl.hidden_runes]
+                info["tile_ids"] = [*pl.hidden_ut, *(_NUM_UT + r for r in pl.hidden_runes)]  # as tiles_text
                 info["upgrade_tiles"] = list(pl.hidden_ut)
                 info["runes"] = list(pl.hidden_runes)
                 if self.tasks and self.tasks[-1][0] == "keep":
@@ -1906,7 +1941,7 @@ class KarviState(State):
         if fam == "PLACE_TILE":
             if kind == "free_rune":
                 return f"place the {Wd.placeable_words(x)} on your first rune spot, free"
-            if x < C.NUM_UT:
+            if x < _NUM_UT:
                 slot = C.UPGRADE_TILES[x]["slot"]
                 return f"place the {Wd.placeable_words(x)} for {Wd.cost_words(C.SLOT_COST[slot])}"
             return f"place the {Wd.placeable_words(x)}"
