@@ -15,7 +15,6 @@ from meeple.bots import KNOB_LEVELS, make_bot
 from meeple.bots.ismcts import (
     ISMCTSBot,
     _playout,
-    _playout_to,
     leaf_returns,
     parse_knob,
     rollout_policy_for,
@@ -352,7 +351,7 @@ def test_horizon_knob_cuts_playouts_where_the_games_key_changes() -> None:
     assert isinstance(plain, ISMCTSBot) and plain.horizon is None
     state = meeple.make("trickarus", players=3, seed=4)
     world = state.determinize(0, random.Random(0))
-    _playout_to(world, random.Random(0), None, 10_000, cut.horizon, state.round)
+    _playout(world, random.Random(0), None, horizon=cut.horizon, key=state.round)
     assert not world.is_over() and world.round == state.round + 1  # stopped at the next deal
     assert len(world.history) == 39  # 13 tricks of 3 cards: the whole first round, no more
     # The search runs with it and its playouts never pass the round's end.

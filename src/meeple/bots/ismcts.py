@@ -263,10 +263,7 @@ class ISMCTSBot:
                 path.append(best)
                 node = best
             # Simulation: the game's fast playout to the end (or to the depth or horizon cut-off).
-            if horizon is None:
-                _playout(world, rng, policy, depth)
-            else:
-                _playout_to(world, rng, policy, depth, horizon, key)
+            _playout(world, rng, policy, depth, horizon, key)
             # Backpropagation: each node is credited with the reward of the player who moved.
             rewards = [(r + 1.0) * 0.5 for r in leaf_returns(world, evaluate)]
             root.visits += 1
@@ -302,12 +299,18 @@ def leaf_returns(world: State, evaluate: Evaluation | None = None) -> list[float
 
 
 def _playout(
-    world: State, rng: random.Random, policy: RolloutPolicy | None, depth: int = MAX_ROLLOUT
+    world: State,
+    rng: random.Random,
+    policy: RolloutPolicy | None,
+    depth: int = MAX_ROLLOUT,
+    horizon: Horizon | None = None,
+    key: object = None,
 ) -> None:
-    """Play ``world`` to the end, or ``depth`` actions: the game's policy if any, else random."""
+    """Play ``world`` to the end, or ``depth`` actions, or (with a ``horizon``) until
+    ``horizon(world)`` differs from ``key``: the game's policy if any, else random."""
     history = world.history
     for _ in range(depth):
-        if world.to_move is None:
+        if world.to_move is None or (horizon is not None and horizon(world) != key):
             return
         if policy is not None:
             action = policy(world, rng)
@@ -318,28 +321,6 @@ def _playout(
         history.append(action)
     if depth == MAX_ROLLOUT and world.to_move is not None:
         raise RuntimeError(f"{world!r}: no end after {MAX_ROLLOUT} playout actions")
-
-
-def _playout_to(
-    world: State,
-    rng: random.Random,
-    policy: RolloutPolicy | None,
-    depth: int,
-    horizon: Horizon,
-    key: object,
-) -> None:
-    """`_playout`, stopping too as soon as ``horizon(world)`` differs from ``key`` (the root's)."""
-    history = world.history
-    for _ in range(depth):
-        if world.to_move is None or horizon(world) != key:
-            return
-        if policy is not None:
-            action = policy(world, rng)
-        else:
-            legal = world.legal_actions()
-            action = legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
-        world._apply(action)
-        history.append(action)
 
 
 def heuristic_rollout(info: GameInfo, seed: int, epsilon: float = 0.1) -> RolloutPolicy | None:
