@@ -12,7 +12,13 @@ import pytest
 import meeple
 from contract import midgame_states
 from meeple.bots import KNOB_LEVELS, make_bot
-from meeple.bots.ismcts import ISMCTSBot, _playout, leaf_returns, parse_knob, rollout_policy_for
+from meeple.bots.ismcts import (
+    ISMCTSBot,
+    _playout,
+    leaf_returns,
+    parse_knob,
+    rollout_policy_for,
+)
 from meeple.core import GameInfo, State
 
 GAMES = [g["id"] for g in meeple.games()]
@@ -330,3 +336,32 @@ def test_prior_hooks_pick_the_guiding_level_from_the_game_package() -> None:
         assert make_bot("ismcts:6:b0", info, seed=0).prior is None  # type: ignore[attr-defined]
     finally:
         del sys.modules["nim_test_pkg"], sys.modules["nim_test_pkg.rules"]
+
+
+def test_horizon_knob_cuts_playouts_where_the_games_key_changes() -> None:
+    """Knob ``h`` uses the game's ROLLOUT_HORIZON (Trickarus: the round): a playout stops as soon
+    as the round differs from the root's, so the search sees the round's end, not the game's."""
+    info = meeple.game_info("trickarus")
+    assert parse_knob("3000:h") == {"iterations": 3000, "horizon": True}
+    with pytest.raises(ValueError):
+        parse_knob("h:h")
+    cut = make_bot("ismcts:40:h", info, seed=0)
+    assert isinstance(cut, ISMCTSBot) and cut.horizon is not None
+    plain = make_bot("ismcts:40", info, seed=0)
+    assert isinstance(plain, ISMCTSBot) and plain.horizon is None
+    state = meeple.make("trickarus", players=3, seed=4)
+    world = state.determinize(0, random.Random(0))
+    _playout(world, random.Random(0), None, horizon=cut.horizon, key=state.round)
+    assert not world.is_over() and world.round == state.round + 1  # stopped at the next deal
+    assert len(world.history) == 39  # 13 tricks of 3 cards: the whole first round, no more
+    # The search runs with it and its playouts never pass the round's end.
+    rounds: list[int] = []
+
+    def spy(s: State, rng: random.Random) -> int:
+        rounds.append(s.round)  # type: ignore[attr-defined]
+        legal = s.legal_actions()
+        return legal[rng.randrange(len(legal))]
+
+    bot = ISMCTSBot(seed=1, iterations=60, rollout_policy=spy, horizon=cut.horizon)
+    assert bot.choose(state) in state.legal_actions()
+    assert rounds and set(rounds) == {state.round}

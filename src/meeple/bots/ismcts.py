@@ -27,6 +27,9 @@ the evidence takes over. The heuristic sees the real state, which is the bot's o
 (``ISMCTS_PRIOR_BOT = "<level>"`` names another of the game's own levels to take its place);
 ``GREEDY_ROLLOUT_POLICY``, a `RolloutPolicy` that knob ``greedy`` (``ismcts:3000:greedy``)
 selects, for a cheap policy that should not replace the default playouts;
+``ROLLOUT_HORIZON: Callable[[State], object]`` (shared with `meeple.bots.rollout`), a key such as
+the round number: knob ``h`` (``ismcts:3000:h``) stops every playout as soon as the key differs
+from the root state's, and judges it like a depth cut-off (``ISMCTS_EVAL``, else running scores);
 ``ISMCTS_CANDIDATES: Callable[[State], list[int]]`` narrows the actions the *tree* considers at
 a node to a non-empty subset of the legal ones (e.g. bids near an estimate, when hundreds are
 legal and nearly all absurd); playouts are unaffected.
@@ -49,6 +52,7 @@ RolloutPolicy = Callable[[State, random.Random], int]
 Evaluation = Callable[[State], list[float]]
 Prior = Callable[[State], int]
 Candidates = Callable[[State], list[int]]
+Horizon = Callable[[State], object]
 
 DEFAULT_ITERATIONS = 1000
 """Iterations per move of level ``ismcts`` unless the game's package exports ``ISMCTS_ITERATIONS``."""
@@ -102,6 +106,12 @@ def default_rollout_depth(info: GameInfo) -> int | None:
 def evaluation_for(info: GameInfo) -> Evaluation | None:
     """The game's ``ISMCTS_EVAL`` for cut-off playouts, or ``None`` (place by running scores)."""
     fn = getattr(game_package(info), "ISMCTS_EVAL", None)
+    return fn if callable(fn) else None
+
+
+def horizon_for(info: GameInfo) -> Horizon | None:
+    """The game's ``ROLLOUT_HORIZON`` (a key whose change ends a playout), or ``None``."""
+    fn = getattr(game_package(info), "ROLLOUT_HORIZON", None)
     return fn if callable(fn) else None
 
 
@@ -165,6 +175,7 @@ class ISMCTSBot:
         prior: Prior | None = None,
         prior_weight: float = 0.0,
         candidates: Candidates | None = None,
+        horizon: Horizon | None = None,
     ) -> None:
         if iterations is None and seconds is None:
             raise ValueError("ISMCTS needs a budget: iterations or seconds")
@@ -179,6 +190,7 @@ class ISMCTSBot:
         self.prior = prior
         self.prior_weight = prior_weight
         self.candidates = candidates
+        self.horizon = horizon
         self.last: SearchStats | None = None
 
     def choose(self, state: State) -> int:
@@ -199,7 +211,8 @@ class ISMCTSBot:
         """Run the budget from ``me``'s information set; return the root of the tree."""
         rng, c = self.rng, self.exploration
         policy, depth = self.rollout_policy, self.rollout_depth or MAX_ROLLOUT
-        evaluate, narrow = self.evaluate, self.candidates
+        evaluate, narrow, horizon = self.evaluate, self.candidates, self.horizon
+        key = horizon(state) if horizon is not None else None
         root = _Node(-1, -1)
         # Progressive bias at the root only: one heuristic call per move, on the bot's own state.
         favoured, weight = -1, self.prior_weight
@@ -249,8 +262,8 @@ class ISMCTSBot:
                 world.history.append(best.action)
                 path.append(best)
                 node = best
-            # Simulation: the game's fast playout to the end (or to the depth cut-off).
-            _playout(world, rng, policy, depth)
+            # Simulation: the game's fast playout to the end (or to the depth or horizon cut-off).
+            _playout(world, rng, policy, depth, horizon, key)
             # Backpropagation: each node is credited with the reward of the player who moved.
             rewards = [(r + 1.0) * 0.5 for r in leaf_returns(world, evaluate)]
             root.visits += 1
@@ -286,12 +299,18 @@ def leaf_returns(world: State, evaluate: Evaluation | None = None) -> list[float
 
 
 def _playout(
-    world: State, rng: random.Random, policy: RolloutPolicy | None, depth: int = MAX_ROLLOUT
+    world: State,
+    rng: random.Random,
+    policy: RolloutPolicy | None,
+    depth: int = MAX_ROLLOUT,
+    horizon: Horizon | None = None,
+    key: object = None,
 ) -> None:
-    """Play ``world`` to the end, or ``depth`` actions: the game's policy if any, else random."""
+    """Play ``world`` to the end, or ``depth`` actions, or (with a ``horizon``) until
+    ``horizon(world)`` differs from ``key``: the game's policy if any, else random."""
     history = world.history
     for _ in range(depth):
-        if world.to_move is None:
+        if world.to_move is None or (horizon is not None and horizon(world) != key):
             return
         if policy is not None:
             action = policy(world, rng)
@@ -333,7 +352,8 @@ without becoming the default playout of ``hard``), else as ``game``."""
 def parse_knob(knob: str) -> dict[str, Any]:
     """Parts separated by ``:``, each optional: ``2000`` iterations or ``0.5s`` per move; a rollout
     (``game``, ``random``, ``heuristic``, ``greedy``); ``d40``, playouts cut after 40 actions; ``b1.5``, the
-    root bias toward the heuristic's move (``b0`` turns off a game's default bias).
+    root bias toward the heuristic's move (``b0`` turns off a game's default bias); ``h``, playouts
+    cut at the game's ``ROLLOUT_HORIZON`` (e.g. the round's end).
 
     So ``ismcts:0.5s:heuristic:d40:b1`` is a valid level.
     """
@@ -344,6 +364,9 @@ def parse_knob(knob: str) -> dict[str, Any]:
             continue
         if part.startswith("d") and part[1:].isdigit() and int(part[1:]) > 0 and "depth" not in out:
             out["depth"] = int(part[1:])
+            continue
+        if part == "h" and "horizon" not in out:
+            out["horizon"] = True
             continue
         if part.startswith("b") and "prior" not in out:
             try:
@@ -371,7 +394,7 @@ def parse_knob(knob: str) -> dict[str, Any]:
             raise ValueError(
                 f"ismcts knob {knob!r}: give iterations (ismcts:2000) or seconds (ismcts:0.5s), "
                 f"optionally a rollout ({', '.join(ROLLOUTS)}) and a playout depth cut-off "
-                f"(d<actions>) and a heuristic bias (b<weight>), e.g. ismcts:0.5s:heuristic:d40:b1"
+                f"(d<actions>), a heuristic bias (b<weight>) and a horizon cut (h), e.g. ismcts:0.5s:heuristic:d40:b1"
             ) from None
     return out
 
@@ -410,4 +433,5 @@ def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot
         prior=prior,
         prior_weight=weight if prior is not None else 0.0,
         candidates=candidates_for(info),
+        horizon=horizon_for(info) if spec.get("horizon") else None,
     )

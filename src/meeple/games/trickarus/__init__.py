@@ -2,7 +2,7 @@
 
 from meeple.core import GameInfo, Option
 
-from .bot import HeuristicBot, evaluate, greedy_playout
+from .bot import HeuristicBot, evaluate, greedy_playout, round_key
 from .learned import LearnedBot
 from .render import render_text
 from .rules import NUM_CARDS, TrickarusState, check
@@ -45,3 +45,7 @@ ISMCTS_EVAL = evaluate
 # Knob ``greedy`` (``ismcts:<N>:greedy``): playouts by a cheap rule of thumb instead of random
 # moves; not the default, so ``hard`` keeps random playouts.
 GREEDY_ROLLOUT_POLICY = greedy_playout
+
+# Search horizon (ISMCTS knob ``h``, e.g. ``ismcts:3000:h``; also the `rollout:` levels): playouts
+# stop when the round ends and are judged by `ISMCTS_EVAL` (or by the result if the game ended).
+ROLLOUT_HORIZON = round_key

@@ -359,6 +359,13 @@ def evaluate(state: TrickarusState) -> list[float]:
     return out
 
 
+def round_key(state: TrickarusState) -> int:
+    """The round number: a search playout cut here (ISMCTS knob ``h``) ends with the round, where
+    the track is all that carries over (the next round is dealt afresh), and is judged by
+    `evaluate`; a round that ends the game gives the real result."""
+    return state.round
+
+
 GREEDY_EPSILON = 0.1  # share of uniformly random moves in `greedy_playout`
 
 
