@@ -889,11 +889,13 @@ def test_ismcts_hooks_play_legal_rollouts_to_the_round_end():
         assert s.round == start_round + 1 and len(s.results) == 1
 
 
-def test_rollout_hooks_stop_at_the_round_end_and_value_the_movers_own_points():
+def test_rollout_hooks_stop_at_the_round_end_and_value_place_at_4p_points_at_5p():
     """The rollout hooks (meeple.bots.rollout): a playout by `shedder` from mid-round stops once
-    this round is scored, and each seat's value is then its own points (Champ bonus included)."""
+    this round is scored, and each seat's value is then its expected place at 4 players, its own
+    points (Champ bonus included) at 5."""
     from meeple.bots.rollout import RolloutBot
     from meeple.games import savage_bowl
+    from meeple.games.savage_bowl.bot import rollout_place_value
 
     rng = random.Random(5)
     for players in (4, 5):
@@ -907,7 +909,11 @@ def test_rollout_hooks_stop_at_the_round_end_and_value_the_movers_own_points():
         while savage_bowl.ROLLOUT_HORIZON(s) == key:
             s.apply(bot.choose(s))
         assert len(s.results) == 1 and s.round == 2
-        assert [savage_bowl.ROLLOUT_VALUE(s, p) for p in range(players)] == s.points
+        values = [savage_bowl.ROLLOUT_VALUE(s, p) for p in range(players)]
+        if players == 4:
+            assert values == [rollout_place_value(s, p) for p in range(players)] != s.points
+        else:
+            assert values == s.points
 
     rb = RolloutBot(meeple.game_info("savage_bowl"), 1, base="shedder", keep=3, worlds=2)
     assert rb.horizon is savage_bowl.ROLLOUT_HORIZON and rb.value is savage_bowl.ROLLOUT_VALUE
@@ -916,3 +922,29 @@ def test_rollout_hooks_stop_at_the_round_end_and_value_the_movers_own_points():
         a = rb.choose(s) if s.to_move == 0 else rng.choice(s.legal_actions())
         assert s.is_legal(a)
         s.apply(a)
+
+
+def test_rollout_place_value_is_the_expected_place():
+    """`rollout_place_value`: minus the exact final place once the game is over (plus a little
+    for own points); mid-game a point more is worth more while it can still change a place, and
+    a rival's point costs more the closer the rival is."""
+    from meeple.games.savage_bowl.bot import OWN_POINTS, rollout_place_value
+
+    s = make(4, seed=3)
+    s.round = 2  # rounds 2-4 still to play
+    s.points = [3, 3, 0, 0]
+    level = rollout_place_value(s, 0)
+    s.points = [4, 3, 0, 0]
+    assert rollout_place_value(s, 0) > level  # my point
+    s.points = [3, 4, 0, 0]
+    close = rollout_place_value(s, 0)
+    s.points = [3, 3, 1, 0]
+    far = rollout_place_value(s, 0)
+    assert close < far < level  # a close rival's point costs more than a far one's
+    s.points = [3, 20, 20, 20]
+    s.round = 4  # the last round: a place far out of reach
+    assert rollout_place_value(s, 0) == pytest.approx(-4 + 3 * OWN_POINTS, abs=0.01)
+    while not s.is_over():
+        s.apply(s.legal_actions()[0])
+    for p in range(4):
+        assert rollout_place_value(s, p) == -s.ranking()[p] + OWN_POINTS * s.points[p]

@@ -100,3 +100,25 @@ def test_shedder_throws_its_most_dangerous_card_when_it_cannot_take_the_trick():
         assert a < CHAM_BASE and danger(a) == max(danger(b) for b in plain)
         differ += a != make_bot("medium", info, 1).choose(s)
     assert differ >= len(positions) // 2
+
+
+def test_outcomes_of_all_plays_agree_with_one_at_a_time():
+    """`_outcomes` (the trick's keys read once, for the rollout level's playouts) gives what
+    `_outcome` gives card by card, at both player counts and under every strength option."""
+    info = meeple.game_info("savage_bowl")
+    checked = 0
+    for players in (4, 5):
+        for offcolour in ("equal", "by_number"):
+            for ties in ("first_played", "last_played"):
+                for seed in range(3):
+                    s = meeple.make("savage_bowl", players=players, seed=seed,
+                                    offcolour=offcolour, ties=ties)
+                    bots = [make_bot("random", info, seed * 10 + p) for p in range(players)]
+                    while s.to_move is not None:
+                        legal = s.legal_actions()
+                        if s.phase == PLAY and s.trick:
+                            one = [HeuristicBot._outcome(s, a) for a in legal]
+                            assert HeuristicBot._outcomes(s, legal) == one
+                            checked += 1
+                        s.apply(bots[s.to_move].choose(s))
+    assert checked > 500

@@ -2,7 +2,7 @@
 
 from meeple.core import GameInfo, Option
 
-from .bot import HeuristicBot, ShedderBot, rollout_horizon, rollout_policy, rollout_value
+from .bot import HeuristicBot, ShedderBot, rollout_expert_value, rollout_horizon, rollout_policy
 from .render import render_text
 from .rules import MAX_ROUND_ACTIONS, NUM_ACTIONS, SETUP, SavageBowlState, check
 
@@ -15,15 +15,16 @@ ISMCTS_ROLLOUT_DEPTH = MAX_ROUND_ACTIONS
 # with the named levels (docs/arena.md), neither at 400 nor at 150 iterations.
 ISMCTS_ITERATIONS = 400
 # Rollout hooks (see meeple.bots.rollout): play a candidate out to the round's end, judge it by
-# the mover's own points then.
+# the mover's expected final place then at 4 players, by its own points at 5 (`bot.rollout_expert_value`).
 ROLLOUT_HORIZON = rollout_horizon
-ROLLOUT_VALUE = rollout_value
+ROLLOUT_VALUE = rollout_expert_value
 # Named levels (meeple.bots, issue #23): the search was not shown ahead of the heuristic and at
 # 400 iterations hit the server's 5 s cap on a loaded machine, so `hard` is the better heuristic
 # (`bot.ShedderBot`, the heuristic's cost). `expert` (until 2026-11-27 `ismcts:1400`, never shown
 # stronger) is a rollout policy improvement over it: every legal move (k30 covers a hand with
 # Chameleon plays) played out by `shedder` at every seat to the round's end on 16 shared worlds,
-# judged by the mover's own points (the hooks above); about 0.05 s of CPU a decision on average.
+# judged by the mover's expected place at 4 players (since 2026-11-28; by own points it was not
+# shown ahead at 4p) and own points at 5 (the hooks above); about 0.05 s of CPU a decision.
 BOT_LEVELS = {"hard": "shedder", "expert": "rollout:shedder:k30:w16"}
 
 GAME = GameInfo(

@@ -1,0 +1,58 @@
+"""An exploration screen for issue #23: a rollout `expert` candidate head to head with `hard`,
+with the game's rollout hooks swapped for the run (a value or world that is not yet the
+package's). Results of screens go only into docs/arena.md "What was tried", never the table.
+
+    nice python benchmarks/rollout_screen.py savage_bowl 4 rollout:shedder:k30:w16 --value place \\
+        --games 64 --seed 201
+
+The seed is given by hand before the run (a screen compares candidates on the same deals), and
+the per-game lines let a stopped screen still be read (`arena_suite.partial_run`'s format).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from meeple.bots.arena import run_arena
+
+VALUES = {  # --value name -> (module, attribute) of a ROLLOUT_VALUE hook
+    "savage_bowl": {
+        "points": ("meeple.games.savage_bowl.bot", "rollout_value"),
+        "place": ("meeple.games.savage_bowl.bot", "rollout_place_value"),
+    },
+    "scarvus": {"place": ("meeple.games.scarvus.search", "place_value")},
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("game")
+    ap.add_argument("players", type=int)
+    ap.add_argument("level", help="the candidate, e.g. rollout:shedder:k30:w16")
+    ap.add_argument("--opponent", default="hard")
+    ap.add_argument("--value", help="a ROLLOUT_VALUE of the game (VALUES) for this run")
+    ap.add_argument("--games", type=int, default=64)
+    ap.add_argument("--seed", type=int, required=True)
+    args = ap.parse_args()
+    if args.value:
+        module, attr = VALUES[args.game][args.value]
+        pkg = importlib.import_module(f"meeple.games.{args.game}")
+        pkg.ROLLOUT_VALUE = getattr(importlib.import_module(module), attr)  # type: ignore[attr-defined]
+    bots = [args.level, args.opponent]
+    print(f"screen {args.game} {args.players}p {bots} value={args.value or 'package'} "
+          f"games={args.games} seed={args.seed}", flush=True)
+
+    def line(r) -> None:  # noqa: ANN001
+        print(f"game {r.index + 1}/{args.games}: #{r.index} {tuple(r.lineup)} places {tuple(r.places)}",
+              flush=True)
+
+    result = run_arena(args.game, bots, args.games, args.players, args.seed, on_result=line)
+    for s in result.stats:
+        iv = s.mean_place
+        print(f"{s.bot}: games {s.games} place {iv.mean:.3f} [{iv.lo:.3f}, {iv.hi:.3f}] "
+              f"p95 cpu {getattr(s, 'p95_cpu_seconds', 0.0):.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
