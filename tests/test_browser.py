@@ -97,8 +97,14 @@ def browser():
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 
-def new_page(browser, errors, size="desktop"):
-    page = browser.new_context(viewport=SIZES[size], has_touch=size == "phone").new_page()
+def new_page(browser, errors, size="desktop", motion="reduce"):
+    """A page at ``size``. ``motion="reduce"`` is the system's reduced-motion setting, which the
+    tables honour (no pulsing choices): Playwright waits for a pulsing choice to settle before
+    it clicks, 0.4-0.5 s a click against 0.05 s (the page itself answers a click in about 30 ms
+    either way), so the tests that play whole games use it and the screenshot and undo tests
+    keep the animations on."""
+    context = browser.new_context(viewport=SIZES[size], has_touch=size == "phone", reduced_motion=motion)
+    page = context.new_page()
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_default_timeout(30_000)
     return page
@@ -305,7 +311,7 @@ def test_screenshot_of_each_games_table(browser, server, game, size):
     out.mkdir(parents=True, exist_ok=True)
     info = meeple.game_info(game)
     players = 3 if 3 in info.player_counts else min(info.player_counts)
-    page = new_page(browser, [], size)
+    page = new_page(browser, [], size, motion="no-preference")
     suffix = "" if size == "desktop" else "-phone"
     if game == GAMES[0]:
         page.goto(server.url + "/")
@@ -340,7 +346,7 @@ def test_undo_within_a_turn_by_button_and_keyboard(browser, server, game):
     (reached from the keyboard) each take the last step back to exactly the choices before it;
     "Undo the whole turn" goes back to the turn's start; at a turn's start there is no Undo."""
     errors: list[str] = []
-    page = new_page(browser, errors)
+    page = new_page(browser, errors, motion="no-preference")
     create_in_lobby(page, server.url, game, 2, seats={1: "bot:random"})
     for _ in range(200):
         assert wait_turn_or_end(page) != "over"
