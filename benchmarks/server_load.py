@@ -1,9 +1,12 @@
 """Load test of the web platform: tables of WebSocket players on one or several servers.
 
 Starts ``--nodes`` servers (`python -m meeple.server`) on loopback ports, sharing one database
-(and Redis when there are several), and keeps ``--tables`` tables playing: each table is
-created on one server and each of its seats plays through a socket on the next server round
-the ring, so with two or more servers every move crosses servers. A seat answers its turns
+(and Redis when there are several), and keeps ``--tables`` tables playing. Where a table's
+sockets go is ``--placement``: ``table`` (the default) puts all of a table's seats on one
+server, table after table round the servers, as the shipped proxy configurations do (nginx
+``hash $uri`` and Caddy ``uri_hash`` on ``/ws/tables/<id>``); ``ring`` puts each seat on the
+next server round the ring, so with two or more servers every move crosses servers (what a
+proxy that hashes client addresses gives, at worst). A seat answers its turns
 with random legal moves after a think time. Measured: moves per second and the delivery time
 of each move to every seat (from sending it to receiving the state that contains it), split
 into seats on the mover's server and seats on another.
@@ -558,8 +561,9 @@ def main() -> None:
     p.add_argument("--think", type=float, default=1.0, help="mean seconds a player waits before moving")
     p.add_argument("--database-url", default=os.environ.get("MEEPLE_TEST_POSTGRES_URL"))
     p.add_argument("--redis-url", default=os.environ.get("MEEPLE_TEST_REDIS_URL"))
-    p.add_argument("--placement", choices=["ring", "table"], default="ring",
-                   help="ring: a table's seats on different servers; table: all on one")
+    p.add_argument("--placement", choices=["ring", "table"], default="table",
+                   help="table: all of a table's seats on one server, as the shipped proxy "
+                        "configs route them; ring: a table's seats on different servers")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--async-commit", action="store_true",
                    help="servers with MEEPLE_DB_SYNC_COMMIT=off (no WAL flush in a move's path: "

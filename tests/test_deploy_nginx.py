@@ -8,7 +8,8 @@ database is migrated by this test.
 nginx is started from a copy of deploy/nginx.conf with only what a host would change: the name
 (localhost), the certificate (self-signed, made here with openssl), the ports, and the two
 upstream servers. ``ip_hash`` is dropped so that requests from this one test address alternate
-between the two servers, and a game is played across both.
+between the two servers, and a game is played across both; the table's sockets all reach one
+server, as the shipped ``hash $uri`` sends them.
 """
 
 from __future__ import annotations
@@ -71,7 +72,9 @@ def site_config(https: int, http: int, upstreams: list[int], cert: Path, key: Pa
     conf = conf.replace("return 301 https://$host$request_uri;",
                         f"return 301 https://$host:{https}$request_uri;")
     conf = re.sub(r"\s*#?\s*server 127\.0\.0\.1:\d+;", "", conf)
-    conf = conf.replace("ip_hash;", "\n".join(f"server 127.0.0.1:{p};" for p in upstreams))
+    servers = "\n".join(f"server 127.0.0.1:{p};" for p in upstreams)
+    conf = conf.replace("ip_hash;", servers)
+    conf = conf.replace("hash $uri consistent;", f"hash $uri consistent;\n{servers}")
     # behind the test's own port, $host lacks it: pass the port on to meeple as browsers do
     conf = conf.replace("proxy_set_header Host $host;", "proxy_set_header Host $http_host;")
     return conf
@@ -215,3 +218,13 @@ def test_two_friends_play_to_the_end_over_https_and_wss_across_two_servers(site)
     log = (site["tmp"] / "logs" / "access.log").read_text()
     for port in site["ports"]:
         assert f"127.0.0.1:{port} " in log
+    # ... but every socket of the table (both players and the spectator) reached one server
+    # (nginx logs a socket when it closes, so give it a moment)
+    end = time.monotonic() + 10
+    while True:
+        log = (site["tmp"] / "logs" / "access.log").read_text()
+        sockets = [line.split()[0] for line in log.splitlines() if f"/ws/tables/{t['id']}" in line]
+        if len(sockets) >= 3 or time.monotonic() > end:
+            break
+        time.sleep(0.2)
+    assert len(sockets) == 3 and len(set(sockets)) == 1, sockets

@@ -14,6 +14,7 @@ from contract import SlowClock, midgame_states
 from meeple.bots import (
     LEVELS,
     EpsilonBot,
+    PlayerCountBot,
     RandomBot,
     aliases,
     extra_levels,
@@ -55,13 +56,38 @@ def _budget(bot: object) -> int | None:
     return getattr(bot, "iterations", None)
 
 
+def _at(bot: object, players: int) -> object:
+    """The bot a level plays at ``players`` (a level defined per count picks one)."""
+    return bot.bot_for(players) if isinstance(bot, PlayerCountBot) else bot
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_expert_searches_more_than_hard(game: str) -> None:
     info = meeple.game_info(game)
-    hard, expert = make_bot("hard", info, 0), make_bot("expert", info, 0)
-    assert _budget(expert)  # expert is always a search
-    # hard is a smaller search, or (where search could not beat the heuristic) a better heuristic
-    assert _budget(expert) > (_budget(hard) or 0)  # type: ignore[operator]
+    for n in info.player_counts:
+        hard, expert = _at(make_bot("hard", info, 0), n), _at(make_bot("expert", info, 0), n)
+        assert _budget(expert)  # expert is always a search
+        # hard is a smaller search, or (where search could not beat the heuristic) a better heuristic
+        assert _budget(expert) > (_budget(hard) or 0)  # type: ignore[operator]
+
+
+def test_a_level_defined_per_player_count() -> None:
+    """Trickarus' hard and expert differ by count; the count comes from the state."""
+    info = meeple.game_info("trickarus")
+    assert level_specs(info, 2)["hard"] == "ismcts:200" and level_specs(info, 5)["hard"] == "ismcts:1000"
+    assert level_specs(info)["expert"] == "2-3p: ismcts:1000; 4-5p: ismcts:3000"
+    for n, hard_budget in ((2, 200), (3, 200), (4, 1000), (5, 1000)):
+        bot = make_bot("hard", info, 3)
+        assert isinstance(bot, PlayerCountBot) and bot.name == "hard"
+        bot.max_seconds = 4.0  # a server's cap reaches the bot it picks
+        state = meeple.make("trickarus", players=n, seed=11)
+        inner = bot.bot_for(n)
+        assert _budget(inner) == hard_budget and inner.max_seconds == 4.0  # type: ignore[attr-defined]
+        inner.iterations = 5  # type: ignore[attr-defined]
+        assert bot.choose(state) in state.legal_actions()
+        assert bot.last is inner.last is not None  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="no bot for 6 players"):
+        make_bot("hard", info, 3).bot_for(6)
 
 
 # ----- repeatable on any machine at any load ------------------------------------------------------
@@ -85,7 +111,7 @@ def test_same_seed_same_games_on_a_loaded_or_slow_machine(monkeypatch: pytest.Mo
     monkeypatch.setattr(ismcts_module, "time", SlowClock())
     slow = run_arena(**args)  # type: ignore[arg-type]
     assert _games(quiet) == _games(loaded) == _games(slow)
-    budget = _budget(make_bot("hard", meeple.game_info("trickarus"), 0))
+    budget = _budget(_at(make_bot("hard", meeple.game_info("trickarus"), 0), 2))
     hard = next(s for s in slow.stats if s.bot == "hard")
     assert hard.mean_iterations == budget and hard.cap_hits == 0
 
@@ -119,7 +145,8 @@ def test_level_never_reads_hidden_information(game: str, level: str) -> None:
             x, y = a.determinize(me, random.Random(9)), b.determinize(me, random.Random(9))
             if not all(x.view(p) == y.view(p) for p in [None, *range(a.players)]):
                 pytest.xfail(f"{game}: determinize's sample depends on the hidden layout")
-            bot_a, bot_b = make_bot(level, info, 7), make_bot(level, info, 7)
+            bot_a = _at(make_bot(level, info, 7), state.players)
+            bot_b = _at(make_bot(level, info, 7), state.players)
             for bot in (bot_a, bot_b):
                 if isinstance(bot, ISMCTSBot):
                     bot.iterations = 12

@@ -12,8 +12,9 @@ a move at a time cap as a safety net (`ISMCTSBot.max_seconds`, counted in ``bot.
 
 A game defines its levels with ``BOT_LEVELS`` next to ``GAME`` in its package: a mapping from
 ``medium``/``hard``/``expert`` to any level string `make_bot` accepts, e.g.
-``{"hard": "ismcts:1000", "expert": "ismcts:3000"}`` or ``{"medium": "heuristic"}``. What it
-leaves out gets `default_level_specs`. A key beyond the five adds a level of that game only,
+``{"hard": "ismcts:1000", "expert": "ismcts:3000"}`` or ``{"medium": "heuristic"}``. A value may
+also be a mapping from player count to such a string, where what beats its neighbours differs by
+count (`PlayerCountBot`). What it leaves out gets `default_level_specs`. A key beyond the five adds a level of that game only,
 listed after them (`extra_levels`); it names one of the game's own bots (``GAME.bots``), e.g.
 Trickarus' ``{"learned": "learned"}``, a trained policy. The older names keep working: each game's own bots
 (``heuristic``, Scarvus' ``probabilistic``), ``ismcts`` (the game's default search, now without a
@@ -24,8 +25,8 @@ and ``rollout:<knob>`` (`meeple.bots.rollout`: a base bot's best moves played ou
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from meeple.core import GameInfo, State
 
@@ -76,6 +77,66 @@ class EpsilonBot:
         return self.inner.choose(state)
 
 
+class PlayerCountBot:
+    """A named level whose definition depends on the table's player count.
+
+    Why: a search budget that beats its neighbours at 2 players may not at 5 (Trickarus), so a
+    game's ``BOT_LEVELS`` may map counts to level strings. The bot for a count is made on the
+    first decision at that count, with this bot's seed, so a seed still gives one game.
+    """
+
+    def __init__(self, name: str, info: GameInfo, seed: int, by_players: Mapping[int, str]) -> None:
+        self.name, self.info, self.seed = name, info, seed
+        self.by_players = dict(by_players)
+        self._bots: dict[int, Bot] = {}
+        self._current: Bot | None = None
+        self._max_seconds: float | None = None
+
+    def bot_for(self, players: int) -> Bot:
+        """The bot this level plays at ``players``; `ValueError` for a count the game lacks."""
+        if players not in self._bots:
+            if players not in self.by_players:
+                raise ValueError(f"{self.info.id}: level {self.name!r} names no bot for {players} players")
+            bot = make_bot(self.by_players[players], self.info, self.seed)
+            if self._max_seconds is not None and hasattr(bot, "max_seconds"):
+                bot.max_seconds = self._max_seconds
+            self._bots[players] = bot
+        return self._bots[players]
+
+    def choose(self, state: State) -> int:
+        self._current = self.bot_for(state.players)
+        return self._current.choose(state)
+
+    # The arena and the server read a search's ``last`` and set its ``max_seconds`` cap.
+    @property
+    def last(self) -> Any:
+        return getattr(self._current, "last", None)
+
+    @property
+    def max_seconds(self) -> float | None:
+        return self._max_seconds
+
+    @max_seconds.setter
+    def max_seconds(self, value: float | None) -> None:
+        self._max_seconds = value
+        for bot in self._bots.values():
+            if hasattr(bot, "max_seconds"):
+                bot.max_seconds = value
+
+
+def _describe(spec: str | Mapping[int, str]) -> str:
+    """A level's definition as one line: a per-count mapping as ``2-3p: a; 4-5p: b``."""
+    if isinstance(spec, str):
+        return spec
+    runs: list[tuple[int, int, str]] = []
+    for n in sorted(spec):
+        if runs and runs[-1][2] == spec[n] and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n, spec[n])
+        else:
+            runs.append((n, n, spec[n]))
+    return "; ".join(f"{a}p: {s}" if a == b else f"{a}-{b}p: {s}" for a, b, s in runs)
+
+
 # Game-independent levels besides the named ones: name -> factory(info, seed).
 GENERIC_LEVELS: dict[str, Callable[[GameInfo, int], Bot]] = {
     "random": lambda info, seed: RandomBot(seed),
@@ -98,15 +159,29 @@ def default_level_specs(info: GameInfo) -> dict[str, str]:
     return {"medium": medium, "hard": f"ismcts:{n}", "expert": f"ismcts:{3 * n}"}
 
 
-def level_specs(info: GameInfo) -> dict[str, str]:
-    """Each named level's definition for ``info``: the game's ``BOT_LEVELS`` over the defaults."""
+def _own_specs(info: GameInfo) -> dict[str, str | Mapping[int, str]]:
+    """The game's ``BOT_LEVELS`` entries for ``medium``/``hard``/``expert``, as written."""
     from .ismcts import game_package
 
-    specs = default_level_specs(info)
     own = getattr(game_package(info), "BOT_LEVELS", None) or {}
-    for name, spec in own.items():
-        if name in ("medium", "hard", "expert") and isinstance(spec, str):
+    return {name: spec for name, spec in own.items()
+            if name in ("medium", "hard", "expert") and isinstance(spec, str | Mapping)}
+
+
+def level_specs(info: GameInfo, players: int | None = None) -> dict[str, str]:
+    """Each named level's definition for ``info``: the game's ``BOT_LEVELS`` over the defaults.
+
+    A level defined per player count gives its string at ``players``, or, without ``players``,
+    one line naming every count (``2-3p: ismcts:200; 4-5p: ismcts:1000``).
+    """
+    specs = default_level_specs(info)
+    for name, spec in _own_specs(info).items():
+        if isinstance(spec, str):
             specs[name] = spec
+        elif players is not None and players in spec:
+            specs[name] = spec[players]
+        else:
+            specs[name] = _describe(spec)
     specs["easy"] = f"easy({specs['medium']}, {EASY_EPSILON:g} random)"
     specs["random"] = "random"
     return {name: specs.get(name, name) for name in levels(info)}
@@ -140,6 +215,9 @@ def make_bot(level: str, info: GameInfo, seed: int = 0) -> Bot:
     """
     bot: Bot
     if level in ("medium", "hard", "expert"):
+        own = _own_specs(info).get(level)
+        if own is not None and not isinstance(own, str):
+            return PlayerCountBot(level, info, seed, own)
         spec = level_specs(info)[level]
         if spec in ("medium", "hard", "expert", "ismcts", "easy"):
             raise ValueError(f"{info.id}: level {level!r} is defined as another named level")

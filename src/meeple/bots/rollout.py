@@ -73,7 +73,7 @@ class RolloutBot:
         depth: int | None = None,
         margin: float = 0.0,
     ) -> None:
-        from . import level_specs, make_bot  # the registry imports this module
+        from . import _own_specs, level_specs, make_bot  # the registry imports this module
 
         self.name = f"rollout:{base}"
         self.info, self.keep, self.worlds, self.margin = info, keep, worlds, margin
@@ -82,7 +82,8 @@ class RolloutBot:
         self.base = make_bot(base, info, seed)
         level = playout or base
         # A named level resolved once, not at each of the keep x worlds x seats bots it makes.
-        if level in ("medium", "hard", "expert"):
+        # (One defined per player count stays a name: its bot picks by the state's count.)
+        if level in ("medium", "hard", "expert") and isinstance(_own_specs(info).get(level, ""), str):
             level = level_specs(info)[level]
         self.playout_level = level
         self._make_bot = make_bot

@@ -36,7 +36,14 @@ GAME = GameInfo(
 
 # A sixth level after the five (meeple.bots.extra_levels): the policy trained by examples/train.py,
 # weights in learned.npz; standard library only, so every install offers it.
-BOT_LEVELS = {"learned": "learned"}
+# hard and expert by player count (meeple.bots.PlayerCountBot): at 2-3 players ISMCTS 3000 was not
+# shown ahead of 1000, while 1000 beat 200 and 200 still beat the heuristic; at 4-5 players 1000
+# is the search that beat the heuristic (docs/arena.md).
+BOT_LEVELS = {
+    "hard": {2: "ismcts:200", 3: "ismcts:200", 4: "ismcts:1000", 5: "ismcts:1000"},
+    "expert": {2: "ismcts:1000", 3: "ismcts:1000", 4: "ismcts:3000", 5: "ismcts:3000"},
+    "learned": "learned",
+}
 
 # ISMCTS hook (meeple.bots.ismcts): a playout cut short (a knob's ``d<actions>``) is judged by the
 # heuristic's estimate of each player's final place. Full random playouts stay the default.
