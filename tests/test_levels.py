@@ -90,6 +90,16 @@ def test_a_level_defined_per_player_count() -> None:
         make_bot("hard", info, 3).bot_for(6)
 
 
+def test_scarvus_expert_samples_more_worlds_at_five_to_seven_players() -> None:
+    """At 5-7p the 24-world rollout was never shown ahead of `hard`: 64 worlds, base bid kept
+    unless another is 0.02 places better; 3-4p keep the 24 worlds that beat `hard` there."""
+    info = meeple.game_info("scarvus")
+    for n, worlds, margin in ((3, 24, 0.0), (4, 24, 0.0), (5, 64, 0.02), (6, 64, 0.02), (7, 64, 0.02)):
+        inner = make_bot("expert", info, 5).bot_for(n)  # type: ignore[attr-defined]
+        assert (inner.name, inner.worlds, inner.margin) == ("rollout:probabilistic", worlds, margin)
+    assert level_specs(info, 6)["expert"] == "rollout:probabilistic:k5:w64:m0.02"
+
+
 # ----- repeatable on any machine at any load ------------------------------------------------------
 def _games(result: ArenaResult) -> list[tuple[object, ...]]:
     return [(g.lineup, g.places, g.scores, g.moves, g.iterations) for g in result.games]
