@@ -305,13 +305,12 @@ class ProbabilisticBot:
 
     # ----- decisions ---------------------------------------------------------------------------
     def _card_step(self, view: dict[str, Any], legal: list[int], dists: dict[int, list[float]]) -> int:
-        spread = {c: _variance(d) for c, d in dists.items()}
         counsel = [a for a in legal if COUNSEL <= a < COUNSEL + NC]
         if counsel:  # knowing the Daedalus card narrows the widest colour most
-            return max(counsel, key=lambda a: spread[a - COUNSEL])
+            return max(counsel, key=lambda a: _variance(dists[a - COUNSEL]))
         flare = [a for a in legal if FLARE <= a < FLARE + NC]
         if flare:
-            return max(flare, key=lambda a: spread[a - FLARE])
+            return max(flare, key=lambda a: _variance(dists[a - FLARE]))
         reveal = [a for a in legal if REVEAL <= a < REVEAL + NC]
         if reveal:  # a Flight card is worth a card the table would guess anyway: the mean one
             hand = view["hand"]
@@ -339,12 +338,15 @@ class ProbabilisticBot:
         erratic, softness = self.erratic_next, self.softness
         pressure = self.pressure * self._rival_weight(view, nxt) * (1 - erratic)  # a random raiser fears nothing
         best, best_a, best_q = math.inf, legal[0], 0.0
-        for a in legal:  # the hot loop of a rollout search: bid_of and min() inlined
+        steady, noise = 1 - erratic, erratic * 0.5
+        exp = math.exp
+        for a in legal:  # the hot loop of a rollout search: bid_of, min() and _logistic inlined
             n, c = divmod(a - BID, NC)
             n += 1
             if n < CAP:
-                q = _logistic((seen_raise[n + 1] - table_l[c][n][1]) / softness)
-                q = (1 - erratic) * q + erratic * 0.5
+                x = (seen_raise[n + 1] - table_l[c][n][1]) / softness
+                q = 1.0 if x > 30 else 0.0 if x < -30 else 1.0 / (1.0 + exp(-x))
+                q = steady * q + noise
                 forced = real_raise[n + 1]
                 if forced > 5.0:
                     forced = 5.0
@@ -480,7 +482,7 @@ def legal_raises(view: dict[str, Any]) -> list[int]:
 @lru_cache(maxsize=1 << 12)
 def _raise_losses(tables: tuple[tuple[tuple[float, float], ...], ...]) -> tuple[float, ...]:
     """Per bid number, the bidder's least expected loss over the colours' `loss_table`s."""
-    return tuple(min(t[n][0] for t in tables) for n in range(CAP + 2))
+    return tuple(min(column) for column in zip(*[[row[0] for row in t] for t in tables], strict=True))
 
 
 def state_legal_bid(view: dict[str, Any], action: int) -> bool:
