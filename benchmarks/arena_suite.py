@@ -179,9 +179,9 @@ def partial_run(log: Path, a: str, b: str) -> dict[str, Any] | None:
 
     from meeple.bots.arena import GameResult, summarize
 
-    # The arena prints at 80 columns, so at 5 players a game's line wraps inside its tuples:
-    # match across line ends (a tuple holds no ")" until its own end).
-    pattern = re.compile(r"^game (\d+)/(\d+): #(\d+) (\([^)]*\)) places (\([^)]*\))", re.M)
+    # The arena prints at 80 columns, so from 5 players a game's line wraps inside its tuples or
+    # between them: match across line ends (a tuple holds no ")" until its own end).
+    pattern = re.compile(r"^game (\d+)/(\d+): #(\d+)\s+(\([^)]*\))\s+places\s+(\([^)]*\))", re.M)
     games, planned = [], 0
     for m in pattern.finditer(log.read_text()):
         planned = int(m.group(2))

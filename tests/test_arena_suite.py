@@ -26,14 +26,17 @@ def test_partial_run_reads_game_lines_the_80_column_console_wrapped(tmp_path: Pa
         "4) (12.9 s)\n"
         "game 3/10: #2 ('hard', 'hard', 'medium', 'hard', \n"
         "'medium') places (5, 4, 2, 3, 1) (15.6 s)\n"
-        "trickarus 5p ━━━━━━ 3/10\n"
+        "game 4/10: #3 ('medium', 'hard', 'medium', 'hard', 'hard') places \n"  # 6p wraps here
+        "(2, 4, 1, 5, 3) (11.0 s)\n"
+        "trickarus 5p ━━━━━━ 4/10\n"
     )
     run = _suite().partial_run(log, "hard", "medium")
-    assert run is not None and run["partial"] and run["seed"] == "partial: 3 of 10 games"
+    assert run is not None and run["partial"] and run["seed"] == "partial: 4 of 10 games"
     stats = {s["bot"]: s for s in run["stats"]}
-    assert stats["hard"]["games"] == 3 and stats["medium"]["games"] == 3
-    # hard's places: (1, 3, 5), (1, 5, 4), (5, 4, 3): the arena ranks a bot by its seats' mean
-    hard = (3 + 10 / 3 + 4) / 3
-    medium = (3 + 2.5 + 1.5) / 3
+    assert stats["hard"]["games"] == 4 and stats["medium"]["games"] == 4
+    # hard's places: (1, 3, 5), (1, 5, 4), (5, 4, 3), (4, 5, 3): the arena ranks a bot by its
+    # seats' mean
+    hard = (3 + 10 / 3 + 4 + 4) / 4
+    medium = (3 + 2.5 + 1.5 + 1.5) / 4
     assert abs(stats["hard"]["mean_place"]["mean"] - hard) < 1e-9
     assert abs(stats["medium"]["mean_place"]["mean"] - medium) < 1e-9
