@@ -80,13 +80,6 @@ ROLLOUT_WORLD = explained_world
 # `probabilistic`, was never measured against `hard`): the probabilistic bot's best 5 bids (or
 # both answers to a bid) each played out to the Round's end by probabilistic bots in every seat,
 # on 24 shared worlds that explain the Round's bids (`explained_world`), judged by expected
-# place (`place_value`). At 5-7 players (2026-12-05) the 24 worlds were never shown ahead of
-# `hard` (6p: behind over 204 games), so there `expert` samples 64 and keeps `probabilistic`'s own
-# bid unless another is 0.02 places better (`m0.02`): with more seats, 24 worlds' noise moved it
-# off the base bid by 0.01-0.08 places in 5 of 25 sampled decisions. Figures: docs/arena.md.
-_EXPERT_FEW, _EXPERT_MANY = "rollout:probabilistic:k5:w24", "rollout:probabilistic:k5:w64:m0.02"
-BOT_LEVELS = {
-    "medium": "heuristic",
-    "hard": "probabilistic",
-    "expert": {3: _EXPERT_FEW, 4: _EXPERT_FEW, 5: _EXPERT_MANY, 6: _EXPERT_MANY, 7: _EXPERT_MANY},
-}
+# place (`place_value`). At 5-7 players it is not shown ahead of `hard` (nor was a 64-world
+# version at 6p, 180 games, 2026-12-05). Figures: docs/arena.md.
+BOT_LEVELS = {"medium": "heuristic", "hard": "probabilistic", "expert": "rollout:probabilistic:k5:w24"}
