@@ -36,13 +36,12 @@ GAME = GameInfo(
 
 # A sixth level after the five (meeple.bots.extra_levels): the policy trained by examples/train.py,
 # weights in learned.npz; standard library only, so every install offers it.
-# hard and expert by player count (meeple.bots.PlayerCountBot): ISMCTS 3000 was never shown ahead
-# of 1000 (2-3p; at 4p 1000 was ahead over 160 games), while 1000 beat 200 and 200 still beat the
-# heuristic at 2-3 players; since 2026-12-05 the 4-5p levels are the same budgets, measured anew
-# there (docs/arena.md).
+# hard and expert: ISMCTS 1000 beats 200, and 200 beats the heuristic, head to head on fresh
+# seeds; 3000 was never shown ahead of 1000 (at 4p 1000 was ahead over 160 games). From
+# 2026-11-28 to 2026-12-05 the 4-5p levels were 1000 and 3000 (docs/arena.md).
 BOT_LEVELS = {
-    "hard": {2: "ismcts:200", 3: "ismcts:200", 4: "ismcts:200", 5: "ismcts:200"},
-    "expert": {2: "ismcts:1000", 3: "ismcts:1000", 4: "ismcts:1000", 5: "ismcts:1000"},
+    "hard": "ismcts:200",
+    "expert": "ismcts:1000",
     "learned": "learned",
 }
 
