@@ -34,14 +34,24 @@ def main() -> None:
     ap.add_argument("--value", help="a ROLLOUT_VALUE of the game (VALUES) for this run")
     ap.add_argument("--games", type=int, default=64)
     ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--set", action="append", default=[], metavar="MODULE:NAME=INT",
+                    help="set a module constant for the run, e.g. "
+                         "meeple.games.scarvus.search:MATCH_TRIES=48")
     args = ap.parse_args()
+    for assignment in args.set:  # the run is one process, so the change reaches every bot
+        target, _, value = assignment.partition("=")
+        module, _, name = target.partition(":")
+        mod = importlib.import_module(module)
+        if not hasattr(mod, name):
+            raise SystemExit(f"{module} has no {name}")
+        setattr(mod, name, int(value))
     if args.value:
         module, attr = VALUES[args.game][args.value]
         pkg = importlib.import_module(f"meeple.games.{args.game}")
         pkg.ROLLOUT_VALUE = getattr(importlib.import_module(module), attr)  # type: ignore[attr-defined]
     bots = [args.level, args.opponent]
     print(f"screen {args.game} {args.players}p {bots} value={args.value or 'package'} "
-          f"games={args.games} seed={args.seed}", flush=True)
+          f"set={args.set} games={args.games} seed={args.seed}", flush=True)
 
     def line(r) -> None:  # noqa: ANN001
         print(f"game {r.index + 1}/{args.games}: #{r.index} {tuple(r.lineup)} places {tuple(r.places)}",
