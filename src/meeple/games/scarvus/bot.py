@@ -340,7 +340,8 @@ class ProbabilisticBot:
         best, best_a, best_q = math.inf, legal[0], 0.0
         steady, noise = 1 - erratic, erratic * 0.5
         exp = math.exp
-        for a in legal:  # the hot loop of a rollout search: bid_of, min() and _logistic inlined
+        for a in legal:  # the hot loop of a rollout search: bid_of, min() and the logistic
+            # (clamped at |x| > 30) inlined
             n, c = divmod(a - BID, NC)
             n += 1
             if n < CAP:
@@ -558,10 +559,3 @@ def _variance(dist: Sequence[float]) -> float:
     mean = sum(t * p for t, p in enumerate(dist))
     return sum((t - mean) ** 2 * p for t, p in enumerate(dist))
 
-
-def _logistic(x: float) -> float:
-    if x > 30:
-        return 1.0
-    if x < -30:
-        return 0.0
-    return 1.0 / (1.0 + math.exp(-x))
