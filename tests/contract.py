@@ -207,16 +207,17 @@ class SlowClock:
         return self.now
 
 
-def midgame_states(game: str, seed: int, stops: int, every: int = 3, min_legal: int = 2) -> list:
-    """Up to ``stops`` positions of a seeded random game at the smallest player count, every
-    ``every`` steps, each with a real decision (``min_legal`` or more legal actions) to make:
-    where the bot tests ask a level to decide."""
+def midgame_states(game: str, seed: int, stops: int, every: int = 3, min_legal: int = 2,
+                   players: int | None = None) -> list:
+    """Up to ``stops`` positions of a seeded random game at ``players`` (default: the smallest
+    count), every ``every`` steps, each with a real decision (``min_legal`` or more legal
+    actions) to make: where the bot tests ask a level to decide."""
     import random
 
     import meeple
 
     info = meeple.game_info(game)
-    state = meeple.make(game, players=min(info.player_counts), seed=seed)
+    state = meeple.make(game, players=players or min(info.player_counts), seed=seed)
     rng = random.Random(seed)
     found = []
     step = 0

@@ -3,7 +3,7 @@
 
 from meeple.core import GameInfo, Option
 
-from .bot import HeuristicBot, ProbabilisticBot
+from .bot import HeuristicBot, ProbabilisticBot, SharpProbabilisticBot
 from .render import render_text
 from .rules import (
     CAP,
@@ -50,7 +50,7 @@ GAME = GameInfo(
     state_factory=ScarvusState,
     rules_doc="docs/games/scarvus.md",
     check=check,
-    bots={"heuristic": HeuristicBot, "probabilistic": ProbabilisticBot},
+    bots={"heuristic": HeuristicBot, "probabilistic": ProbabilisticBot, "sharp": SharpProbabilisticBot},
     text_renderer=render_text,
 )
 
@@ -80,6 +80,13 @@ ROLLOUT_WORLD = explained_world
 # `probabilistic`, was never measured against `hard`): the probabilistic bot's best 5 bids (or
 # both answers to a bid) each played out to the Round's end by probabilistic bots in every seat,
 # on 24 shared worlds that explain the Round's bids (`explained_world`), judged by expected
-# place (`place_value`). At 5-7 players it is not shown ahead of `hard` (nor was a 64-world
-# version at 6p, 180 games, 2026-12-05). Figures: docs/arena.md.
-BOT_LEVELS = {"medium": "heuristic", "hard": "probabilistic", "expert": "rollout:probabilistic:k5:w24"}
+# place (`place_value`). At 5-7 players that search was not shown ahead of `hard` (nor was a
+# 64-world version at 6p, 180 games, 2026-12-05), so there `expert` is `sharp`: the same
+# probabilistic bot with a sharp model of the next player's answer (no search), which beats
+# `probabilistic` at 4-7 players but not at 3. Figures: docs/arena.md.
+_ROLLOUT_EXPERT = "rollout:probabilistic:k5:w24"
+BOT_LEVELS = {
+    "medium": "heuristic",
+    "hard": "probabilistic",
+    "expert": {3: _ROLLOUT_EXPERT, 4: _ROLLOUT_EXPERT, 5: "sharp", 6: "sharp", 7: "sharp"},
+}

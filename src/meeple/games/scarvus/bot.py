@@ -411,6 +411,22 @@ class ProbabilisticBot:
         return CHALLENGE if my_loss < gain else ACCEPT
 
 
+class SharpProbabilisticBot(ProbabilisticBot):
+    """`ProbabilisticBot` that models the next player's answer to its bid as a sharp threshold
+    (``softness`` 0.1 feather instead of 1): they challenge exactly when, as the table sees it,
+    challenging costs them less than raising.
+
+    Why: with more players each bid meets more answers and the table's belief about a colour is
+    closer to the bidder's own, so a soft guess at the next answer wastes bids. Head to head with
+    `ProbabilisticBot` on tuning seeds it gains 0.14-0.34 of a place at 4-7 players but loses 0.14
+    at 3 (docs/arena.md, "What was tried"): it is Scarvus' ``expert`` at 5-7 players, where the
+    rollout search did not beat ``hard``.
+    """
+
+    name = "sharp"
+    softness = 0.1
+
+
 def challenge_outcomes(dist: Sequence[float], number: int, bidder: int, challenger: int) -> list[tuple[float, dict[int, int]]]:
     """(probability, score changes) for each total if a bid of ``number`` is challenged: the
     challenger pays when the total reaches the bid, the bidder when it does not (Challenge Step)."""
