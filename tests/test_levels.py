@@ -75,18 +75,17 @@ def test_expert_searches_more_than_hard(game: str) -> None:
 
 
 # Where the search did not beat `hard` and a better heuristic did (docs/arena.md).
-HEURISTIC_EXPERTS = {("scarvus", 5), ("scarvus", 6), ("scarvus", 7)}
+HEURISTIC_EXPERTS = {("scarvus", 4), ("scarvus", 5), ("scarvus", 6), ("scarvus", 7)}
 
 
-def test_scarvus_expert_at_five_to_seven_is_the_sharp_probabilistic_bot() -> None:
-    """Scarvus 3-4p: expert is the rollout over `probabilistic`; 5-7p: `sharp`, which is
+def test_scarvus_expert_at_four_to_seven_is_the_sharp_probabilistic_bot() -> None:
+    """Scarvus 3p: expert is the rollout over `probabilistic`; 4-7p: `sharp`, which is
     `probabilistic` with a sharp model of the next player's answer, and nothing else changed."""
     from meeple.games.scarvus.bot import ProbabilisticBot, SharpProbabilisticBot
 
     info = meeple.game_info("scarvus")
-    for n in (3, 4):
-        assert isinstance(_at(make_bot("expert", info, 0), n), RolloutBot)
-    for n in (5, 6, 7):
+    assert isinstance(_at(make_bot("expert", info, 0), 3), RolloutBot)
+    for n in (4, 5, 6, 7):
         assert type(_at(make_bot("expert", info, 0), n)) is SharpProbabilisticBot
     assert SharpProbabilisticBot.softness < ProbabilisticBot.softness
     changed = {k for k, v in vars(SharpProbabilisticBot).items() if not k.startswith("__")}
@@ -195,7 +194,7 @@ def test_level_never_reads_hidden_information(game: str, level: str) -> None:
 
 def _counts_and_seeds(info: meeple.core.GameInfo, level: str) -> list[tuple[int, int]]:
     """Three seeds at the smallest count, and one at the first count of every other definition
-    of a level defined per count (Scarvus' expert at 5-7 players)."""
+    of a level defined per count (Scarvus' expert at 4-7 players)."""
     out = [(min(info.player_counts), seed) for seed in range(3)]
     bot = make_bot(level, info, 0)
     if isinstance(bot, PlayerCountBot):

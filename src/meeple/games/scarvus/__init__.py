@@ -80,13 +80,14 @@ ROLLOUT_WORLD = explained_world
 # `probabilistic`, was never measured against `hard`): the probabilistic bot's best 5 bids (or
 # both answers to a bid) each played out to the Round's end by probabilistic bots in every seat,
 # on 24 shared worlds that explain the Round's bids (`explained_world`), judged by expected
-# place (`place_value`). At 5-7 players that search was not shown ahead of `hard` (nor was a
-# 64-world version at 6p, 180 games, 2026-12-05), so there `expert` is `sharp`: the same
-# probabilistic bot with a sharp model of the next player's answer (no search), which beats
-# `probabilistic` at 4-7 players but not at 3. Figures: docs/arena.md.
+# place (`place_value`). At 4-7 players that search was not shown ahead of `hard` (at 4p it
+# was over 160 games, not over 320 on a fresh seed; at 6p a 64-world version, 180 games, was
+# behind), so there `expert` is `sharp`: the same probabilistic bot with a sharp model of the
+# next player's answer (no search), which beats `probabilistic` at 4-7 players but not at 3.
+# Figures: docs/arena.md.
 _ROLLOUT_EXPERT = "rollout:probabilistic:k5:w24"
 BOT_LEVELS = {
     "medium": "heuristic",
     "hard": "probabilistic",
-    "expert": {3: _ROLLOUT_EXPERT, 4: _ROLLOUT_EXPERT, 5: "sharp", 6: "sharp", 7: "sharp"},
+    "expert": {3: _ROLLOUT_EXPERT, 4: "sharp", 5: "sharp", 6: "sharp", 7: "sharp"},
 }

@@ -419,7 +419,7 @@ class SharpProbabilisticBot(ProbabilisticBot):
     Why: with more players each bid meets more answers and the table's belief about a colour is
     closer to the bidder's own, so a soft guess at the next answer wastes bids. Head to head with
     `ProbabilisticBot` on tuning seeds it gains 0.14-0.34 of a place at 4-7 players but loses 0.14
-    at 3 (docs/arena.md, "What was tried"): it is Scarvus' ``expert`` at 5-7 players, where the
+    at 3 (docs/arena.md, "What was tried"): it is Scarvus' ``expert`` at 4-7 players, where the
     rollout search did not beat ``hard``. The sharp model is right about players who answer as
     this bot does; against the heuristic it does no better than the soft one.
     """
