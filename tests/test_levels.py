@@ -88,7 +88,7 @@ def test_scarvus_expert_at_four_to_seven_is_the_sharp_probabilistic_bot() -> Non
     for n in (4, 5, 6, 7):
         assert type(_at(make_bot("expert", info, 0), n)) is SharpProbabilisticBot
     assert SharpProbabilisticBot.softness < ProbabilisticBot.softness
-    changed = {k for k, v in vars(SharpProbabilisticBot).items() if not k.startswith("__")}
+    changed = {k for k in vars(SharpProbabilisticBot) if not k.startswith("__")}
     assert changed == {"name", "softness"}
 
 

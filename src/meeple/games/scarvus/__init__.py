@@ -85,9 +85,8 @@ ROLLOUT_WORLD = explained_world
 # behind), so there `expert` is `sharp`: the same probabilistic bot with a sharp model of the
 # next player's answer (no search), which beats `probabilistic` at 4-7 players but not at 3.
 # Figures: docs/arena.md.
-_ROLLOUT_EXPERT = "rollout:probabilistic:k5:w24"
 BOT_LEVELS = {
     "medium": "heuristic",
     "hard": "probabilistic",
-    "expert": {3: _ROLLOUT_EXPERT, 4: "sharp", 5: "sharp", 6: "sharp", 7: "sharp"},
+    "expert": {3: "rollout:probabilistic:k5:w24", 4: "sharp", 5: "sharp", 6: "sharp", 7: "sharp"},
 }
