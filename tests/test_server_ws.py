@@ -335,3 +335,24 @@ def test_sockets_are_capped_per_table_and_per_client(db):
             hello(a), hello(b)
             with c.websocket_connect(f"/ws/tables/{t2['id']}") as x:
                 assert x.receive_json()["code"] == "too_many"
+
+
+@pytest.mark.parametrize("failure", ["raises", "illegal"])
+def test_a_failing_bot_plays_a_random_legal_move_and_the_table_goes_on(db, monkeypatch, failure):
+    """A bot's bug must not freeze its table (a compiled build's Trickarus bot once raised
+    TypeError on every move, and the table waited for ever): the server plays a random legal
+    move for it, logged."""
+    import meeple.server.tables as tables
+
+    def broken(*args, **kwargs):
+        if failure == "raises":
+            raise TypeError("a bot's bug")
+        return -1
+
+    monkeypatch.setattr(tables, "bot_choose", broken)
+    with client(db) as c:
+        t = create(c, players=3, seats=[{"kind": "me"}, {"kind": "bot"}, {"kind": "bot"}])
+        with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+            hello(ws, 0, t["secret"])
+            ws.send_json({"type": "leave"})  # every seat is a (broken) bot now
+        wait_for(lambda: c.get(f"/api/tables/{t['id']}").json()["status"] == "over")

@@ -20,6 +20,7 @@ import hmac
 import logging
 import math
 import pickle
+import random
 import secrets
 import time
 import uuid
@@ -1112,18 +1113,10 @@ class TableManager:
                 level = s.level if s.kind == "bot" and s.level else zombie_level(t.rec.game)
                 seed = (t.rec.seed * 1_000_003 + seat * 7919 + n) & 0x7FFFFFFF
                 snapshot = t.state.clone()
-                loop = asyncio.get_running_loop()
                 cap = self.settings.bot_max_seconds
                 self.bots_waiting += 1
                 try:
-                    action = await loop.run_in_executor(
-                        self.pool, bot_choose, t.rec.game, level, seed, snapshot, cap
-                    )
-                except (pickle.PicklingError, TypeError, AttributeError):
-                    # a state that cannot cross to another process thinks in a thread instead
-                    action = await loop.run_in_executor(
-                        self.threads, bot_choose, t.rec.game, level, seed, snapshot, cap
-                    )
+                    action = await self._think(t, level, seed, snapshot, cap)
                 finally:
                     self.bots_waiting -= 1
                 try:
@@ -1139,6 +1132,33 @@ class TableManager:
             raise
         except Exception:
             log.exception("bot failed on table %s", t.rec.id)
+
+    async def _think(self, t: LiveTable, level: str, seed: int, snapshot: State,
+                     cap: float | None) -> int:
+        """The bot's move; a random legal one if the bot fails, so that a table never freezes
+        on a bot's bug (the failure is logged with its traceback, no state in it)."""
+        loop = asyncio.get_running_loop()
+        game = t.rec.game
+        try:
+            try:
+                action = await loop.run_in_executor(
+                    self.pool, bot_choose, game, level, seed, snapshot, cap)
+            except (pickle.PicklingError, TypeError, AttributeError):
+                if self.pool is self.threads:
+                    raise
+                # a state that cannot cross to another process thinks in a thread instead
+                action = await loop.run_in_executor(
+                    self.threads, bot_choose, game, level, seed, snapshot, cap)
+            if snapshot.is_legal(action):
+                return action
+            log.error("bot %s chose an illegal move on table %s; it plays a random legal move",
+                      level, t.rec.id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("bot %s failed on table %s; it plays a random legal move", level,
+                          t.rec.id)
+        return random.Random(seed).choice(snapshot.legal_actions())
 
     async def _timeout(self, t: LiveTable, seat: int, n: int) -> None:
         if t.state.to_move == seat and t.rec.status == "running" and not t.bot_plays(seat) \

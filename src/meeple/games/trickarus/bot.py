@@ -34,11 +34,13 @@ from .rules import (
     VALUE,
     TrickarusState,
     mask_to_list,
+    move_down,
+    move_up,
 )
 
 
 class _Track:
-    """Just the score track, so that the engine's move rules can run on a copy of it."""
+    """Just the score track: a copy of the positions for the engine's `move_up`/`move_down`."""
 
     __slots__ = ("pos", "track_length", "sun_reached")
 
@@ -178,10 +180,11 @@ class HeuristicBot:
     ) -> float:
         track = _Track(state.pos.copy(), state.track_length, state.sun_reached)
         if lightning or (state.coop and state.sun_reached):
-            TrickarusState._move_down(track, w)  # type: ignore[arg-type]
+            move_down(track.pos, w)
             flown = state.flown
         else:
-            TrickarusState._move_up(track, w)  # type: ignore[arg-type]
+            if move_up(track.pos, w, track.track_length):
+                track.sun_reached = True
             flown = state.flown | 1 << w
         value = self._value(state, me, track, forced)
         if state.coop and not state.landed_on_ground:

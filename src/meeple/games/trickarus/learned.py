@@ -61,7 +61,7 @@ FEATURES = len(CARD_BLOCKS) * NUM_CARDS + MAX_PLAYERS * SEAT_FEATURES + GLOBAL_F
 
 
 def _up_space(positions: list[int], p: int) -> int:
-    """Where a trick won upwards takes ``p`` (the engine's `_move_up` without the fall)."""
+    """Where a trick won upwards takes ``p`` (the engine's `move_up` without the fall)."""
     space = positions[p] + 1
     while space in positions:
         space += 1

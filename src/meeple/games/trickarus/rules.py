@@ -116,6 +116,32 @@ def check(players: int, options: dict[str, Any]) -> None:
         raise BadOption(f"trickarus track must have at least {players} spaces for {players} players")
 
 
+def move_up(pos: list[int], p: int, track_length: int) -> bool:
+    """Advancing Along the Scoring Track: ``p`` takes the next open space up, leaping occupied
+    ones; True when it flies into the sun instead (and falls just below the bottom-most player).
+
+    A function of the track alone, not a method, so that the heuristic bot runs the very same
+    rule on a copy of the positions (a compiled state's method takes no other object)."""
+    space = pos[p] + 1
+    while space in pos:  # (p itself is below ``space``, so only others can be in the way)
+        space += 1
+    if space <= track_length:
+        pos[p] = space
+        return False
+    # Flying Into the Sun: just below the bottom-most player; never below the ground (FAQ).
+    pos[p] = max(0, min(q for i, q in enumerate(pos) if i != p) - 1)
+    return True
+
+
+def move_down(pos: list[int], p: int) -> None:
+    """The Lightning Card / co-op descent: ``p`` takes the next open space below (the ground
+    holds all)."""
+    space = pos[p] - 1
+    while space > 0 and space in pos:  # p itself is above ``space``
+        space -= 1
+    pos[p] = max(space, 0)
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # see State
 class TrickarusState(State):
     """A game of Trickarus. See the module docstring for the representation."""
@@ -259,11 +285,13 @@ class TrickarusState(State):
         lightning = LIGHTNING in trick
         before = self.pos[winner]
         if lightning or (self.coop and self.sun_reached):
-            self._move_down(winner)
+            move_down(self.pos, winner)
             into_sun = False
         else:
             self.flown |= 1 << winner  # an upward move always leaves the ground (ruling R5)
-            into_sun = self._move_up(winner)
+            into_sun = move_up(self.pos, winner, self.track_length)
+            if into_sun:
+                self.sun_reached = True
         events = self._events
         if events is not None:
             events.append((None, ("trick", winner, trick, lightning, before, self.pos[winner], into_sun)))
@@ -277,31 +305,6 @@ class TrickarusState(State):
             self._end("everyone landed")
         elif not self.hands[winner]:
             self._end_round()
-
-    def _move_up(self, p: int) -> bool:
-        """Advancing Along the Scoring Track: next open space up, leaping occupied ones.
-
-        Returns True when the player flies into the sun (and falls below the bottom-most player).
-        """
-        pos = self.pos
-        space = pos[p] + 1
-        while space in pos:  # (p itself is below ``space``, so only others can be in the way)
-            space += 1
-        if space <= self.track_length:
-            pos[p] = space
-            return False
-        # Flying Into the Sun: just below the bottom-most player; never below the ground (FAQ).
-        pos[p] = max(0, min(q for i, q in enumerate(pos) if i != p) - 1)
-        self.sun_reached = True
-        return True
-
-    def _move_down(self, p: int) -> None:
-        """The Lightning Card / co-op descent: the next open space below (the ground holds all)."""
-        pos = self.pos
-        space = pos[p] - 1
-        while space > 0 and space in pos:  # p itself is above ``space``
-            space -= 1
-        pos[p] = max(space, 0)
 
     def _end_round(self) -> None:
         self.emit({"type": "round_end", "round": self.round, "positions": list(self.pos)})
