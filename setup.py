@@ -2,13 +2,15 @@
 
 Everything is in pyproject.toml; this file only adds mypyc extensions, and only when asked:
 
-    pip install mypy
+    pip install -e '.[compile]'          # mypy, in the series CI builds with
     MEEPLE_COMPILE=1 pip install --no-build-isolation -e .
 
 Without ``MEEPLE_COMPILE=1`` (the README's commands) the install is pure Python, as before. Opt-in
-because, as the sources stand, a compiled core makes `clone()` slower (see the docs). If mypy is
-missing or compiling fails, the install goes on pure and says so: all the modules or none, since
-they share one library. The build records a hash of each source it compiled in
+because it needs a C compiler and Python's headers and takes one and a half minutes on a quiet
+2-core machine (more on a busy one), and because the pure modules are what the README's test
+command tests (`.ci/compiled.py` runs the engine, bot and table tests on a compiled copy). If
+mypy is missing or compiling fails, the install goes on pure and says so: all the modules or none,
+since they share one library. The build records a hash of each source it compiled in
 ``meeple/_compiled.json``; `meeple` loads the pure modules instead when a source has changed
 since (an edited rules file is never shadowed by a stale build) or when ``MEEPLE_PURE=1``.
 """

@@ -4,6 +4,7 @@ original, plays on alike, and playing it leaves the original as it was."""
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import pytest
@@ -86,3 +87,24 @@ def test_a_copy_keeps_the_class_of_its_original(game):
     assert twin.counted == [0] and twin.counted is not state.counted
     assert twin.history == state.history and twin.history is not state.history
     assert attrs(twin) >= attrs(state)
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+def test_a_state_pickles_mid_game_and_plays_on_alike(game, players):
+    """The server's bot workers and vectorized environments ship states to other processes; a
+    compiled build pickles differently (mypyc's own __getstate__), so both builds are checked."""
+    rng = random.Random(players)
+    state = meeple.make(game, players=players, seed=5)
+    for _ in range(rng.randrange(5, 40)):
+        if state.is_over():
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    twin = pickle.loads(pickle.dumps(state))
+    assert type(twin) is type(state) and attrs(twin) == attrs(state)
+    assert twin.view(None) == state.view(None) and twin.record() == state.record()
+    while not state.is_over():
+        action = rng.choice(state.legal_actions())
+        state.apply(action)
+        twin.apply(action)
+        assert twin.view(0) == state.view(0)
+    assert twin.scores() == state.scores()

@@ -124,8 +124,8 @@ class _NimState(State):
         return {"pile": self.pile, "to_move": self.to_move}
 
     def _copy(self) -> _NimState:
-        new = object.__new__(_NimState)
-        new.__dict__.update(self.__dict__)
+        new = self._copy_core()  # (a compiled State refuses object.__new__)
+        new.pile, new.to_move, new.winner = self.pile, self.to_move, self.winner
         return new
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:

@@ -31,6 +31,9 @@ RECORD_FORMAT = "meeple-record/1"
 JSON = Any
 
 
+# Not hot, and pickled with environments and states: a native (compiled) frozen dataclass
+# cannot be unpickled (its __setattr__ refuses the fields), so these two stay Python classes.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Option:
     """One game option: its name, default, the values it allows and a one-line description."""
@@ -49,6 +52,7 @@ class Option:
         }
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class GameInfo:
     """What a game is: id, title, who can play it and with which options.

@@ -1,0 +1,81 @@
+"""The opt-in compiled build (setup.py, ``MEEPLE_COMPILE=1``; issue 15), checked in CI.
+
+Compiles the very modules `setup.py` names, with mypyc, on a copy of ``src/``, checks that they
+load compiled, then runs the tests that drive the rules, the bots and tables with bots on that
+copy. The default install is pure Python and the README's test command tests it; this catches
+what only a compiled build does: a source mypyc refuses, a compiled method that refuses a
+duck-typed object, a state that no longer pickles (each happened once).
+
+    python .ci/compiled.py              # needs mypy (pip install -e '.[compile]') and gcc
+    python .ci/compiled.py -- -k karvi  # extra pytest arguments after --
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# Tests that exercise the compiled modules. Left out: server, browser and deployment suites
+# that run no more game code than these (the rulings pages are looked up beside a checkout,
+# which the copy is not), and tests that spy on rules methods with monkeypatch (a compiled class
+# calls its own methods natively; those tests skip themselves when compiled).
+TESTS = [
+    "test_core.py", "test_contract.py", "test_copies.py", "test_corpus.py", "test_undo.py",
+    "test_levels.py", "test_ismcts.py", "test_rollout.py", "test_interop.py",
+    "test_trickarus.py", "test_trickarus_bot.py", "test_savage_bowl.py", "test_savage_bowl_bot.py",
+    "test_scarvus.py", "test_scarvus_bot.py", "test_zarcana.py", "test_zarcana_bot.py",
+    "test_karvi.py", "test_karvi_bot.py", "test_karvi_printed.py", "test_server_ws.py",
+]
+
+
+def compiled_list() -> list[str]:
+    """`setup.py`'s ``COMPILED``, read without running setup.py."""
+    tree = ast.parse((REPO / "setup.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "COMPILED" for t in node.targets):
+            return list(ast.literal_eval(node.value))
+    raise SystemExit("setup.py has no COMPILED list")
+
+
+def main() -> int:
+    extra = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    files = compiled_list()
+    with tempfile.TemporaryDirectory(prefix="meeple-compiled-") as tmp:
+        src = Path(tmp) / "src"
+        shutil.copytree(REPO / "src", src,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "build", "_compiled.json"))
+        start = time.monotonic()
+        built = subprocess.run([sys.executable, "-m", "mypyc", *files], cwd=src,
+                               capture_output=True, text=True)
+        if built.returncode:
+            print(built.stdout[-4000:], built.stderr[-4000:], sep="\n")
+            print("compiled build: mypyc refused the sources")
+            return 1
+        print(f"compiled build: {len(files)} modules in {time.monotonic() - start:.0f} s")
+        modules = [f[:-3].replace("/", ".") for f in files]
+        check = ("import meeple, meeple._pure as p, importlib;"
+                 f"[importlib.import_module(m) for m in {modules!r}];"
+                 f"missing = set({modules!r}) - set(p.compiled());"
+                 "assert not missing, f'not compiled: {missing}'")
+        subprocess.run([sys.executable, "-c", check], env=_env(src), check=True)
+        tests = [str(REPO / "tests" / t) for t in TESTS]
+        return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *tests,
+                               *extra], cwd=REPO, env=_env(src)).returncode
+
+
+def _env(src: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "MEEPLE_PURE"}
+    env["PYTHONPATH"] = str(src)
+    return env
+
+
+if __name__ == "__main__":
+    sys.exit(main())
