@@ -251,8 +251,8 @@ class SavageBowlState(State):
         self.hands[p] ^= 1 << c
         if kind == 2:  # Step 3a: the Yellow Card holder discards face down onto the sheet
             self.discards[p] |= 1 << c
-            self.sheet.append((self.trick_no, p, c))
-            self.sheet_voids.append(self.voids[p])
+            self.sheet = [*self.sheet, (self.trick_no, p, c)]  # replaced, not changed: see _copy
+            self.sheet_voids = [*self.sheet_voids, self.voids[p]]
             self.emit({"type": "discard", "player": p, "trick": self.trick_no})
             self.emit({"type": "discard_own", "card": CODE[c]}, to=p)
             self.phase = PLAY
@@ -317,7 +317,7 @@ class SavageBowlState(State):
             events.append((None, ("trick", self.trick_no, winner, strongest if first_half else None)))
         # Runaway Champ Cards: in order of reaching the target.
         if self.won[winner] == self.target and len(self.champ) < len(self.champ_values):
-            self.champ.append(winner)
+            self.champ = [*self.champ, winner]  # replaced, not changed: see _copy
             self.emit({"type": "champ", "player": winner, "value": self.champ_values[len(self.champ) - 1]})
         # Step 4: one trick too many eliminates at once; the hand is set aside unseen.
         elif self.won[winner] > self.target:
@@ -345,7 +345,8 @@ class SavageBowlState(State):
             gained[p] = BASE_POINTS[self.round - 1]
             if p in self.champ:
                 gained[p] += self.champ_values[self.champ.index(p)]
-            self.points[p] += gained[p]
+        # points, results, champ and the sheet are replaced, never changed in place: see _copy
+        self.points = [q + g for q, g in zip(self.points, gained, strict=True)]
         result = {
             "round": self.round,
             "tricks": list(self.won),
@@ -355,7 +356,7 @@ class SavageBowlState(State):
             "gained": gained,
             "points": list(self.points),
         }
-        self.results.append(result)
+        self.results = [*self.results, result]
         self.last_champ = list(self.champ)
         self.emit({"type": "round_end", **result})
         self.to_move = None
@@ -496,8 +497,9 @@ class SavageBowlState(State):
 
     def _copy(self) -> SavageBowlState:
         # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
-        # place is copied, the rest shared (last_champ and order are only ever replaced, never
-        # changed in place).
+        # place is copied, the rest shared: points, results, last_champ, champ, sheet,
+        # sheet_voids and order are only ever replaced, never changed in place (issue 15: each
+        # list copy is a tenth of a Hearts clone). `tests/test_copies.py` catches a change in place.
         new: SavageBowlState = self._copy_core()
         new.target = self.target
         new.num_tricks = self.num_tricks
@@ -508,8 +510,8 @@ class SavageBowlState(State):
         new.use_chameleons = self.use_chameleons
         new.off_by_number = self.off_by_number
         new.later_wins_ties = self.later_wins_ties
-        new.points = self.points.copy()
-        new.results = self.results.copy()
+        new.points = self.points
+        new.results = self.results
         new.last_champ = self.last_champ
         new.round = self.round
         new.first_leader = self.first_leader
@@ -518,11 +520,11 @@ class SavageBowlState(State):
         new.won = self.won.copy()
         new.won_cards = self.won_cards.copy()
         new.discards = self.discards.copy()
-        new.sheet = self.sheet.copy()
+        new.sheet = self.sheet
         new.voids = self.voids.copy()
-        new.sheet_voids = self.sheet_voids.copy()
+        new.sheet_voids = self.sheet_voids
         new.out = self.out
-        new.champ = self.champ.copy()
+        new.champ = self.champ
         new.yellow = self.yellow
         new.trick_no = self.trick_no
         new.phase = self.phase

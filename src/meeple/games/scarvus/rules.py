@@ -166,6 +166,14 @@ def penalty(difference: int) -> int:
     return SINGED if difference <= SINGED_MAX else BURNT
 
 
+def _plus(values: list[int], i: int, d: int) -> list[int]:
+    """A new list: ``values`` with ``d`` added at ``i`` (feathers and Lives are replaced, not
+    changed in place, so that copies of a state share them; see `ScarvusState._copy`)."""
+    new = values.copy()
+    new[i] += d
+    return new
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # see State
 class ScarvusState(State):
     """A game of Scarvus. See the module docstring for the representation and action layout."""
@@ -409,14 +417,14 @@ class ScarvusState(State):
         elif a < FLARE:
             c = a - SCOUT
             self._spend(p, SCOUT_T, colour=c)
-            self.pending = self.decks[c].pop()
+            self.pending = self._draw(c)
             self.pending_colour = c
             self.phase = SCOUTING
             self._card_event({"type": "scouted", "colour": COLOURS[c]}, self.pending, to=p)
         elif a < COUNSEL:
             c = a - FLARE
             self._spend(p, FLARE_T, colour=c)
-            self._discard(c, self.decks[c].pop(), None)
+            self._discard(c, self._draw(c), None)
         elif a < EYES:
             c = a - COUNSEL
             self._spend(p, COUNSEL_T, colour=c)
@@ -428,14 +436,21 @@ class ScarvusState(State):
         replacement stays revealed: Fancy Flying)."""
         i = p * NC + c
         self._discard(c, self.hand[i], p)
-        self.hand[i] = self.decks[c].pop()
+        self.hand[i] = self._draw(c)
         self._forget(p, c)
         self._log(("drew", c, self._shown(self.hand[i])), to=p)
         if self.revealed[p] >> c & 1:
             self._card_event({"type": "reveal", "player": p, "colour": COLOURS[c]}, self.hand[i])
 
+    def _draw(self, c: int) -> int:
+        """The top card of colour ``c``'s deck. Each colour's deck and discard pile is replaced by
+        a new list, never changed in place, so that a copy shares them (see `_copy`)."""
+        deck = self.decks[c]
+        self.decks[c] = deck[:-1]
+        return deck[-1]
+
     def _discard(self, c: int, value: int, player: int | None) -> None:
-        self.discards[c].append(value)
+        self.discards[c] = [*self.discards[c], value]  # replaced, not changed: see `_draw`
         self._log(("discard", player, c, self._shown(value)))
 
     def _card_event(self, event: dict[str, Any], value: int, to: int | None = None) -> None:
@@ -621,15 +636,15 @@ class ScarvusState(State):
             self._spend(loser, WAX_T)
         if self.fight:  # Fight in the Skies: the player who is incorrect loses one Life
             if not wax:
-                self.lives[loser] -= 1
+                self.lives = _plus(self.lives, loser, -1)
                 self.emit({"type": "life_lost", "player": loser, "lives": self.lives[loser]})
                 if not self.lives[loser]:
                     self._eliminate(loser)
         elif penalty(diff) == SINGED or wax:
-            self.singed[loser] += 1
+            self.singed = _plus(self.singed, loser, 1)
             self._log(("feather", loser, "singed"))
         else:
-            self.burnt[loser] += 1
+            self.burnt = _plus(self.burnt, loser, 1)
             self._log(("feather", loser, "burnt"))
         if talon:  # Talons Challenge: an unsafe bid gives the challenger a Flight card
             self._draw_flight(challenger, "talons challenge")
@@ -645,7 +660,7 @@ class ScarvusState(State):
 
     def _eliminate(self, p: int) -> None:
         """Fight in the Skies: out of Lives, your cards go in the box and you are out."""
-        self.alive[p] = False
+        self.alive = [a and q != p for q, a in enumerate(self.alive)]  # replaced: see _copy
         self.out_order = [*self.out_order, p]
         for c in range(NC):
             self.hand[p * NC + c] = -1
@@ -764,8 +779,10 @@ class ScarvusState(State):
 
     def _copy(self) -> ScarvusState:
         # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
-        # place is copied, the rest shared (responders, limit_queue, out_order, flight_deck and
-        # flight_discard are only ever replaced by a new list, never changed in place).
+        # place is copied, the rest shared (singed, burnt, lives, alive, out_order, responders,
+        # limit_queue, flight_deck and flight_discard, and each colour's deck and discard pile,
+        # are only ever replaced by a new list, never changed in place: issue 15, eighteen fewer
+        # lists a copy; `tests/test_copies.py` catches a change in place).
         new: ScarvusState = self._copy_core()
         new.end_at = self.end_at
         new.daedalus_mode = self.daedalus_mode
@@ -773,10 +790,10 @@ class ScarvusState(State):
         new.talons = self.talons
         new.fight = self.fight
         new.flight_on = self.flight_on
-        new.singed = self.singed.copy()
-        new.burnt = self.burnt.copy()
-        new.lives = self.lives.copy()
-        new.alive = self.alive.copy()
+        new.singed = self.singed
+        new.burnt = self.burnt
+        new.lives = self.lives
+        new.alive = self.alive
         new.out_order = self.out_order
         new.flight_deck = self.flight_deck
         new.flight_hand = [h.copy() for h in self.flight_hand]
@@ -801,8 +818,8 @@ class ScarvusState(State):
         new._legal = None  # a copy may be resampled (determinize): its legal actions are its own
         new.hand = self.hand.copy()
         new.revealed = self.revealed.copy()
-        new.decks = [d.copy() for d in self.decks]
-        new.discards = [d.copy() for d in self.discards]
+        new.decks = self.decks.copy()
+        new.discards = self.discards.copy()
         new.daedalus = self.daedalus.copy()
         new.peeks = self.peeks.copy()
         new.in_play = self.in_play
