@@ -167,8 +167,9 @@ def penalty(difference: int) -> int:
 
 
 def _plus(values: list[int], i: int, d: int) -> list[int]:
-    """A new list: ``values`` with ``d`` added at ``i`` (feathers and Lives are replaced, not
-    changed in place, so that copies of a state share them; see `ScarvusState._copy`)."""
+    """A new list: ``values`` with ``d`` added at ``i`` (feathers, Lives and Flight cards are
+    replaced, not changed in place, so that copies of a state share them; see
+    `ScarvusState._copy`)."""
     new = values.copy()
     new[i] += d
     return new
@@ -391,7 +392,7 @@ class ScarvusState(State):
             self._finish_challenge(wax=a == WAX)
         else:
             t = a - DISCARD_FLIGHT
-            self.flight_hand[p][t] -= 1
+            self.flight_hand[p] = _plus(self.flight_hand[p], t, -1)
             self.flight_discard = [*self.flight_discard, t]
             self.emit({"type": "flight_discard", "player": p, "card": EFFECTS[t], "why": "hand limit"})
             self._continue_hand_limit()
@@ -545,7 +546,7 @@ class ScarvusState(State):
         self.to_move = p
 
     def _spend(self, p: int, t: int, **detail: Any) -> None:
-        self.flight_hand[p][t] -= 1
+        self.flight_hand[p] = _plus(self.flight_hand[p], t, -1)
         self.flight_discard = [*self.flight_discard, t]  # Flight Cards: used cards go face up on a discard pile
         event = {"type": "flight", "player": p, "card": EFFECTS[t]}
         event.update({k: (COLOURS[v] if k == "colour" else v) for k, v in detail.items()})
@@ -557,7 +558,7 @@ class ScarvusState(State):
             return
         t = self.flight_deck[-1]
         self.flight_deck = self.flight_deck[:-1]
-        self.flight_hand[p][t] += 1
+        self.flight_hand[p] = _plus(self.flight_hand[p], t, 1)
         self.emit({"type": "flight_draw", "player": p, "why": why})
         self.emit({"type": "flight_drawn", "card": EFFECTS[t]}, to=p)
 
@@ -780,9 +781,10 @@ class ScarvusState(State):
     def _copy(self) -> ScarvusState:
         # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
         # place is copied, the rest shared (singed, burnt, lives, alive, out_order, responders,
-        # limit_queue, flight_deck and flight_discard, and each colour's deck and discard pile,
-        # are only ever replaced by a new list, never changed in place: issue 15, eighteen fewer
-        # lists a copy; `tests/test_copies.py` catches a change in place).
+        # limit_queue, flight_deck and flight_discard, each colour's deck and discard pile and
+        # each player's Flight cards are only ever replaced by a new list, never changed in
+        # place: issue 15, 21-25 fewer lists a copy; `tests/test_copies.py` catches a change in
+        # place).
         new: ScarvusState = self._copy_core()
         new.end_at = self.end_at
         new.daedalus_mode = self.daedalus_mode
@@ -796,7 +798,7 @@ class ScarvusState(State):
         new.alive = self.alive
         new.out_order = self.out_order
         new.flight_deck = self.flight_deck
-        new.flight_hand = [h.copy() for h in self.flight_hand]
+        new.flight_hand = self.flight_hand.copy()
         new.flight_discard = self.flight_discard
         new.match = self.match
         new.round = self.round
