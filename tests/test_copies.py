@@ -142,12 +142,26 @@ def test_playing_a_clone_never_touches_its_original(cfg):
     as it was."""
     game, players, options = cfg
     rng = random.Random(players)
-    state = meeple.make(game, players=players, seed=11, **options)
-    while not state.is_over():
-        if rng.random() < 0.15:
-            before = snapshot(state)
-            twin = state.clone()
-            while not twin.is_over():
-                twin.apply(rng.choice(twin.legal_actions()))
-            assert snapshot(state) == before
-        state.apply(rng.choice(state.legal_actions()))
+    for seed in (11, 12):
+        state = meeple.make(game, players=players, seed=seed, **options)
+        while not state.is_over():
+            if rng.random() < 0.3:
+                before = snapshot(state)
+                twin = state.clone()
+                while not twin.is_over():
+                    twin.apply(rng.choice(twin.legal_actions()))
+                assert snapshot(state) == before
+            state.apply(rng.choice(state.legal_actions()))
+
+
+def test_scarvus_elimination_leaves_the_original_alone():
+    """Fight in the Skies: a player out of Lives loses their revealed cards; on a clone, the
+    original's must stay (random play seldom eliminates a player who has revealed a card)."""
+    state = meeple.make("scarvus", players=4, seed=3, lives=3)
+    state.revealed = [0b101, 0, 0b10, 0]  # replaced whole, as the rules do
+    before = snapshot(state)
+    twin = state.clone()
+    twin._eliminate(0)
+    twin._eliminate(2)
+    assert twin.revealed[0] == twin.revealed[2] == 0 and not twin.alive[0]
+    assert snapshot(state) == before

@@ -175,6 +175,13 @@ def _plus(values: list[int], i: int, d: int) -> list[int]:
     return new
 
 
+def _with_bits(values: list[int], i: int, bits: int) -> list[int]:
+    """A new list: ``values`` with ``bits`` set at ``i`` (reveals and peeks; see `_plus`)."""
+    new = values.copy()
+    new[i] |= bits
+    return new
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # see State
 class ScarvusState(State):
     """A game of Scarvus. See the module docstring for the representation and action layout."""
@@ -407,7 +414,7 @@ class ScarvusState(State):
         elif a < ACCEPT:
             c = a - REVEAL
             # Fancy Flying: reveal a card instead of swapping, then draw a Flight card.
-            self.revealed[p] |= 1 << c
+            self.revealed = _with_bits(self.revealed, p, 1 << c)
             self._card_event({"type": "reveal", "player": p, "colour": COLOURS[c]}, self.hand[p * NC + c])
             self._draw_flight(p, "fancy flying")
             self._to_bid(p)
@@ -429,7 +436,7 @@ class ScarvusState(State):
         elif a < EYES:
             c = a - COUNSEL
             self._spend(p, COUNSEL_T, colour=c)
-            self.peeks[p] |= 1 << (DAEDALUS * NC + c)
+            self.peeks = _with_bits(self.peeks, p, 1 << (DAEDALUS * NC + c))
             self.emit({"type": "saw", "owner": "daedalus", "colour": COLOURS[c], "value": self.daedalus[c]}, to=p)
 
     def _swap(self, p: int, c: int) -> None:
@@ -590,7 +597,7 @@ class ScarvusState(State):
     def _sharp_eyes(self, p: int, q: int) -> None:
         c = self._standing_bid()[1]
         self._spend(p, EYES_T, target=q)
-        self.peeks[p] |= 1 << (q * NC + c)
+        self.peeks = _with_bits(self.peeks, p, 1 << (q * NC + c))
         self._card_event({"type": "saw", "owner": q, "colour": COLOURS[c]}, self.hand[q * NC + c], to=p)
 
     def colour_total(self, c: int) -> int:
@@ -666,7 +673,7 @@ class ScarvusState(State):
         for c in range(NC):
             self.hand[p * NC + c] = -1
         self._forget_mask(OWNER_BITS[p])
-        self.revealed[p] = 0
+        self.revealed = [0 if q == p else r for q, r in enumerate(self.revealed)]  # see _copy
         self.flight_hand[p] = [0] * NE
         self.emit({"type": "out", "player": p})
 
@@ -780,11 +787,11 @@ class ScarvusState(State):
 
     def _copy(self) -> ScarvusState:
         # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
-        # place is copied, the rest shared (singed, burnt, lives, alive, out_order, responders,
-        # limit_queue, flight_deck and flight_discard, each colour's deck and discard pile and
-        # each player's Flight cards are only ever replaced by a new list, never changed in
-        # place: issue 15, 21-25 fewer lists a copy; `tests/test_copies.py` catches a change in
-        # place).
+        # place is copied, the rest shared (singed, burnt, lives, alive, revealed, peeks,
+        # out_order, responders, limit_queue, flight_deck and flight_discard, each colour's deck
+        # and discard pile and each player's Flight cards are only ever replaced by a new list,
+        # never changed in place: issue 15, 23-27 fewer lists a copy; `tests/test_copies.py`
+        # catches a change in place).
         new: ScarvusState = self._copy_core()
         new.end_at = self.end_at
         new.daedalus_mode = self.daedalus_mode
@@ -819,11 +826,11 @@ class ScarvusState(State):
         new.to_move = self.to_move
         new._legal = None  # a copy may be resampled (determinize): its legal actions are its own
         new.hand = self.hand.copy()
-        new.revealed = self.revealed.copy()
+        new.revealed = self.revealed
         new.decks = self.decks.copy()
         new.discards = self.discards.copy()
         new.daedalus = self.daedalus.copy()
-        new.peeks = self.peeks.copy()
+        new.peeks = self.peeks
         new.in_play = self.in_play
         return new
 
