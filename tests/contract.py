@@ -227,3 +227,35 @@ def midgame_states(game: str, seed: int, stops: int, every: int = 3, min_legal: 
         state.apply(rng.choice(state.legal_actions()))
         step += 1
     return found
+
+
+def attrs(state) -> set[str]:
+    """The attributes a state holds (a mypyc-compiled class lists them in ``__mypyc_attrs__``)."""
+    names = set(getattr(state, "__dict__", {}))
+    for name in getattr(type(state), "__mypyc_attrs__", ()):
+        if name != "__dict__" and hasattr(state, name):
+            names.add(name)
+    return names
+
+
+CACHES = {"_legal", "_dist_memo"}  # the last legal actions; Karvi's map distances (shared on purpose)
+
+
+def plain(x):
+    """``x`` as nested lists, dicts and values (an object, such as Karvi's `Player`, becomes the
+    dict of its attributes), so that two snapshots compare by value."""
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if isinstance(x, set):
+        return sorted(x, key=repr)
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    names = getattr(type(x), "__mypyc_attrs__", None) or getattr(type(x), "__slots__", None)
+    if names:
+        return {k: plain(getattr(x, k)) for k in names if k != "__dict__" and hasattr(x, k)}
+    return x
+
+
+def snapshot(state) -> dict:
+    """Every attribute's value, by value (the caches left out)."""
+    return plain({k: getattr(state, k) for k in attrs(state) if k not in CACHES})

@@ -10,18 +10,9 @@ import random
 import pytest
 
 import meeple
-from contract import config_id, configs
+from contract import attrs, config_id, configs, snapshot
 
 GAMES = [(g["id"], n) for g in meeple.games() for n in g["players"]]
-
-
-def attrs(state) -> set[str]:
-    """The attributes a state holds (a mypyc-compiled class lists them in ``__mypyc_attrs__``)."""
-    names = set(getattr(state, "__dict__", {}))
-    for name in getattr(type(state), "__mypyc_attrs__", ()):
-        if name != "__dict__" and hasattr(state, name):
-            names.add(name)
-    return names
 
 
 @pytest.mark.parametrize(("game", "players"), GAMES)
@@ -111,35 +102,12 @@ def test_a_state_pickles_mid_game_and_plays_on_alike(game, players):
     assert twin.scores() == state.scores()
 
 
-CACHES = {"_legal", "_dist_memo"}  # the last legal actions; Karvi's map distances (shared on purpose)
-
-
-def plain(x):
-    """``x`` as nested lists, dicts and values (an object, such as Karvi's `Player`, becomes the
-    dict of its attributes), so that two snapshots compare by value."""
-    if isinstance(x, (list, tuple)):
-        return [plain(v) for v in x]
-    if isinstance(x, set):
-        return sorted(x, key=repr)
-    if isinstance(x, dict):
-        return {k: plain(v) for k, v in x.items()}
-    names = getattr(type(x), "__mypyc_attrs__", None) or getattr(type(x), "__slots__", None)
-    if names:
-        return {k: plain(getattr(x, k)) for k in names if k != "__dict__" and hasattr(x, k)}
-    return x
-
-
-def snapshot(state) -> dict:
-    """Every attribute's value, by value (the caches left out)."""
-    return plain({k: getattr(state, k) for k in attrs(state) if k not in CACHES})
-
-
 @pytest.mark.parametrize("cfg", list(configs()), ids=config_id)
 def test_playing_a_clone_never_touches_its_original(cfg):
     """Every option and count (a rule that only one variant reaches, such as Scarvus' Fight in the
     Skies eliminating a player, changes lists that copies share): at several points of a random
-    game, a clone played to the end leaves every attribute of the original, hidden ones included,
-    as it was."""
+    game, a clone and a determinization played to the end leave every attribute of the original,
+    hidden ones included, as it was."""
     game, players, options = cfg
     rng = random.Random(players)
     for seed in (11, 12):
@@ -150,6 +118,9 @@ def test_playing_a_clone_never_touches_its_original(cfg):
                 twin = state.clone()
                 while not twin.is_over():
                     twin.apply(rng.choice(twin.legal_actions()))
+                world = state.determinize(state.to_move, rng)  # resampling shares lists too
+                while not world.is_over():
+                    world.apply(rng.choice(world.legal_actions()))
                 assert snapshot(state) == before
             state.apply(rng.choice(state.legal_actions()))
 

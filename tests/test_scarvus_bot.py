@@ -10,6 +10,7 @@ import random
 import pytest
 
 import meeple
+from contract import snapshot
 from meeple.bots import make_bot
 from meeple.bots.ismcts import _playout, evaluation_for, rollout_policy_for
 from meeple.games.scarvus import GAME
@@ -277,7 +278,9 @@ def test_rollout_worlds_read_only_the_movers_view(options, hook):
         me = s.to_move
         a = s.determinize(me, random.Random(1), keep_log=True)
         b = s.determinize(me, random.Random(2), keep_log=True)
+        untouched = snapshot(a)
         x, y = sample(a, me, random.Random(9)), sample(b, me, random.Random(9))
+        assert snapshot(a) == untouched  # the world shares lists with ``a`` (ScarvusState._copy)
         assert all(x.view(p) == y.view(p) for p in [None, *range(s.players)])
         assert x.view(me) == s.view(me)  # what the responder sees is untouched
         for c in range(R.NC):  # the same cards, moved between hidden places

@@ -624,7 +624,7 @@ class ScarvusState(State):
         self.revealed = [r & off for r in self.revealed]
         self.decks[c] = []
         self.discards[c] = []
-        self.daedalus[c] = -1
+        self.daedalus = [-1 if i == c else d for i, d in enumerate(self.daedalus)]  # see _copy
         self._forget_mask(COLOUR_BITS[c])
         self.in_play &= ~(1 << c)
         self.bid = None
@@ -787,10 +787,10 @@ class ScarvusState(State):
 
     def _copy(self) -> ScarvusState:
         # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
-        # place is copied, the rest shared (singed, burnt, lives, alive, revealed, peeks,
+        # place is copied, the rest shared (singed, burnt, lives, alive, revealed, peeks, daedalus,
         # out_order, responders, limit_queue, flight_deck and flight_discard, each colour's deck
         # and discard pile and each player's Flight cards are only ever replaced by a new list,
-        # never changed in place: issue 15, 23-27 fewer lists a copy; `tests/test_copies.py`
+        # never changed in place: issue 15, 24-28 fewer lists a copy; `tests/test_copies.py`
         # catches a change in place).
         new: ScarvusState = self._copy_core()
         new.end_at = self.end_at
@@ -829,7 +829,7 @@ class ScarvusState(State):
         new.revealed = self.revealed
         new.decks = self.decks.copy()
         new.discards = self.discards.copy()
-        new.daedalus = self.daedalus.copy()
+        new.daedalus = self.daedalus
         new.peeks = self.peeks
         new.in_play = self.in_play
         return new
@@ -852,6 +852,7 @@ class ScarvusState(State):
         other hands and the Flight deck. Later Matches are redrawn through the new salt."""
         n = self.players
         hand, peeks = self.hand, self.peeks[player]
+        self.daedalus = daedalus = self.daedalus.copy()  # shared with the original (see _copy)
         for c in range(NC):
             if not self.in_play >> c & 1:
                 continue
@@ -873,7 +874,7 @@ class ScarvusState(State):
             for i in slots:
                 hand[i] = next(it)
             if hide_daedalus:
-                self.daedalus[c] = next(it)
+                daedalus[c] = next(it)
             if hide_pending:
                 self.pending = next(it)
             self.decks[c] = [next(it) for _ in deck]

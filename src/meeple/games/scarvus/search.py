@@ -252,8 +252,8 @@ def bid_world(state: ScarvusState, me: int, rng: random.Random) -> ScarvusState:
     for i, v in zip(hands, values, strict=False):
         hand[i] = v
     rest = values[len(hands):]
-    if daedalus:
-        world.daedalus[c] = rest.pop(0)
+    if daedalus:  # a new list: the world shares its original's (ScarvusState._copy)
+        world.daedalus = [rest.pop(0) if i == c else d for i, d in enumerate(world.daedalus)]
     world.decks[c] = rest
     return world
 
