@@ -32,6 +32,9 @@ TESTS = [
     "test_trickarus.py", "test_trickarus_bot.py", "test_savage_bowl.py", "test_savage_bowl_bot.py",
     "test_scarvus.py", "test_scarvus_bot.py", "test_zarcana.py", "test_zarcana_bot.py",
     "test_karvi.py", "test_karvi_bot.py", "test_karvi_printed.py", "test_server_ws.py",
+    "test_server_undo.py", "test_log_text.py", "test_learned.py", "test_tensor_hooks.py",
+    "test_cli.py", "test_arena.py", "test_interop_vector.py", "test_interop_lists.py",
+    "test_interop_ends.py", "test_interop_recall.py",
 ]
 
 
