@@ -150,6 +150,76 @@ def check(players: int, options: dict[str, Any]) -> None:
     """Every option works at every player count (2-4)."""
 
 
+class _Board:
+    """What the setup reads off the board for a player count, worked out once per process (issue
+    15: it was a sixth of a random game): never changed, so every game and copy of that count
+    shares it, and the map distances found by any of them (`KarviState._distances`)."""
+
+    def __init__(self, n: int) -> None:
+        self.side = C.side(n)
+        spots = self.side["spots"]
+        self.nodes: list[str] = [s["name"] for s in spots]
+        self.adj: list[list[int]] = [[] for _ in self.nodes]
+        for a, b in self.side["routes"]:
+            ia, ib = self.nodes.index(a), self.nodes.index(b)
+            self.adj[ia].append(ib)
+            self.adj[ib].append(ia)
+        self.obstructed = [bool(s.get("obstructed")) for s in spots]
+        # `_distances` by (start, limit, map unlocked): depends on the map alone.
+        self.dist_memo: dict[tuple[int, int, bool], dict[int, int]] = {}
+        self.stop_tiles = [i for i, t in enumerate(C.STOP_TILES) if n in t["players"]]
+        # Location stacks (Setup 2): the locations that share a pair of symbols, and those kinds.
+        pairs: dict[tuple[str, ...], list[int]] = {}
+        for i, s in enumerate(spots):
+            syms = s.get("symbols")
+            if not syms:
+                continue
+            key = tuple(sorted(f"{k}:{v}" for sym in syms for k, v in sym.items()))
+            pairs.setdefault(key, []).append(i)
+        self.location_pairs: list[tuple[list[int], list[int]]] = [
+            (locs, [C.KINDS.index(tuple(k.split(":"))) for k in key])  # type: ignore[arg-type]
+            for key, locs in pairs.items()
+        ]
+        self.sites = [i for i, s in enumerate(spots) if "site" in s]
+        self.special_spots = [i for i, s in enumerate(spots) if "special_runes" in s]
+        self.tracks: dict[tuple[str, ...], tuple[list[dict[str, Any]], list[bool], list[bool]]] = {}
+
+    def track(self, n: int, order: list[str], sides: dict[str, str]) -> tuple[
+            list[dict[str, Any]], list[bool], list[bool]]:
+        """The action spots for these boards and sides, with which are blocked (2 players) and
+        which hold locked parts only."""
+        key = tuple(order) + tuple(sides[b] for b in order)
+        found = self.tracks.get(key)
+        if found is None:
+            spots = C.track_spots(sides, order)
+            blocked = [bool(n == 2 and s.get("three_plus")) for s in spots]
+            locked_only = [all(p == _LOCKED for p in s["parts"]) for s in spots]
+            found = self.tracks[key] = (spots, blocked, locked_only)
+        return found
+
+
+_BOARDS: Final[dict[int, _Board]] = {}
+# Static lists the setup shuffles copies of: tiles by kind, upgrade cards by type and level,
+# upgrade tiles by slot.
+_TILES_OF_KIND: Final[list[list[int]]] = [
+    [t for t in range(C.NUM_TR * 2) if C.TILE_KIND[t] == kind] for kind in range(len(C.KINDS))
+]
+_CARDS_OF: Final[dict[tuple[str, int], list[int]]] = {
+    (t, level): [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == level]
+    for t in C.CARD_TYPES for level in (1, 2)
+}
+_UT_OF_SLOT: Final[dict[str, list[int]]] = {
+    s: [i for i, t in enumerate(C.UPGRADE_TILES) if t["slot"] == s] for s in C.SLOTS
+}
+
+
+def _board(n: int) -> _Board:
+    board = _BOARDS.get(n)
+    if board is None:
+        board = _BOARDS[n] = _Board(n)
+    return board
+
+
 class Player:
     """One player's tableau and supply."""
 
@@ -293,16 +363,14 @@ class KarviState(State):
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
         n = players
-        self.side = C.side(n)
-        self.nodes = [s["name"] for s in self.side["spots"]]
-        self.adj: list[list[int]] = [[] for _ in self.nodes]
-        for a, b in self.side["routes"]:
-            ia, ib = self.nodes.index(a), self.nodes.index(b)
-            self.adj[ia].append(ib)
-            self.adj[ib].append(ia)
-        self.obstructed = [bool(s.get("obstructed")) for s in self.side["spots"]]
-        # `_distances` by (start, limit, map unlocked): the map never changes, so copies share it.
-        self._dist_memo: dict[tuple[int, int, bool], dict[int, int]] = {}
+        board = _board(n)
+        self.side = board.side
+        self.nodes = board.nodes
+        self.adj = board.adj
+        self.obstructed = board.obstructed
+        # `_distances` by (start, limit, map unlocked): the map never changes, so every game of
+        # this player count shares it.
+        self._dist_memo = board.dist_memo
         rng = derive(seed, 0, "setup")
         # Action boards (Setup 3; More action variety and Chaos variants).
         order = list(C.BOARD_ORDER)
@@ -316,12 +384,10 @@ class KarviState(State):
             sides = {b: rng.choice("AB") for b in order}
         self.board_order = order
         self.board_sides = sides
-        self.spots = C.track_spots(sides, order)
+        self.spots, self.blocked, self.locked_only = board.track(n, order, sides)
         self.T = len(self.spots)
-        self.blocked = [bool(n == 2 and s.get("three_plus")) for s in self.spots]
-        self.locked_only = [all(p == _LOCKED for p in s["parts"]) for s in self.spots]
         self.blocked_shut = [b or lo for b, lo in zip(self.blocked, self.locked_only, strict=True)]
-        tiles = [i for i, t in enumerate(C.STOP_TILES) if n in t["players"]]
+        tiles = board.stop_tiles.copy()
         shuffle(rng, tiles)
         faces = ["B" if options["variety"] else "A"] * len(tiles)
         if options["chaos"]:  # Chaos: a mixture of sides
@@ -340,33 +406,23 @@ class KarviState(State):
         # Location stacks (Setup 2): kind -> node; 1 tile per player of each kind.
         self.stacks: dict[int, list[int]] = {}
         self.stack_known: dict[int, int] = {}
-        pairs: dict[tuple[str, ...], list[int]] = {}
-        for i, s in enumerate(self.side["spots"]):
-            syms = s.get("symbols")
-            if not syms:
-                continue
-            key = tuple(sorted(f"{k}:{v}" for sym in syms for k, v in sym.items()))
-            pairs.setdefault(key, []).append(i)
-        for key, locs in pairs.items():
-            kinds = [C.KINDS.index(tuple(k.split(":"))) for k in key]  # type: ignore[arg-type]
+        for locs, pair_kinds in board.location_pairs:
+            kinds = pair_kinds.copy()
             shuffle(rng, kinds)
             for loc, kind in zip(locs, kinds, strict=True):
-                pool = [t for t in range(C.NUM_TR * 2) if C.TILE_KIND[t] == kind]
+                pool = _TILES_OF_KIND[kind].copy()
                 shuffle(rng, pool)
                 self.stacks[loc] = sorted(pool[:n])
                 self.stack_known[loc] = 0
-        self.sites: dict[int, list[int]] = {
-            i: [] for i, s in enumerate(self.side["spots"]) if "site" in s
-        }
+        self.sites: dict[int, list[int]] = {i: [] for i in board.sites}
         specials = list(range(len(C.SPECIALS)))
         shuffle(rng, specials)
         self.special_stacks: dict[int, list[int]] = {}
         self.special_known: dict[int, int] = {}
-        for i, s in enumerate(self.side["spots"]):
-            if "special_runes" in s:
-                self.special_stacks[i] = sorted(specials[:n])
-                specials = specials[n:]
-                self.special_known[i] = 0
+        for i in board.special_spots:
+            self.special_stacks[i] = sorted(specials[:n])
+            specials = specials[n:]
+            self.special_known[i] = 0
         self.discarded_specials: list[int] = []
         # Trade cards (Setup 6): 3 face up.
         deck = list(range(len(C.TRADE_CARDS)))
@@ -376,15 +432,15 @@ class KarviState(State):
         # Upgrade cards: one stack per type, the 1s on top of the 2s (top = index 0).
         self.decks: list[list[int]] = []
         for t in C.CARD_TYPES:
-            ones = [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == 1]
-            twos = [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == 2]
+            ones = _CARDS_OF[t, 1].copy()
+            twos = _CARDS_OF[t, 2].copy()
             shuffle(rng, ones)
             shuffle(rng, twos)
             self.decks.append(ones + twos)
         # Individual setup 2-3: 3 rune stones, 2 upgrade tiles of each type.
         runes = list(range(len(C.RUNES)))
         shuffle(rng, runes)
-        by_slot = {s: [i for i, t in enumerate(C.UPGRADE_TILES) if t["slot"] == s] for s in C.SLOTS}
+        by_slot = {s: _UT_OF_SLOT[s].copy() for s in C.SLOTS}
         for s in C.SLOTS:
             shuffle(rng, by_slot[s])
         self.piles: dict[str, list[int]] = {}
