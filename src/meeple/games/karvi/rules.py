@@ -199,11 +199,8 @@ class _Board:
 
 
 _BOARDS: Final[dict[int, _Board]] = {}
-# Static lists the setup shuffles copies of: tiles by kind, upgrade cards by type and level,
-# upgrade tiles by slot.
-_TILES_OF_KIND: Final[list[list[int]]] = [
-    [t for t in range(C.NUM_TR * 2) if C.TILE_KIND[t] == kind] for kind in range(len(C.KINDS))
-]
+# Static lists the setup shuffles copies of (with `_TILES_OF_KIND` above): upgrade cards by type
+# and level, upgrade tiles by slot.
 _CARDS_OF: Final[dict[tuple[str, int], list[int]]] = {
     (t, level): [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == level]
     for t in C.CARD_TYPES for level in (1, 2)
