@@ -150,6 +150,9 @@ def check(players: int, options: dict[str, Any]) -> None:
     """Every option works at every player count (2-4)."""
 
 
+_Track = tuple[list[dict[str, Any]], list[int], list[bool], list[bool]]
+
+
 class _Board:
     """What the setup reads off the board for a player count, worked out once per process (issue
     15: it was a sixth of a random game): never changed, so every game and copy of that count
@@ -182,19 +185,21 @@ class _Board:
         ]
         self.sites = [i for i, s in enumerate(spots) if "site" in s]
         self.special_spots = [i for i, s in enumerate(spots) if "special_runes" in s]
-        self.tracks: dict[tuple[str, ...], tuple[list[dict[str, Any]], list[bool], list[bool]]] = {}
+        self.tracks: dict[tuple[str, ...], _Track] = {}
 
-    def track(self, n: int, order: list[str], sides: dict[str, str]) -> tuple[
-            list[dict[str, Any]], list[bool], list[bool]]:
-        """The action spots for these boards and sides, with which are blocked (2 players) and
-        which hold locked parts only."""
+    def track(self, n: int, order: list[str], sides: dict[str, str]) -> _Track:
+        """The action spots for these boards and sides: their beer costs, which are blocked (2
+        players) and which hold locked parts only."""
         key = tuple(order) + tuple(sides[b] for b in order)
         found = self.tracks.get(key)
         if found is None:
             spots = C.track_spots(sides, order)
-            blocked = [bool(n == 2 and s.get("three_plus")) for s in spots]
-            locked_only = [all(p == _LOCKED for p in s["parts"]) for s in spots]
-            found = self.tracks[key] = (spots, blocked, locked_only)
+            found = self.tracks[key] = (
+                spots,
+                [s["cost"] for s in spots],
+                [bool(n == 2 and s.get("three_plus")) for s in spots],
+                [all(p == _LOCKED for p in s["parts"]) for s in spots],
+            )
         return found
 
 
@@ -381,7 +386,7 @@ class KarviState(State):
             sides = {b: rng.choice("AB") for b in order}
         self.board_order = order
         self.board_sides = sides
-        self.spots, self.blocked, self.locked_only = board.track(n, order, sides)
+        self.spots, self.spot_cost, self.blocked, self.locked_only = board.track(n, order, sides)
         self.T = len(self.spots)
         self.blocked_shut = [b or lo for b, lo in zip(self.blocked, self.locked_only, strict=True)]
         tiles = board.stop_tiles.copy()
@@ -561,7 +566,7 @@ class KarviState(State):
 
     def _cost(self, q: int, s: int) -> int:
         """A spot's beer cost for player q: the printed cost, at most 1 with the sail tile."""
-        cost = self.spots[s]["cost"] if s < self.T else 0
+        cost = self.spot_cost[s] if s < self.T else 0
         if cost > 1 and any(e.get("cap_cost") for e in self.p[q].effects()):
             cost = 1
         return cost
@@ -579,15 +584,20 @@ class KarviState(State):
             if onto:
                 return onto
         start = 0 if pos >= self.T else pos + 1
-        cap = any(e.get("cap_cost") for e in self.p[q].effects())
+        cap: bool | None = None  # the sail tile's cost cap, looked up only when it matters
         taken = set(self.die_pos)
-        spots, free = self.spots, self.free_move
+        costs, free = self.spot_cost, self.free_move
         blocked = self.blocked if self._locked_open(q) else self.blocked_shut
         for s in range(start, self.T):
             if not blocked[s] and s not in taken:
-                cost = spots[s]["cost"]
-                if free or (min(cost, 1) if cap else cost) <= beer:
+                cost = costs[s]
+                if free or cost <= beer:
                     out.append(s)
+                elif min(cost, 1) <= beer:  # affordable at the capped cost, if capped
+                    if cap is None:
+                        cap = any(e.get("cap_cost") for e in self.p[q].effects())
+                    if cap:
+                        out.append(s)
         if pos < self.T:
             out += [self.T + k for k in range(C.STOP_POSITIONS) if not self._occupied(self.T + k)]
         return out
@@ -1794,6 +1804,7 @@ class KarviState(State):
         new.board_order = self.board_order
         new.board_sides = self.board_sides
         new.spots = self.spots
+        new.spot_cost = self.spot_cost
         new.T = self.T
         new.blocked = self.blocked
         new.locked_only = self.locked_only
