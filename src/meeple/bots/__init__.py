@@ -9,7 +9,8 @@ Players meet five named levels, weakest first (`LEVELS`): ``random``; ``easy``, 
 default search (or a better heuristic); ``expert``, a bigger search (or, where no search beat
 ``hard``, a better heuristic still: Scarvus at 4-7 players). Each is a **work budget**
 (iterations), never a wall-clock time, so one seed gives one game on any machine at any load;
-a server may still cut a move at a time cap as a safety net (`ISMCTSBot.max_seconds`, counted in ``bot.last.capped``).
+a server may still cut a move at a time cap as a safety net (`ISMCTSBot.max_seconds`, counted
+in ``bot.last.capped``).
 
 A game defines its levels with ``BOT_LEVELS`` next to ``GAME`` in its package: a mapping from
 ``medium``/``hard``/``expert`` to any level string `make_bot` accepts, e.g.

@@ -159,6 +159,7 @@ class _Board:
     shares it, and the map distances found by any of them (`KarviState._distances`)."""
 
     def __init__(self, n: int) -> None:
+        self.players = n
         self.side = C.side(n)
         spots = self.side["spots"]
         self.nodes: list[str] = [s["name"] for s in spots]
@@ -187,7 +188,7 @@ class _Board:
         self.special_spots = [i for i, s in enumerate(spots) if "special_runes" in s]
         self.tracks: dict[tuple[str, ...], _Track] = {}
 
-    def track(self, n: int, order: list[str], sides: dict[str, str]) -> _Track:
+    def track(self, order: list[str], sides: dict[str, str]) -> _Track:
         """The action spots for these boards and sides: their beer costs, which are blocked (2
         players) and which hold locked parts only."""
         key = tuple(order) + tuple(sides[b] for b in order)
@@ -197,7 +198,7 @@ class _Board:
             found = self.tracks[key] = (
                 spots,
                 [s["cost"] for s in spots],
-                [bool(n == 2 and s.get("three_plus")) for s in spots],
+                [bool(self.players == 2 and s.get("three_plus")) for s in spots],
                 [all(p == _LOCKED for p in s["parts"]) for s in spots],
             )
         return found
@@ -386,7 +387,7 @@ class KarviState(State):
             sides = {b: rng.choice("AB") for b in order}
         self.board_order = order
         self.board_sides = sides
-        self.spots, self.spot_cost, self.blocked, self.locked_only = board.track(n, order, sides)
+        self.spots, self.spot_cost, self.blocked, self.locked_only = board.track(order, sides)
         self.T = len(self.spots)
         self.blocked_shut = [b or lo for b, lo in zip(self.blocked, self.locked_only, strict=True)]
         tiles = board.stop_tiles.copy()

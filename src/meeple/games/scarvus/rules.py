@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import random
 from importlib import resources
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from meeple.core import BadOption, IllegalAction, State
 from meeple.core.game import mypyc_attr
@@ -166,19 +166,15 @@ def penalty(difference: int) -> int:
     return SINGED if difference <= SINGED_MAX else BURNT
 
 
-def _plus(values: list[int], i: int, d: int) -> list[int]:
-    """A new list: ``values`` with ``d`` added at ``i`` (feathers, Lives and Flight cards are
-    replaced, not changed in place, so that copies of a state share them; see
-    `ScarvusState._copy`)."""
-    new = values.copy()
-    new[i] += d
-    return new
+_T = TypeVar("_T")
 
 
-def _with_bits(values: list[int], i: int, bits: int) -> list[int]:
-    """A new list: ``values`` with ``bits`` set at ``i`` (reveals and peeks; see `_plus`)."""
+def replaced(values: list[_T], i: int, value: _T) -> list[_T]:
+    """A new list: ``values`` with ``value`` at ``i``. Feathers, Lives, alive flags, reveals,
+    peeks, Daedalus cards and Flight hands change this way, never in place, so that copies of a
+    state share them (see `ScarvusState._copy`)."""
     new = values.copy()
-    new[i] |= bits
+    new[i] = value
     return new
 
 
@@ -399,7 +395,7 @@ class ScarvusState(State):
             self._finish_challenge(wax=a == WAX)
         else:
             t = a - DISCARD_FLIGHT
-            self.flight_hand[p] = _plus(self.flight_hand[p], t, -1)
+            self.flight_hand[p] = replaced(self.flight_hand[p], t, self.flight_hand[p][t] - 1)
             self.flight_discard = [*self.flight_discard, t]
             self.emit({"type": "flight_discard", "player": p, "card": EFFECTS[t], "why": "hand limit"})
             self._continue_hand_limit()
@@ -414,7 +410,7 @@ class ScarvusState(State):
         elif a < ACCEPT:
             c = a - REVEAL
             # Fancy Flying: reveal a card instead of swapping, then draw a Flight card.
-            self.revealed = _with_bits(self.revealed, p, 1 << c)
+            self.revealed = replaced(self.revealed, p, self.revealed[p] | 1 << c)
             self._card_event({"type": "reveal", "player": p, "colour": COLOURS[c]}, self.hand[p * NC + c])
             self._draw_flight(p, "fancy flying")
             self._to_bid(p)
@@ -436,7 +432,7 @@ class ScarvusState(State):
         elif a < EYES:
             c = a - COUNSEL
             self._spend(p, COUNSEL_T, colour=c)
-            self.peeks = _with_bits(self.peeks, p, 1 << (DAEDALUS * NC + c))
+            self.peeks = replaced(self.peeks, p, self.peeks[p] | 1 << (DAEDALUS * NC + c))
             self.emit({"type": "saw", "owner": "daedalus", "colour": COLOURS[c], "value": self.daedalus[c]}, to=p)
 
     def _swap(self, p: int, c: int) -> None:
@@ -553,7 +549,7 @@ class ScarvusState(State):
         self.to_move = p
 
     def _spend(self, p: int, t: int, **detail: Any) -> None:
-        self.flight_hand[p] = _plus(self.flight_hand[p], t, -1)
+        self.flight_hand[p] = replaced(self.flight_hand[p], t, self.flight_hand[p][t] - 1)
         self.flight_discard = [*self.flight_discard, t]  # Flight Cards: used cards go face up on a discard pile
         event = {"type": "flight", "player": p, "card": EFFECTS[t]}
         event.update({k: (COLOURS[v] if k == "colour" else v) for k, v in detail.items()})
@@ -565,7 +561,7 @@ class ScarvusState(State):
             return
         t = self.flight_deck[-1]
         self.flight_deck = self.flight_deck[:-1]
-        self.flight_hand[p] = _plus(self.flight_hand[p], t, 1)
+        self.flight_hand[p] = replaced(self.flight_hand[p], t, self.flight_hand[p][t] + 1)
         self.emit({"type": "flight_draw", "player": p, "why": why})
         self.emit({"type": "flight_drawn", "card": EFFECTS[t]}, to=p)
 
@@ -597,7 +593,7 @@ class ScarvusState(State):
     def _sharp_eyes(self, p: int, q: int) -> None:
         c = self._standing_bid()[1]
         self._spend(p, EYES_T, target=q)
-        self.peeks = _with_bits(self.peeks, p, 1 << (q * NC + c))
+        self.peeks = replaced(self.peeks, p, self.peeks[p] | 1 << (q * NC + c))
         self._card_event({"type": "saw", "owner": q, "colour": COLOURS[c]}, self.hand[q * NC + c], to=p)
 
     def colour_total(self, c: int) -> int:
@@ -624,7 +620,7 @@ class ScarvusState(State):
         self.revealed = [r & off for r in self.revealed]
         self.decks[c] = []
         self.discards[c] = []
-        self.daedalus = [-1 if i == c else d for i, d in enumerate(self.daedalus)]  # see _copy
+        self.daedalus = replaced(self.daedalus, c, -1)
         self._forget_mask(COLOUR_BITS[c])
         self.in_play &= ~(1 << c)
         self.bid = None
@@ -644,15 +640,15 @@ class ScarvusState(State):
             self._spend(loser, WAX_T)
         if self.fight:  # Fight in the Skies: the player who is incorrect loses one Life
             if not wax:
-                self.lives = _plus(self.lives, loser, -1)
+                self.lives = replaced(self.lives, loser, self.lives[loser] - 1)
                 self.emit({"type": "life_lost", "player": loser, "lives": self.lives[loser]})
                 if not self.lives[loser]:
                     self._eliminate(loser)
         elif penalty(diff) == SINGED or wax:
-            self.singed = _plus(self.singed, loser, 1)
+            self.singed = replaced(self.singed, loser, self.singed[loser] + 1)
             self._log(("feather", loser, "singed"))
         else:
-            self.burnt = _plus(self.burnt, loser, 1)
+            self.burnt = replaced(self.burnt, loser, self.burnt[loser] + 1)
             self._log(("feather", loser, "burnt"))
         if talon:  # Talons Challenge: an unsafe bid gives the challenger a Flight card
             self._draw_flight(challenger, "talons challenge")
@@ -668,12 +664,12 @@ class ScarvusState(State):
 
     def _eliminate(self, p: int) -> None:
         """Fight in the Skies: out of Lives, your cards go in the box and you are out."""
-        self.alive = [a and q != p for q, a in enumerate(self.alive)]  # replaced: see _copy
+        self.alive = replaced(self.alive, p, False)
         self.out_order = [*self.out_order, p]
         for c in range(NC):
             self.hand[p * NC + c] = -1
         self._forget_mask(OWNER_BITS[p])
-        self.revealed = [0 if q == p else r for q, r in enumerate(self.revealed)]  # see _copy
+        self.revealed = replaced(self.revealed, p, 0)
         self.flight_hand[p] = [0] * NE
         self.emit({"type": "out", "player": p})
 

@@ -40,6 +40,7 @@ from .rules import (
     SCOUTING,
     WAX,
     ScarvusState,
+    replaced,
 )
 
 DECK_SUM = sum(DECK)
@@ -253,7 +254,7 @@ def bid_world(state: ScarvusState, me: int, rng: random.Random) -> ScarvusState:
         hand[i] = v
     rest = values[len(hands):]
     if daedalus:  # a new list: the world shares its original's (ScarvusState._copy)
-        world.daedalus = [rest.pop(0) if i == c else d for i, d in enumerate(world.daedalus)]
+        world.daedalus = replaced(world.daedalus, c, rest.pop(0))
     world.decks[c] = rest
     return world
 
