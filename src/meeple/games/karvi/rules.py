@@ -586,7 +586,7 @@ class KarviState(State):
                 return onto
         start = 0 if pos >= self.T else pos + 1
         cap: bool | None = None  # the sail tile's cost cap, looked up only when it matters
-        taken = set(self.die_pos)
+        taken = self.die_pos  # a few dice: a list scan beats building a set
         costs, free = self.spot_cost, self.free_move
         blocked = self.blocked if self._locked_open(q) else self.blocked_shut
         for s in range(start, self.T):
@@ -620,7 +620,12 @@ class KarviState(State):
     def legal_actions(self) -> list[int]:
         if self.over:
             return []
-        acts = self._legal = sorted(set(self._task_actions(self.tasks[-1]) if self.tasks else self._main_actions()))
+        acts = self._task_actions(self.tasks[-1]) if self.tasks else self._main_actions()
+        acts.sort()
+        for i in range(len(acts) - 1, 0, -1):  # the few duplicates go (cheaper than a set)
+            if acts[i] == acts[i - 1]:
+                del acts[i]
+        self._legal = acts
         return acts.copy()
 
     def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
@@ -655,19 +660,26 @@ class KarviState(State):
         else:
             out.append(END)
         if not self.ship_moved:
-            dist = self._distances(q, pl.ship, pl.prov)
-            mine = pl.strength()
-            extra = [0] * len(self.nodes)  # 1 provision per ship at least as strong (node 0: room)
+            ship, prov = pl.ship, pl.prov
+            dist = self._distances(q, ship, prov)  # every node in it is at most `prov` away
+            # Entering a spot costs 1 provision more per ship there at least as strong (node 0,
+            # Kaupanger, has room for all): only such spots can be out of reach.
+            extra: dict[int, int] = {}
+            mine = -1
             for o in range(self.players):
-                if o != q and self.p[o].ship and self.p[o].strength() >= mine:
-                    extra[self.p[o].ship] += 1
+                there = self.p[o].ship
+                if o != q and there and there in dist:
+                    if mine < 0:
+                        mine = pl.strength()
+                    if self.p[o].strength() >= mine:
+                        extra[there] = extra.get(there, 0) + 1
             for node, k in dist.items():
-                if node == pl.ship:  # "move" 0 spots: a ship displaced there (ruling; option: any)
+                if node == ship:  # "move" 0 spots: a ship displaced there (ruling; option: any)
                     if (pl.displaced or self.options.get("zero_move_any", False)) and self._location_options(q, node):
                         out.append(_A_SHIP_TO + node)
-                elif extra[node] + k <= pl.prov:
+                elif not extra or extra.get(node, 0) + k <= prov:
                     out.append(_A_SHIP_TO + node)
-        for c in set(pl.hand):
+        for c in pl.hand:  # a card held twice gives one action (legal_actions drops duplicates)
             if self._card_playable(q, c):
                 out.append(_A_PLAY_CARD + c)
         if len(pl.hand) >= 2:
