@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import random
 from importlib import resources
-from typing import Any
+from typing import Any, Final
 
 from meeple.core import BadOption, BadPlayerCount, State, derive
 from meeple.core.cards import deal_avoiding
@@ -24,27 +24,27 @@ from meeple.core.text import does, name, plural
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
 
-SUITS: list[str] = _DATA["suits"]["order"]
-TRUMP = (SUITS.index(_DATA["suits"]["trump"]["day"]), SUITS.index(_DATA["suits"]["trump"]["night"]))
-CARDS: list[dict[str, Any]] = _DATA["cards"]
-NUM_CARDS = len(CARDS)
-CODE = [c["code"] for c in CARDS]
-CARD_ID = {code: i for i, code in enumerate(CODE)}
-LIGHTNING = next(i for i, c in enumerate(CARDS) if c["day"] is None)
+SUITS: Final[list[str]] = _DATA["suits"]["order"]
+TRUMP: Final[tuple[int, int]] = (SUITS.index(_DATA["suits"]["trump"]["day"]), SUITS.index(_DATA["suits"]["trump"]["night"]))
+CARDS: Final[list[dict[str, Any]]] = _DATA["cards"]
+NUM_CARDS: Final[int] = len(CARDS)
+CODE: Final[list[str]] = [c["code"] for c in CARDS]
+CARD_ID: Final[dict[str, int]] = {code: i for i, code in enumerate(CODE)}
+LIGHTNING: Final[int] = next(i for i, c in enumerate(CARDS) if c["day"] is None)
 # SUIT[side][card], VALUE[side][card]; the Lightning card has suit -1 and no value.
-SUIT = tuple(
+SUIT: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(-1 if c[side] is None else SUITS.index(c[side][0]) for c in CARDS)
     for side in ("day", "night")
 )
-VALUE = tuple(tuple(-1 if c[side] is None else c[side][1] for c in CARDS) for side in ("day", "night"))
-SUIT_MASK = tuple(
+VALUE: Final[tuple[tuple[int, ...], ...]] = tuple(tuple(-1 if c[side] is None else c[side][1] for c in CARDS) for side in ("day", "night"))
+SUIT_MASK: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(sum(1 << c for c in range(NUM_CARDS) if SUIT[side][c] == s) for s in range(len(SUITS)))
     for side in (0, 1)
 )
 # STRENGTH[lightning_variant][side][lead_suit][card]: who wins a trick. Trump beats the lead
 # colour beats the rest (The Strongest Color); the Lightning card never wins, except in the
 # Lightning Card Variant, where it beats everything but trump. lead_suit -1: none yet.
-STRENGTH = tuple(
+STRENGTH: Final[tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]] = tuple(
     tuple(
         tuple(
             tuple(
@@ -58,21 +58,21 @@ STRENGTH = tuple(
     )
     for strong in (False, True)
 )
-FLIPS = tuple(VALUE[0][c] == 5 for c in range(NUM_CARDS))  # "Whenever a number 5 card is played"
-HAND_SIZE = {int(k): v for k, v in _DATA["hand_size"].items() if k.isdigit()}
-REMOVED = {
+FLIPS: Final[tuple[bool, ...]] = tuple(VALUE[0][c] == 5 for c in range(NUM_CARDS))  # "Whenever a number 5 card is played"
+HAND_SIZE: Final[dict[int, int]] = {int(k): v for k, v in _DATA["hand_size"].items() if k.isdigit()}
+REMOVED: Final[dict[int, int]] = {
     int(k): sum(1 << CARD_ID[code] for code in v) for k, v in _DATA["removed"].items() if k.isdigit()
 }
-COOP_ROUNDS = {int(k): v for k, v in _DATA["coop_rounds"].items() if k.isdigit()}
-TRACK_LENGTH = {
+COOP_ROUNDS: Final[dict[int, int]] = {int(k): v for k, v in _DATA["coop_rounds"].items() if k.isdigit()}
+TRACK_LENGTH: Final[dict[str, dict[int, int]]] = {
     mode: {int(k): v for k, v in _DATA["track_length"][mode].items()} for mode in ("competitive", "cooperative")
 }
-ALL_CARDS = (1 << NUM_CARDS) - 1
-SIDE_NAMES = ("day", "night")
+ALL_CARDS: Final[int] = (1 << NUM_CARDS) - 1
+SIDE_NAMES: Final[tuple[str, str]] = ("day", "night")
 
 
 # Bit positions of every 10-bit chunk, so a 40-bit mask becomes a list in four lookups.
-_CHUNKS = tuple(
+_CHUNKS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(tuple(base + i for i in range(10) if b >> i & 1) for b in range(1024)) for base in (0, 10, 20, 30)
 )
 
@@ -97,7 +97,7 @@ def _space(n: int) -> str:
     return "the ground" if n == 0 else f"space {n}"
 
 
-ACTIVE_LABEL = tuple(tuple(card_label(c, side) for c in range(NUM_CARDS)) for side in (0, 1))
+ACTIVE_LABEL: Final[tuple[tuple[str, ...], ...]] = tuple(tuple(card_label(c, side) for c in range(NUM_CARDS)) for side in (0, 1))
 
 
 def card_json(card: int, side: int) -> dict[str, Any]:
