@@ -73,6 +73,9 @@ class GameInfo:
     rules_doc: str = ""
     check: Callable[[int, dict[str, Any]], None] | None = None
     bots: dict[str, Callable[[int], Any]] = field(default_factory=dict)
+    # players -> the resolved default options (`resolve_options` with none given): a playout
+    # loop makes a game per playout, so this is asked thousands of times a second.
+    _defaults: dict[int, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
     text_renderer: Callable[[dict[str, Any]], str] | None = None
     hidden_information: bool = True
 
@@ -81,7 +84,12 @@ class GameInfo:
             self.state_factory.info = self  # type: ignore[attr-defined]  # a state knows its game
 
     def resolve_options(self, players: int, given: dict[str, Any]) -> dict[str, Any]:
-        """Validate ``players`` and ``given`` options; return the full option dict."""
+        """Validate ``players`` and ``given`` options; return the full option dict (a new one:
+        the state keeps it)."""
+        if not given:
+            defaults = self._defaults.get(players)
+            if defaults is not None:
+                return dict(defaults)
         if players not in self.player_counts:
             raise BadPlayerCount(
                 f"{self.id} takes {_fmt_counts(self.player_counts)} players, not {players!r}"
@@ -104,6 +112,8 @@ class GameInfo:
             resolved[opt.name] = value
         if self.check is not None:
             self.check(players, resolved)
+        if not given:
+            self._defaults[players] = dict(resolved)
         return resolved
 
     def to_json(self) -> dict[str, Any]:

@@ -118,8 +118,9 @@ def bid_action(number: int, colour: int) -> int:
 
 def bid_of(action: int) -> tuple[int, int]:
     """(number, colour) of a bid action."""
-    n, c = divmod(action - BID, NC)
-    return n + 1, c
+    k = action - BID
+    n = k // NC  # (not divmod: a compiled build calls it generically, through a tuple)
+    return n + 1, k - n * NC
 
 
 # Every bid of 1..CAP in the colours of ``in_play``, ascending, by ``in_play``: made on first use,
@@ -518,7 +519,9 @@ class ScarvusState(State):
     def _forget_mask(self, bits: int) -> None:
         """Cards that left their place (swapped away, boxed at Removal, boxed with a fallen
         player) are no longer known to whoever had seen them there."""
-        if any(self.peeks):  # (only Flight cards show anyone a card: most games never do)
+        # (only Flight cards show anyone a card: most games never do; a generator, not
+        # any(list), which a compiled build looks up by name and calls generically)
+        if any(k for k in self.peeks):
             keep = ~bits
             self.peeks = [k & keep for k in self.peeks]
 
@@ -677,7 +680,7 @@ class ScarvusState(State):
         """How to Win: the game ends at once on the fourth feather (Longer Flights: more), which
         only ``loser``, who just took one, can have; Fight in the Skies: when one flyer is left."""
         if self.fight:
-            done = sum(self.alive) <= 1
+            done = self.alive.count(True) <= 1
         else:
             done = self.singed[loser] + self.burnt[loser] >= self.end_at
         if done:

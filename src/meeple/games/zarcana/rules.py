@@ -167,8 +167,10 @@ class ZarcanaState(State):
         # event so that interop's tensors of the log stay as they were. The dicts live only as
         # long as one `log` call, so `log` empties it first: it never holds more than one call's.
         self._act_info: dict[int, tuple[str, dict[str, Any]]] = {}
-        self.pos = [-1] * (MAX_PLAYERS * PIECES)
-        self.orient = [0] * (MAX_PLAYERS * PIECES)
+        # (one row of PIECES per seat at the table, not per seat the game allows: the board's
+        # searches, pos.count and `in pos`, scan these lists many times a decision)
+        self.pos = [-1] * (players * PIECES)
+        self.orient = [0] * (players * PIECES)
         self.stacks: dict[int, list[int]] = {}
         self.discard: list[int] = []
         self.reshuffles = 0
@@ -375,12 +377,17 @@ class ZarcanaState(State):
 
     def _usable(self, card: int, q: int, me: int, hand: bool) -> bool:
         """Whether ``_seqs`` yields anything (inlined: this is the hot path of legal_actions)."""
+        # (a loop, not next(gen, None): a compiled build looks `next` up by name each time)
         if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
             for p in PROTO:
-                if self._req(p, q) and next(_GEN[p](self, p, q, me), None) is not None:
-                    return True
+                if self._req(p, q):
+                    for _ in _GEN[p](self, p, q, me):
+                        return True
             return False
-        return self._req(card, q) and next(_GEN[card](self, card, q, me), None) is not None
+        if self._req(card, q):
+            for _ in _GEN[card](self, card, q, me):
+                return True
+        return False
 
     # --- Common abilities ---
     def _g_grow_clone(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
