@@ -309,11 +309,18 @@ class ZarcanaState(State):
             if c >= 0 and not self.habitable(c):
                 self._destroy(q, "isolated")
 
-    def _remove_top(self, cell: int) -> None:
+    def _take_top(self, cell: int) -> int:
+        """Take the top card off ``cell``'s stack. A stack is replaced by a new list whenever it
+        changes, never changed in place, so that a copy of the state shares the stacks."""
         s = self.stacks[cell]
-        c = s.pop()
-        if not s:
+        if len(s) > 1:
+            self.stacks[cell] = s[:-1]
+        else:
             del self.stacks[cell]
+        return s[-1]
+
+    def _remove_top(self, cell: int) -> None:
+        c = self._take_top(cell)
         self.discard.append(c)
         self.emit({"type": "card_destroyed", "cell": list(cell_xy(cell)), "card": CODE[c]})
         self._purge()
@@ -446,7 +453,7 @@ class ZarcanaState(State):
 
     def _build_at(self, cell: int) -> None:
         c = self._draw_one()
-        self.stacks.setdefault(cell, []).append(c)  # under any pyramids already there
+        self.stacks[cell] = [*self.stacks.get(cell, []), c]  # under any pyramids already there
         self.emit({"type": "build", "cell": list(cell_xy(cell)), "card": CODE[c]})
 
     def _x_build(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
@@ -552,8 +559,9 @@ class ZarcanaState(State):
             yield ()
 
     def _x_dig(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
-        s = self.stacks[self.target(q)]
-        s.insert(0, s.pop())
+        t = self.target(q)
+        s = self.stacks[t]
+        self.stacks[t] = [s[-1], *s[:-1]]
 
     def _g_turn(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
         t = self.target(q)
@@ -574,11 +582,7 @@ class ZarcanaState(State):
             yield ()
 
     def _x_harvest(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
-        t = self.target(q)
-        s = self.stacks[t]
-        c = s.pop()
-        if not s:
-            del self.stacks[t]
+        c = self._take_top(self.target(q))
         self.hands[me].append(c)
         self.tag[c] = -1
         self.emit({"type": "take", "player": me, "card": CODE[c]})
@@ -1030,7 +1034,7 @@ class ZarcanaState(State):
         new._act_info = self._act_info
         new.pos = self.pos.copy()
         new.orient = self.orient.copy()
-        new.stacks = {c: s.copy() for c, s in self.stacks.items()}
+        new.stacks = self.stacks.copy()  # its stacks are replaced, never changed: shared
         new.discard = self.discard.copy()
         new.reshuffles = self.reshuffles
         new.tag = self.tag.copy()
