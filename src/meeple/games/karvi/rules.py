@@ -223,6 +223,9 @@ def _board(n: int) -> _Board:
     return board
 
 
+# ``serializable``: compiled, `Player.__new__` then makes a bare object; without it, it runs
+# `__init__` (every list and the slots dict, at once thrown away by `copy`).
+@mypyc_attr(serializable=True)
 class Player:
     """One player's tableau and supply."""
 
