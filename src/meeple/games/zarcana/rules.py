@@ -336,19 +336,30 @@ class ZarcanaState(State):
             self.reshuffles += 1
             shuffle(derive(self.seed, self.salt, "reshuffle", self.reshuffles), self.deck)
             self.emit({"type": "reshuffle", "count": self.reshuffles, "deck": len(self.deck)})
-        return self.deck.pop()
+        deck = self.deck
+        self.deck = deck[:-1]  # replaced, never changed in place: copies share it (see `_copy`)
+        return deck[-1]
 
     def _draw_to_hand(self, p: int, k: int) -> None:
         got = []
+        tag = self.tag.copy()  # replaced, never changed in place: copies share it (see `_copy`)
         for _ in range(k):
             c = self._draw_one()
             if c < 0:
                 break
             self.hands[p].append(c)
-            self.tag[c] = self.reshuffles
+            tag[c] = self.reshuffles
             got.append(c)
+        self.tag = tag
         self.emit({"type": "draw", "player": p, "count": len(got)})
         self.emit({"type": "drew", "cards": [CODE[c] for c in got]}, to=p)
+
+    def _seen_by_all(self, card: int) -> None:
+        """A card taken into a hand in sight of all: no epoch (see ``tag``). The tag list is
+        replaced, never changed in place, so that copies share it (see `_copy`)."""
+        tag = self.tag.copy()
+        tag[card] = -1
+        self.tag = tag
 
     def _hand_room(self, p: int, card: int) -> int:
         """How many cards ``p`` may acquire now: the hand limit binds acquiring, not holding."""
@@ -551,7 +562,7 @@ class ZarcanaState(State):
     def _x_recycle(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         c = self.discard.pop()
         self.hands[me].append(c)
-        self.tag[c] = -1
+        self._seen_by_all(c)
         self.emit({"type": "take", "player": me, "card": CODE[c]})
 
     def _g_dig(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
@@ -584,7 +595,7 @@ class ZarcanaState(State):
     def _x_harvest(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         c = self._take_top(self.target(q))
         self.hands[me].append(c)
-        self.tag[c] = -1
+        self._seen_by_all(c)
         self.emit({"type": "take", "player": me, "card": CODE[c]})
         self._purge()
 
@@ -1037,7 +1048,7 @@ class ZarcanaState(State):
         new.stacks = self.stacks.copy()  # its stacks are replaced, never changed: shared
         new.discard = self.discard.copy()
         new.reshuffles = self.reshuffles
-        new.tag = self.tag.copy()
+        new.tag = self.tag  # replaced when it changes, never changed in place: shared
         new.declared = self.declared
         new.turns_left = self.turns_left
         new.turn = self.turn
@@ -1049,7 +1060,7 @@ class ZarcanaState(State):
         new.reo = self.reo.copy()
         new._legal = self._legal
         new._next = self._next
-        new.deck = self.deck.copy()
+        new.deck = self.deck  # replaced when it changes, never changed in place: shared
         new.hands = [h.copy() for h in self.hands]
         new.to_move = self.to_move
         return new
@@ -1069,7 +1080,7 @@ class ZarcanaState(State):
         """
         self._legal = None
         others = [p for p in range(self.players) if p != player]
-        tag = self.tag
+        tag = self.tag = self.tag.copy()  # (shared with the state this copy was made from)
         # Per opponent: the cards everyone saw arrive (kept) and how many slots each epoch has.
         new_hands = {p: [c for c in self.hands[p] if tag[c] < 0] for p in others}
         counts = {p: Counter(tag[c] for c in self.hands[p] if tag[c] >= 0) for p in others}
