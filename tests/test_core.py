@@ -62,6 +62,22 @@ def test_apply_with_a_known_legal_list_still_refuses_illegal_actions():
     assert s.history == [legal[0]]
 
 
+def test_rng_shuffle_may_leave_the_first_cards_unordered():
+    """``unordered=k``: every card lands where the full shuffle puts it, except that the first
+    ``k`` come in some order (a dealt hand as a set)."""
+    from meeple.core.rng import shuffle
+
+    for seed in range(200):
+        for size, k in ((37, 13), (40, 8), (10, 10), (5, 1), (3, 0), (0, 4)):
+            full, part = list(range(size)), list(range(size))
+            shuffle(random.Random(seed), full)
+            shuffle(random.Random(seed), part, unordered=k)
+            assert part[k:] == full[k:] and sorted(part[:k]) == sorted(full[:k])
+    short = list(range(37))
+    shuffle(random.Random(1), short, unordered=13)
+    assert short != sorted(short)  # (not a no-op)
+
+
 def test_rng_shuffle_gives_the_order_random_shuffle_gives():
     """`meeple.core.rng.shuffle` is a faster `random.Random.shuffle`: same order, same RNG state
     after, for every length (records depend on it)."""

@@ -24,14 +24,19 @@ def new_salt(rng: random.Random) -> int:
     return rng.getrandbits(63) | 1
 
 
-def shuffle(rng: random.Random, cards: list[Any]) -> None:
+def shuffle(rng: random.Random, cards: list[Any], unordered: int = 0) -> None:
     """Shuffle ``cards`` in place into the very order ``rng.shuffle(cards)`` gives (records and
     replays depend on it), about twice as fast: `random.Random.shuffle` draws every index through
     the Python method ``_randbelow``; this draws through ``getrandbits`` directly, by the same rule
     (Fisher-Yates from the end; ``n.bit_length()`` bits, drawn again while not below ``n``).
-    `tests/test_core.py` checks it against ``rng.shuffle``."""
+    `tests/test_core.py` checks it against ``rng.shuffle``.
+
+    ``unordered``: a caller that takes the first ``unordered`` cards as a set (a hand dealt as a
+    bitmask) may say so; the steps that only reorder those among themselves, the last
+    ``unordered - 1``, are then skipped. Every position gets the same card as with the full
+    shuffle except the order inside that set (`rng` is left mid-stream: draw nothing after)."""
     getrandbits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
+    for i in range(len(cards) - 1, max(unordered, 1) - 1, -1):
         n = i + 1
         k = n.bit_length()
         j = getrandbits(k)

@@ -150,8 +150,9 @@ class SavageBowlState(State):
         self.round += 1
         n = self.players
         deck = mask_to_list(ALL_CARDS & ~self.removed)
-        shuffle(derive(self.seed, self.salt, "deal", self.round), deck)
         size = self.hand_size
+        # = Random.shuffle's order, but for the order within the first hand, a set (a bitmask)
+        shuffle(derive(self.seed, self.salt, "deal", self.round), deck, unordered=size)
         self.hands = [sum(1 << c for c in deck[i * size : (i + 1) * size]) for i in range(n)]
         self.cham = (1 << n) - 1 if self.use_chameleons else 0  # seats with an unused Chameleon
         self.won = [0] * n

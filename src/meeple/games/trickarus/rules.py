@@ -169,8 +169,9 @@ class TrickarusState(State):
         """Setup > Dealing cards: shuffle the deck less the removed cards and deal the hands."""
         self.round += 1
         deck = mask_to_list(ALL_CARDS & ~self.removed)
-        shuffle(derive(self.seed, self.salt, "deal", self.round), deck)  # = Random.shuffle's order
         size = HAND_SIZE[self.players]
+        # = Random.shuffle's order, but for the order within the first hand, a set (a bitmask)
+        shuffle(derive(self.seed, self.salt, "deal", self.round), deck, unordered=size)
         # hand i is deck[i * size : (i + 1) * size]; what is left (2 players: 11 cards) is hidden
         hands = [0] * self.players
         undealt = 0
