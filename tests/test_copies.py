@@ -126,13 +126,16 @@ def test_playing_a_clone_never_touches_its_original(cfg):
 
 
 def test_scarvus_elimination_leaves_the_original_alone():
-    """Fight in the Skies: a player out of Lives loses their revealed cards; on a clone, the
-    original's must stay (random play seldom eliminates a player who has revealed a card)."""
-    state = meeple.make("scarvus", players=4, seed=3, lives=3)
+    """Fight in the Skies: a player out of Lives loses their revealed cards and Flight cards; on
+    a clone, the original's must stay (random play seldom eliminates a player who has revealed a
+    card or holds a Flight card)."""
+    state = meeple.make("scarvus", players=4, seed=3, lives=3, fancy_flying=True)
     state.revealed = [0b101, 0, 0b10, 0]  # replaced whole, as the rules do
+    state.flight_hand = [[1] + [0] * (len(h) - 1) for h in state.flight_hand]
     before = snapshot(state)
     twin = state.clone()
     twin._eliminate(0)
     twin._eliminate(2)
     assert twin.revealed[0] == twin.revealed[2] == 0 and not twin.alive[0]
+    assert not any(twin.flight_hand[0]) and any(twin.flight_hand[1])
     assert snapshot(state) == before

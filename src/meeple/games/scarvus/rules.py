@@ -261,6 +261,11 @@ class ScarvusState(State):
         self.swapped = 0
         self.updraft_used = False
 
+    def _add_flight(self, p: int, t: int, n: int) -> None:
+        """``n`` more Flight cards of effect ``t`` in ``p``'s hand. The hands, and the list of
+        them, are replaced, never changed in place, so that copies share them (see `_copy`)."""
+        self.flight_hand = replaced(self.flight_hand, p, replaced(self.flight_hand[p], t, self.flight_hand[p][t] + n))
+
     def _next_alive(self, p: int) -> int:
         q = (p + 1) % self.players
         while not self.alive[q]:
@@ -396,7 +401,7 @@ class ScarvusState(State):
             self._finish_challenge(wax=a == WAX)
         else:
             t = a - DISCARD_FLIGHT
-            self.flight_hand[p] = replaced(self.flight_hand[p], t, self.flight_hand[p][t] - 1)
+            self._add_flight(p, t, -1)
             self.flight_discard = [*self.flight_discard, t]
             self.emit({"type": "flight_discard", "player": p, "card": EFFECTS[t], "why": "hand limit"})
             self._continue_hand_limit()
@@ -552,7 +557,7 @@ class ScarvusState(State):
         self.to_move = p
 
     def _spend(self, p: int, t: int, **detail: Any) -> None:
-        self.flight_hand[p] = replaced(self.flight_hand[p], t, self.flight_hand[p][t] - 1)
+        self._add_flight(p, t, -1)
         self.flight_discard = [*self.flight_discard, t]  # Flight Cards: used cards go face up on a discard pile
         event = {"type": "flight", "player": p, "card": EFFECTS[t]}
         event.update({k: (COLOURS[v] if k == "colour" else v) for k, v in detail.items()})
@@ -564,7 +569,7 @@ class ScarvusState(State):
             return
         t = self.flight_deck[-1]
         self.flight_deck = self.flight_deck[:-1]
-        self.flight_hand[p] = replaced(self.flight_hand[p], t, self.flight_hand[p][t] + 1)
+        self._add_flight(p, t, 1)
         self.emit({"type": "flight_draw", "player": p, "why": why})
         self.emit({"type": "flight_drawn", "card": EFFECTS[t]}, to=p)
 
@@ -673,7 +678,7 @@ class ScarvusState(State):
             self.hand[p * NC + c] = -1
         self._forget_mask(OWNER_BITS[p])
         self.revealed = replaced(self.revealed, p, 0)
-        self.flight_hand[p] = [0] * NE
+        self.flight_hand = replaced(self.flight_hand, p, [0] * NE)
         self.emit({"type": "out", "player": p})
 
     def _game_over(self, loser: int) -> bool:
@@ -788,9 +793,9 @@ class ScarvusState(State):
         # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
         # place is copied, the rest shared (singed, burnt, lives, alive, revealed, peeks, daedalus,
         # out_order, responders, limit_queue, flight_deck and flight_discard, each colour's deck
-        # and discard pile and each player's Flight cards are only ever replaced by a new list,
-        # never changed in place: issue 15, 24-28 fewer lists a copy; `tests/test_copies.py`
-        # catches a change in place).
+        # and discard pile, each player's Flight cards and the list of those are only ever
+        # replaced by a new list, never changed in place: issue 15, 25-29 fewer lists a copy;
+        # `tests/test_copies.py` catches a change in place).
         new: ScarvusState = self._copy_core()
         new.end_at = self.end_at
         new.daedalus_mode = self.daedalus_mode
@@ -804,7 +809,7 @@ class ScarvusState(State):
         new.alive = self.alive
         new.out_order = self.out_order
         new.flight_deck = self.flight_deck
-        new.flight_hand = self.flight_hand.copy()
+        new.flight_hand = self.flight_hand
         new.flight_discard = self.flight_discard
         new.match = self.match
         new.round = self.round
@@ -884,13 +889,15 @@ class ScarvusState(State):
         fpool.sort()
         shuffle(rng, fpool)
         start = 0
+        hands = self.flight_hand.copy()  # (replaced, never changed in place: see `_copy`)
         for q in others:
-            size = sum(self.flight_hand[q])
+            size = sum(hands[q])
             h = [0] * NE
             for t in fpool[start : start + size]:
                 h[t] += 1
-            self.flight_hand[q] = h
+            hands[q] = h
             start += size
+        self.flight_hand = hands
         self.flight_deck = fpool[start:]
 
     # ----- actions -------------------------------------------------------------------------
