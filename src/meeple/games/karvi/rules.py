@@ -625,9 +625,12 @@ class KarviState(State):
             return []
         acts = self._task_actions(self.tasks[-1]) if self.tasks else self._main_actions()
         acts.sort()
-        for i in range(len(acts) - 1, 0, -1):  # the few duplicates go (cheaper than a set)
-            if acts[i] == acts[i - 1]:
-                del acts[i]
+        prev = -1
+        for a in acts:  # a duplicate is rare: look for one before paying for a set
+            if a == prev:
+                acts = sorted(set(acts))
+                break
+            prev = a
         self._legal = acts
         return acts.copy()
 
