@@ -1261,3 +1261,19 @@ def test_player_copy_sets_every_slot_and_shares_no_list() -> None:
                 assert a is not b
         assert all(x is not y for x, y in zip(pl.rune_spots, twin.rune_spots, strict=True))
         assert all(twin.slots[s] is not pl.slots[s] for s in pl.slots)
+
+
+def test_legal_actions_are_ascending_and_distinct_even_when_a_rule_repeats_one():
+    """The contract: legal actions ascending, each once. Karvi's rules build them by concatenation
+    (cards in hand, gold, abilities, ...) and sort once; a repeat must still go. (A subclass, not
+    a patched method: a compiled class takes no new attributes.)"""
+
+    class Repeating(KarviState):
+        def _main_actions(self) -> list[int]:
+            return [9, 3, 9, 1, 3]
+
+        def _task_actions(self, t: tuple) -> list[int]:
+            return [9, 3, 9, 1, 3]
+
+    s = Repeating(2, 4, meeple.game_info("karvi").resolve_options(2, {}))
+    assert s.legal_actions() == [1, 3, 9]
