@@ -225,18 +225,27 @@ class ZarcanaState(State):
         st = self.stacks
         return nb[1] in st or nb[2] in st or nb[3] in st or nb[4] in st
 
+    # `room`, `at` and `others_at` scan ``pos`` in plain loops, not with list.count/index/in:
+    # compiled, those compare item by item through Python's generic comparison, and these loops
+    # compare machine ints (Zarcana decisions/s +15-25% compiled, about 4% fewer pure).
     def room(self, cell: int, ignore: bool = False) -> bool:
         """Basics: the population limit of three applies to placing, not to staying."""
-        return ignore or self.pos.count(cell) < POP_LIMIT
+        if ignore:
+            return True
+        n = 0
+        for c in self.pos:
+            if c == cell:
+                n += 1
+        return n < POP_LIMIT
 
     def at(self, cell: int) -> list[int]:
-        """The pyramids on ``cell``, ascending (found by ``list.index``: at most a few)."""
-        pos = self.pos
+        """The pyramids on ``cell``, ascending."""
         out: list[int] = []
-        q = -1
-        for _ in range(pos.count(cell)):
-            q = pos.index(cell, q + 1)
-            out.append(q)
+        q = 0
+        for c in self.pos:
+            if c == cell:
+                out.append(q)
+            q += 1
         return out
 
     def stash(self, player: int, size: int) -> int:
@@ -252,11 +261,13 @@ class ZarcanaState(State):
         return [q for q in range(base, base + PIECES) if self.pos[q] >= 0]
 
     def others_at(self, cell: int, player: int) -> bool:
-        pos = self.pos
-        if cell not in pos:
-            return False
         b = player * PIECES
-        return cell in pos[:b] or cell in pos[b + PIECES :]
+        q = 0
+        for c in self.pos:
+            if c == cell and not b <= q < b + PIECES:
+                return True
+            q += 1
+        return False
 
     def perimeter(self) -> list[int]:
         """Empty-of-card spaces next to at least one card (the legal wasteland)."""
