@@ -589,11 +589,13 @@ class KarviState(State):
                 return onto
         start = 0 if pos >= self.T else pos + 1
         cap: bool | None = None  # the sail tile's cost cap, looked up only when it matters
-        taken = self.die_pos  # a few dice: a list scan beats building a set
+        taken = 0  # the spots with a die, as bits: no set to build, no list to scan per spot
+        for p in self.die_pos:
+            taken |= 1 << p
         costs, free = self.spot_cost, self.free_move
         blocked = self.blocked if self._locked_open(q) else self.blocked_shut
         for s in range(start, self.T):
-            if not blocked[s] and s not in taken:
+            if not blocked[s] and not taken >> s & 1:
                 cost = costs[s]
                 if free or cost <= beer:
                     out.append(s)
