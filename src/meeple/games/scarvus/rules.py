@@ -137,6 +137,17 @@ def _bids_from(in_play: int, lo: int) -> list[int]:
     return bids[(lo - 1) * (len(bids) // CAP) :]  # (len(bids) // CAP: the colours in play)
 
 
+# The Card Step's usual legal actions by the mask of colours with cards to draw: pass, or swap
+# one of those colours (made once: a Card Step comes every turn).
+_COLOURS_IN: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(c for c in range(NC) if mask >> c & 1) for mask in range(1 << NC)
+)
+_PASS_OR_SWAP: Final[tuple[tuple[int, ...], ...]] = tuple(
+    (PASS, *(SWAP + c for c in colours)) for colours in _COLOURS_IN
+)
+_PASS_ONLY: Final[tuple[int, ...]] = (PASS,)
+
+
 def max_total(players: int) -> int:
     """The largest total a colour can reach with ``players`` hands: the cap must be at least this."""
     return sum(sorted(DECK, reverse=True)[:players])
@@ -309,11 +320,14 @@ class ScarvusState(State):
         return [DISCARD_FLIGHT + t for t in range(NE) if self.flight_hand[p][t]]
 
     def _legal_card_step(self, p: int) -> list[int]:
-        acts = [PASS]
         in_play = self.in_play
-        drawable = [c for c in range(NC) if self.decks[c]]  # Removal empties a removed colour's deck
-        if self.swaps_left:
-            acts += [SWAP + c for c in drawable]
+        decks = self.decks
+        mask = 0  # the colours with cards to draw (Removal empties a removed colour's deck)
+        for c in range(NC):
+            if decks[c]:
+                mask |= 1 << c
+        drawable = _COLOURS_IN[mask]
+        acts = list(_PASS_OR_SWAP[mask] if self.swaps_left else _PASS_ONLY)
         if self.fancy and not self.swapped and self.flight_deck:
             rev = self.revealed[p]
             acts += [REVEAL + c for c in range(NC) if in_play >> c & 1 and not rev >> c & 1]
