@@ -243,7 +243,9 @@ class SavageBowlState(State):
             if self.tcol:
                 lead = COLOUR_MASK[self.tcol[0]]
                 if not lead >> c & 1:  # did not follow: void in the led colour
-                    self.voids[p] |= lead
+                    voids = self.voids.copy()  # replaced, not changed: see _copy
+                    voids[p] |= lead
+                    self.voids = voids
         elif action < DISCARD_BASE:  # the Chameleon copies the colour of the last card played
             c, kind, colour = action - NUM_CARDS, 1, self.tcol[-1] & 7 | CHAM_FLAG
             self.cham &= ~(1 << p)
@@ -251,8 +253,10 @@ class SavageBowlState(State):
             c, kind, colour = action - DISCARD_BASE, 2, -1
         self.hands[p] ^= 1 << c
         if kind == 2:  # Step 3a: the Yellow Card holder discards face down onto the sheet
-            self.discards[p] |= 1 << c
-            self.sheet = [*self.sheet, (self.trick_no, p, c)]  # replaced, not changed: see _copy
+            discards = self.discards.copy()  # replaced, not changed: see _copy
+            discards[p] |= 1 << c
+            self.discards = discards
+            self.sheet = [*self.sheet, (self.trick_no, p, c)]
             self.sheet_voids = [*self.sheet_voids, self.voids[p]]
             self.emit({"type": "discard", "player": p, "trick": self.trick_no})
             self.emit({"type": "discard_own", "card": CODE[c]}, to=p)
@@ -310,9 +314,12 @@ class SavageBowlState(State):
         cards = 0
         for c in self.trick:
             cards |= 1 << c
-        won = self.won
+        won = self.won.copy()  # (both replaced, not changed: see _copy)
         won[winner] += 1
-        self.won_cards[winner] |= cards
+        self.won = won
+        won_cards = self.won_cards.copy()
+        won_cards[winner] |= cards
+        self.won_cards = won_cards
         events = self._events
         if events is not None:  # see _format_event
             events.append((None, ("trick", self.trick_no, winner, strongest if first_half else None)))
@@ -499,8 +506,9 @@ class SavageBowlState(State):
     def _copy(self) -> SavageBowlState:
         # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
         # place is copied, the rest shared: points, results, last_champ, champ, sheet,
-        # sheet_voids and order are only ever replaced, never changed in place (issue 15: each
-        # list copy is a tenth of a Hearts clone). `tests/test_copies.py` catches a change in place.
+        # sheet_voids, order, won, won_cards, discards and voids are only ever replaced, never
+        # changed in place (issue 15: each list copy is a tenth of a Hearts clone; these change
+        # once a trick at most). `tests/test_copies.py` catches a change in place.
         new: SavageBowlState = self._copy_core()
         new.target = self.target
         new.num_tricks = self.num_tricks
@@ -518,11 +526,11 @@ class SavageBowlState(State):
         new.first_leader = self.first_leader
         new.hands = self.hands.copy()
         new.cham = self.cham
-        new.won = self.won.copy()
-        new.won_cards = self.won_cards.copy()
-        new.discards = self.discards.copy()
+        new.won = self.won
+        new.won_cards = self.won_cards
+        new.discards = self.discards
         new.sheet = self.sheet
-        new.voids = self.voids.copy()
+        new.voids = self.voids
         new.sheet_voids = self.sheet_voids
         new.out = self.out
         new.champ = self.champ
@@ -552,15 +560,17 @@ class SavageBowlState(State):
         dealt = deal_avoiding(pool, sizes, voids, rng)
         if dealt is None:  # pragma: no cover - the real deal always satisfies the constraints
             dealt = [self.hands[p] for p in others] + [1 << self.sheet[i][2] for i in discards]
+        face_down = self.discards.copy()  # (replaced, not changed: see _copy)
         for p, hand in zip(others, dealt[: len(others)], strict=True):
             self.hands[p] = hand
-            self.discards[p] = 0
+            face_down[p] = 0
         sheet = self.sheet.copy()
         for i, card in zip(discards, dealt[len(others):], strict=True):
             t, q, _ = sheet[i]
             c = card.bit_length() - 1
             sheet[i] = (t, q, c)
-            self.discards[q] |= card
+            face_down[q] |= card
+        self.discards = face_down
         self.sheet = sheet
 
     # ----- actions -------------------------------------------------------------------------
