@@ -390,7 +390,20 @@ class ScarvusState(State):
                 n == cur and c != cur_c and bool(self.flight_hand[self.to_move][TAILWIND_T])
             )
         legal = self._legal
-        return action in (legal if legal is not None else self.legal_actions())
+        for a in legal if legal is not None else self.legal_actions():
+            if a == action:  # (a loop: compiled, `in` compares item by item generically)
+                return True
+        return False
+
+    def apply(self, action: Any, legal: object = None) -> None:  # Any: malformed input is refused below
+        """`State.apply` with the legality test called directly (the playout hot path; Scarvus
+        offers no undo, so `State.apply`'s undo bookkeeping has nothing to do). ``legal`` is not
+        needed: the test is cheap."""
+        if self.is_legal(action):
+            self._apply(action)
+            self.history.append(action)
+            return
+        super().apply(action)  # raises IllegalAction with the full explanation
 
     def _apply(self, a: int) -> None:
         p = self.to_move
