@@ -220,7 +220,8 @@ class SavageBowlState(State):
         p = self.to_move
         if p is None or type(action) is not int or not 0 <= action < NUM_ACTIONS:
             return False
-        kind, c = divmod(action, NUM_CARDS)
+        kind = action // NUM_CARDS  # (not divmod: compiled, it is called generically)
+        c = action - kind * NUM_CARDS
         hand = self.hands[p]
         if not hand >> c & 1:
             return False

@@ -390,8 +390,9 @@ class ScarvusState(State):
                 n == cur and c != cur_c and bool(self.flight_hand[self.to_move][TAILWIND_T])
             )
         legal = self._legal
+        want: int = action  # typed: compiled, the loop compares machine ints (`in` would not)
         for a in legal if legal is not None else self.legal_actions():
-            if a == action:  # (a loop: compiled, `in` compares item by item generically)
+            if a == want:
                 return True
         return False
 
