@@ -332,7 +332,7 @@ class ZarcanaState(State):
 
     def _remove_top(self, cell: int) -> None:
         c = self._take_top(cell)
-        self.discard.append(c)
+        self.discard = [*self.discard, c]  # replaced, never changed in place: see `_copy`
         self.emit({"type": "card_destroyed", "cell": list(cell_xy(cell)), "card": CODE[c]})
         self._purge()
 
@@ -343,7 +343,7 @@ class ZarcanaState(State):
         if not self.deck:
             if not self.discard:
                 return -1
-            self.deck, self.discard = self.discard, []
+            self.deck, self.discard = self.discard.copy(), []  # (the pile may be shared: `_copy`)
             self.reshuffles += 1
             shuffle(derive(self.seed, self.salt, "reshuffle", self.reshuffles), self.deck)
             self.emit({"type": "reshuffle", "count": self.reshuffles, "deck": len(self.deck)})
@@ -571,7 +571,8 @@ class ZarcanaState(State):
             yield ()
 
     def _x_recycle(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
-        c = self.discard.pop()
+        c = self.discard[-1]
+        self.discard = self.discard[:-1]  # replaced, never changed in place: see `_copy`
         self.hands[me].append(c)
         self._seen_by_all(c)
         self.emit({"type": "take", "player": me, "card": CODE[c]})
@@ -639,7 +640,7 @@ class ZarcanaState(State):
                 hand = self.hands[p]
                 self.undo_barrier()  # a random card of another hand comes to light
                 c = hand.pop(derive(self.seed, self.salt, "plague", len(self.history), p).randrange(len(hand)))
-                self.discard.append(c)
+                self.discard = [*self.discard, c]  # replaced, never changed in place: see `_copy`
                 self.emit({"type": "discard", "player": p, "cards": [CODE[c]]})
 
     def _g_push(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
@@ -837,13 +838,15 @@ class ZarcanaState(State):
         if events is not None:  # compact: the dict is made when the log is read (_format_event)
             events.append((None, (me, a, self.stage, self._act_detail(a))))
         if self.stage == CHAIN:
-            self.chosen.append(a)
+            self.chosen = [*self.chosen, a]  # replaced, never changed in place: see `_copy`
             self.cands = [c[1:] for c in self.cands if c[0] == a]
             if self.cands == [()]:
                 self._execute()
             return
         if self.stage == REORIENTING:
-            self.orient[self.reo.pop(0)] = a - A_ORIENT
+            q = self.reo[0]
+            self.reo = self.reo[1:]  # replaced, never changed in place: see `_copy`
+            self.orient[q] = a - A_ORIENT
             if not self.reo:
                 self._end_turn()
             return
@@ -868,7 +871,7 @@ class ZarcanaState(State):
             self._end_turn()
         elif a == DISCARD:
             self.emit({"type": "discard", "player": me, "cards": [CODE[c] for c in self.hands[me]]})
-            self.discard += self.hands[me]
+            self.discard = self.discard + self.hands[me]  # replaced, never changed in place
             self.hands[me] = []
             self._end_turn()
         elif a == PASS:
@@ -930,7 +933,7 @@ class ZarcanaState(State):
             if self.playing >= 0:
                 # Playing: "The card is then discarded", after its whole ability, the optional
                 # second step of Attack Twice or Move Twice included (ruling R4).
-                self.discard.append(self.playing)
+                self.discard = [*self.discard, self.playing]  # replaced, never changed in place
                 self.playing = -1
             self._end_turn()
 
@@ -1057,7 +1060,7 @@ class ZarcanaState(State):
         new.pos = self.pos.copy()
         new.orient = self.orient.copy()
         new.stacks = self.stacks.copy()  # its stacks are replaced, never changed: shared
-        new.discard = self.discard.copy()
+        new.discard = self.discard  # replaced when it changes, never changed in place: shared
         new.reshuffles = self.reshuffles
         new.tag = self.tag  # replaced when it changes, never changed in place: shared
         new.declared = self.declared
@@ -1065,10 +1068,10 @@ class ZarcanaState(State):
         new.turn = self.turn
         new.stage = self.stage
         new.cands = self.cands
-        new.chosen = self.chosen.copy()
+        new.chosen = self.chosen  # (chosen and reo too are replaced, never changed in place)
         new.ctx = self.ctx
         new.playing = self.playing
-        new.reo = self.reo.copy()
+        new.reo = self.reo
         new._legal = self._legal
         new._next = self._next
         new.deck = self.deck  # replaced when it changes, never changed in place: shared
