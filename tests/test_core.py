@@ -90,3 +90,15 @@ def test_rng_shuffle_gives_the_order_random_shuffle_gives():
             shuffle(ours, a)
             theirs.shuffle(b)
             assert a == b and ours.getstate() == theirs.getstate()
+
+
+def test_default_options_are_validated_once_and_never_shared():
+    """`make()` with no options reuses the player count's validated defaults (a playout makes a
+    game each time), but each state gets its own dict, and a bad count is still refused."""
+    a = meeple.make("scarvus", players=4, seed=1)
+    b = meeple.make("scarvus", players=4, seed=2)
+    assert a.options == b.options and a.options is not b.options
+    a.options["feathers"] = 99
+    assert meeple.make("scarvus", players=4, seed=3).options["feathers"] != 99
+    with pytest.raises(meeple.core.BadPlayerCount):
+        meeple.make("scarvus", players=9, seed=1)
