@@ -1661,7 +1661,7 @@ class KarviState(State):
         self.undo_barrier()  # a turn, once ended, is confirmed (and the display refilled)
         while len(self.display) < 3 and self.trade_deck:
             self.display.append(self.trade_deck.pop(0))
-        if all(self.die_done):
+        if all(done for done in self.die_done):  # (a generator: compiled, all(list) is generic)
             if self.round >= self.rounds:
                 self.over = True
                 self.to_move = None

@@ -818,7 +818,7 @@ class ZarcanaState(State):
             st = stacks.get(pos[q])
             if st and self._usable(st[-1], q, me, False):
                 out.append(A_PIECE + q)
-        k = min(DRAW_MAX, HAND_LIMIT - len(hand), self.can_draw())
+        k = min(min(DRAW_MAX, HAND_LIMIT - len(hand)), self.can_draw())  # (two-argument min compiles inline)
         if k > 0:
             out += range(A_DRAW, A_DRAW + k)
         if hand:
