@@ -167,8 +167,8 @@ class ZarcanaState(State):
         # event so that interop's tensors of the log stay as they were. The dicts live only as
         # long as one `log` call, so `log` empties it first: it never holds more than one call's.
         self._act_info: dict[int, tuple[str, dict[str, Any]]] = {}
-        # (one row of PIECES per seat at the table, not per seat the game allows: the board's
-        # searches, pos.count and `in pos`, scan these lists many times a decision)
+        # (one row of PIECES per seat at the table, not per seat the game allows: `room`, `at`
+        # and `others_at` scan these lists many times a decision, and copies copy them)
         self.pos = [-1] * (players * PIECES)
         self.orient = [0] * (players * PIECES)
         self.stacks: dict[int, list[int]] = {}
