@@ -8,7 +8,7 @@ from .errors import (
     MeepleError,
     UnknownGame,
 )
-from .game import RECORD_FORMAT, GameInfo, Option, State
+from .game import RECORD_FORMAT, GameInfo, Option, State, replaced
 from .rng import derive, new_salt
 
 __all__ = [
@@ -24,4 +24,5 @@ __all__ = [
     "UnknownGame",
     "derive",
     "new_salt",
+    "replaced",
 ]

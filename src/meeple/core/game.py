@@ -15,7 +15,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from .errors import BadOption, BadPlayerCount, IllegalAction
 
@@ -140,6 +140,18 @@ def _fmt_choices(choices: Sequence[Any]) -> str:
         rest = [repr(c) for c in choices if c not in ints]
         return ", ".join(rest + [f"{ints[0]}..{ints[-1]}"])
     return ", ".join(repr(c) for c in choices)
+
+
+_T = TypeVar("_T")
+
+
+def replaced(values: list[_T], i: int, value: _T) -> list[_T]:
+    """A new list: ``values`` with ``value`` at ``i``. A game changes a list this way, never in
+    place, when its `State._copy` shares that list with copies (what play changes rarely or one
+    item at a time); `tests/test_copies.py` catches a list changed in place."""
+    new = values.copy()
+    new[i] = value
+    return new
 
 
 # For a mypyc build: ``serializable`` lets a state be made without `__init__` (`_copy_core`,

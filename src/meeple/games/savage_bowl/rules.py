@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from meeple.core import BadPlayerCount, IllegalAction, State, derive
 from meeple.core.cards import deal_avoiding
-from meeple.core.game import mypyc_attr
+from meeple.core.game import mypyc_attr, replaced
 from meeple.core.rng import shuffle
 from meeple.core.text import does, name, plural, winners
 
@@ -244,9 +244,7 @@ class SavageBowlState(State):
             if self.tcol:
                 lead = COLOUR_MASK[self.tcol[0]]
                 if not lead >> c & 1:  # did not follow: void in the led colour
-                    voids = self.voids.copy()  # replaced, not changed: see _copy
-                    voids[p] |= lead
-                    self.voids = voids
+                    self.voids = replaced(self.voids, p, self.voids[p] | lead)  # see _copy
         elif action < DISCARD_BASE:  # the Chameleon copies the colour of the last card played
             c, kind, colour = action - NUM_CARDS, 1, self.tcol[-1] & 7 | CHAM_FLAG
             self.cham &= ~(1 << p)
@@ -254,9 +252,7 @@ class SavageBowlState(State):
             c, kind, colour = action - DISCARD_BASE, 2, -1
         self.hands[p] ^= 1 << c
         if kind == 2:  # Step 3a: the Yellow Card holder discards face down onto the sheet
-            discards = self.discards.copy()  # replaced, not changed: see _copy
-            discards[p] |= 1 << c
-            self.discards = discards
+            self.discards = replaced(self.discards, p, self.discards[p] | 1 << c)  # see _copy
             self.sheet = [*self.sheet, (self.trick_no, p, c)]
             self.sheet_voids = [*self.sheet_voids, self.voids[p]]
             self.emit({"type": "discard", "player": p, "trick": self.trick_no})
@@ -315,12 +311,8 @@ class SavageBowlState(State):
         cards = 0
         for c in self.trick:
             cards |= 1 << c
-        won = self.won.copy()  # (both replaced, not changed: see _copy)
-        won[winner] += 1
-        self.won = won
-        won_cards = self.won_cards.copy()
-        won_cards[winner] |= cards
-        self.won_cards = won_cards
+        self.won = replaced(self.won, winner, self.won[winner] + 1)  # (replaced: see _copy)
+        self.won_cards = replaced(self.won_cards, winner, self.won_cards[winner] | cards)
         events = self._events
         if events is not None:  # see _format_event
             events.append((None, ("trick", self.trick_no, winner, strongest if first_half else None)))

@@ -27,10 +27,10 @@ from __future__ import annotations
 import json
 import random
 from importlib import resources
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from meeple.core import BadOption, IllegalAction, State
-from meeple.core.game import mypyc_attr
+from meeple.core.game import mypyc_attr, replaced
 from meeple.core.rng import derive, shuffle
 from meeple.core.text import does, name, plural, whose, winners
 
@@ -176,18 +176,6 @@ def check(players: int, options: dict[str, Any]) -> None:
 def penalty(difference: int) -> int:
     """Feather value for a Challenge lost by ``difference`` (Challenge Step: Feather tokens)."""
     return SINGED if difference <= SINGED_MAX else BURNT
-
-
-_T = TypeVar("_T")
-
-
-def replaced(values: list[_T], i: int, value: _T) -> list[_T]:
-    """A new list: ``values`` with ``value`` at ``i``. Feathers, Lives, alive flags, reveals,
-    peeks, Daedalus cards and Flight hands change this way, never in place, so that copies of a
-    state share them (see `ScarvusState._copy`)."""
-    new = values.copy()
-    new[i] = value
-    return new
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # see State

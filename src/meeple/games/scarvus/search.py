@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 import random
 
+from meeple.core import replaced
+
 from .rules import (
     ACCEPT,
     BID,
@@ -40,7 +42,6 @@ from .rules import (
     SCOUTING,
     WAX,
     ScarvusState,
-    replaced,
 )
 
 DECK_SUM = sum(DECK)

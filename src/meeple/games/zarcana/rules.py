@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Any, Final
 
 from meeple.core import IllegalAction, State
-from meeple.core.game import mypyc_attr
+from meeple.core.game import mypyc_attr, replaced
 from meeple.core.rng import derive, shuffle
 from meeple.core.text import does, listing, plural, whose, winners
 
@@ -365,13 +365,6 @@ class ZarcanaState(State):
         self.emit({"type": "draw", "player": p, "count": len(got)})
         self.emit({"type": "drew", "cards": [CODE[c] for c in got]}, to=p)
 
-    def _seen_by_all(self, card: int) -> None:
-        """A card taken into a hand in sight of all: no epoch (see ``tag``). The tag list is
-        replaced, never changed in place, so that copies share it (see `_copy`)."""
-        tag = self.tag.copy()
-        tag[card] = -1
-        self.tag = tag
-
     def _hand_room(self, p: int, card: int) -> int:
         """How many cards ``p`` may acquire now: the hand limit binds acquiring, not holding."""
         return 1 << 20 if HAND_IGNORE[card] else HAND_LIMIT - len(self.hands[p])
@@ -574,7 +567,7 @@ class ZarcanaState(State):
         c = self.discard[-1]
         self.discard = self.discard[:-1]  # replaced, never changed in place: see `_copy`
         self.hands[me].append(c)
-        self._seen_by_all(c)
+        self.tag = replaced(self.tag, c, -1)  # taken in sight of all: no epoch (see `tag`)
         self.emit({"type": "take", "player": me, "card": CODE[c]})
 
     def _g_dig(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
@@ -607,7 +600,7 @@ class ZarcanaState(State):
     def _x_harvest(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         c = self._take_top(self.target(q))
         self.hands[me].append(c)
-        self._seen_by_all(c)
+        self.tag = replaced(self.tag, c, -1)  # taken in sight of all: no epoch (see `tag`)
         self.emit({"type": "take", "player": me, "card": CODE[c]})
         self._purge()
 
