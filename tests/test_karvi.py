@@ -10,6 +10,7 @@ import random
 import pytest
 
 import meeple
+from edit import add, put
 from meeple.core import IllegalAction
 from meeple.games.karvi import components as C
 from meeple.games.karvi.rules import BASE, END, KarviState, warrior_class
@@ -193,9 +194,9 @@ def spot_with(s: KarviState, action: str, cost: int | None = None) -> int:
 
 
 def set_warriors(pl, *warriors: tuple[int, bool]) -> None:
-    pl.war = [0] * 12
+    pl.war = (0,) * 12
     for v, injured in warriors:
-        pl.war[warrior_class(v, injured)] += 1
+        add(pl, "war", warrior_class(v, injured), 1)
 
 
 def test_setup_dice_positions_and_beer_by_start_card():
@@ -218,7 +219,7 @@ def test_free_first_rune_stone_in_start_order():
     s = meeple.make("karvi", players=2, seed=1)
     first = min(range(2), key=lambda q: s.p[q].start)
     assert s.to_move == first and s.tasks[-1][0] == "free_rune"
-    before = list(s.p[first].res)
+    before = s.p[first].res
     s.apply(s.legal_actions()[0])
     assert len(s.p[first].rune_spots[0]) == 1 and len(s.p[first].hidden_runes) == 2
     assert s.p[first].res == before and s.p[first].points == 0
@@ -238,7 +239,7 @@ def test_the_die_furthest_back_moves_and_pays_its_beer():
     s = started(3)
     first = min(range(3), key=lambda q: s.p[q].start)
     assert s.to_move == first and s.cur_die == 2 * first
-    s.die_beer[s.cur_die] = 1
+    put(s, "die_beer", s.cur_die, 1)
     legal = [a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["MOVE_DIE"] + 26]
     assert legal and all(s.spots[t]["cost"] <= 1 for t in legal)  # a die pays its own cost only
     assert all(t < s.T for t in legal)  # a die in the stop area must land outside it
@@ -254,13 +255,13 @@ def test_several_turns_in_a_row():
     q = s.to_move
     other = 1 - q
     # All dice have left the stop area; q's dice are at spots 2 and 5, the other's at 8 and 9.
-    s.die_pos = [0] * 4
+    s.die_pos = (0,) * 4
     for d, pos in zip((2 * q, 2 * q + 1, 2 * other, 2 * other + 1), (2, 5, 8, 9), strict=True):
-        s.die_pos[d] = pos
+        put(s, "die_pos", d, pos)
     s.tasks = []
     s._begin_turn()
     assert s.to_move == q and s.cur_die == 2 * q
-    s.die_beer[2 * q] = 0
+    put(s, "die_beer", 2 * q, 0)
     s.free_move = True
     s.apply(A("MOVE_DIE", 3))
     while s.to_move == q and s.tasks:
@@ -272,7 +273,7 @@ def test_several_turns_in_a_row():
 def test_zero_beer_die_may_only_use_zero_cost_spots():
     """Pay beer: a die with no pips may only go to action spots with a 0."""
     s = started(3)
-    s.die_beer[s.cur_die] = 0
+    put(s, "die_beer", s.cur_die, 0)
     for t in s._die_targets(s.cur_die):
         assert s._cost(s.to_move, t) == 0
 
@@ -293,7 +294,7 @@ def test_round_end_stop_tile_removed_and_game_end():
             assert all(s.die_pos[d] >= s.T for d in range(4))  # everyone was back in the stop area
         if s.round >= 2 and not any(not s.die_done[d] and s.die_pos[d] >= s.T for d in range(4)):
             assert len(s.stop_stack) == tiles - (s.round - 1)
-    assert rounds_seen == {1, 2, 3, 4} and s.stop_stack == []
+    assert rounds_seen == {1, 2, 3, 4} and s.stop_stack == ()
     assert s.legal_actions() == [] and s.to_move is None
 
 
@@ -338,7 +339,7 @@ def test_displacing_a_stronger_ship_costs_an_extra_provision():
     s2.p[(q2 + 1) % 3].ship = node(s2, "Jarlshof")
     s2.p[q2].prov = 1
     assert A("SHIP_TO", node(s2, "Jarlshof")) in s2.legal_actions()
-    s2.p[q2].war = [0] * 12
+    s2.p[q2].war = (0,) * 12
     set_warriors(s2.p[q2], (1, False))
     assert A("SHIP_TO", node(s2, "Jarlshof")) not in s2.legal_actions()  # 1 + 1 > 1 provision
 
@@ -357,7 +358,7 @@ def test_scouting_takes_one_tile_and_one_per_kind():
     other = (q + 1) % 3
     assert "tiles" not in s.view(other)["stacks"]["Jarlshof"]
     s.apply(A("TAKE_TILE", stack[0]))
-    assert pl.beside == [stack[0]] and len(s.stacks[jarl]) == 2
+    assert pl.beside == (stack[0],) and len(s.stacks[jarl]) == 2
     assert "scout" not in s._location_options(q, jarl)
 
 
@@ -394,7 +395,7 @@ def test_waterford_needs_the_map_tower_worth_4_and_special_rune_stone():
     while s.tasks and s.tasks[-1][0] != "special_spot":
         s.apply(s.legal_actions()[0])
     s.apply(A("RUNE_SPOT", 1))
-    assert pl.rune_spots[1] == [100 + stack[0]]
+    assert pl.rune_spots[1] == (100 + stack[0],)
 
 
 def test_special_case_map_jump_moves_within_and_out_not_back():
@@ -414,11 +415,11 @@ def test_play_upgrade_card_32_pay_and_move_three_free():
     s = started(3)
     q = s.to_move
     pl = s.p[q]
-    pl.hand = [31]  # card number 32
-    pl.res = [1, 1, 0]
+    pl.hand = (31,)  # card number 32
+    pl.res = (1, 1, 0)
     pl.prov = 0
     s.apply(A("PLAY_CARD", 31))
-    assert pl.res == [0, 0, 0] and pl.played == [31]
+    assert pl.res == (0, 0, 0) and pl.played == (31,)
     s.apply(A("BOX", 1))
     far = node(s, "Tórshavn")
     assert A("SHIP_TO", far) in s.legal_actions()
@@ -431,18 +432,18 @@ def test_discard_two_cards_for_a_gold_and_trade_gold():
     s = started(3)
     q = s.to_move
     pl = s.p[q]
-    pl.hand = [0, 20]
-    pl.res = [0, 0, 0]
+    pl.hand = (0, 20)
+    pl.res = (0, 0, 0)
     pl.prov = 0
     s.apply(A("DISCARD", 0))
     s.apply(A("DISCARD", 20))
-    assert pl.hand == [] and pl.res[2] == 1 and s.decks[0][-1] == 0 and s.decks[1][-1] == 20
+    assert pl.hand == () and pl.res[2] == 1 and s.decks[0][-1] == 0 and s.decks[1][-1] == 20
     s.apply(A("GOLD_PROV"))
     assert pl.prov == 1 and pl.res[2] == 0
 
 
 def _do_spot(s: KarviState, action: str) -> None:
-    s.die_beer[s.cur_die] = 5
+    put(s, "die_beer", s.cur_die, 5)
     s.apply(A("MOVE_DIE", spot_with(s, action)))
 
 
@@ -451,10 +452,11 @@ def test_top_up_beer_split_and_the_second_beer_improvement():
     die and +1 on the other (4)."""
     s = started(3)
     q = s.to_move
-    s.p[q].trade_track = [0, 1, 2]  # 2nd beer improvement is under space 3
+    s.p[q].trade_track = (0, 1, 2)  # 2nd beer improvement is under space 3
     _do_spot(s, "beer")
     d0, d1 = 2 * q, 2 * q + 1
-    s.die_beer[d0], s.die_beer[d1] = 0, 1
+    put(s, "die_beer", d0, 0)
+    put(s, "die_beer", d1, 1)
     for d in (d0, d0, d0, d1):
         s.apply(A("DIE", d))
     assert s.die_beer[d0] == 3 and s.die_beer[d1] == 2 and s.tasks == []
@@ -464,7 +466,7 @@ def test_provisions_third_improvement_five_and_at_most_six():
     """More provisions, example: the 3rd improvement gives 5 provisions; a ship holds at most 6."""
     s = started(3)
     q = s.to_move
-    s.p[q].raid_track = [24, 30, 36, 42, 28]
+    s.p[q].raid_track = (24, 30, 36, 42, 28)
     s.p[q].prov = 0
     _do_spot(s, "provisions")
     assert s.p[q].prov == 5
@@ -480,12 +482,12 @@ def test_income_one_resource_and_strength_per_tower_keeping_sides():
     s = started(3)
     q = s.to_move
     pl = s.p[q]
-    pl.res = [0, 0, 0]
-    pl.built = [(node(s, "Tórshavn"), "tower"), (node(s, "York"), "tower")]
+    pl.res = (0, 0, 0)
+    pl.built = ((node(s, "Tórshavn"), "tower"), (node(s, "York"), "tower"))
     set_warriors(pl, (2, False), (3, True))
     _do_spot(s, "income")
     s.apply(A("RES_SILVER"))
-    assert pl.res == [0, 1, 0] and s.tasks[-1] == ("strength", 3)
+    assert pl.res == (0, 1, 0) and s.tasks[-1] == ("strength", 3)
     s.apply(A("WARRIOR", warrior_class(2, False)))
     s.apply(A("WARRIOR", warrior_class(3, True)))
     s.apply(A("WARRIOR", warrior_class(4, True)))
@@ -500,16 +502,16 @@ def test_upgrade_tile_two_towers_pay_and_five_points_then_income_trade_card():
     q = s.to_move
     pl = s.p[q]
     tile = next(i for i, t in enumerate(C.UPGRADE_TILES) if t["requirement"] == {"towers": 2})
-    pl.hidden_ut = [tile]
-    pl.res = [2, 1, 0]
+    pl.hidden_ut = (tile,)
+    pl.res = (2, 1, 0)
     _do_spot(s, "upgrade")
     assert A("PLACE_TILE", tile) not in s.legal_actions()  # requirement not met
-    pl.built = [(node(s, "Tórshavn"), "tower"), (node(s, "York"), "tower")]
+    pl.built = ((node(s, "Tórshavn"), "tower"), (node(s, "York"), "tower"))
     s.apply(A("PLACE_TILE", tile))
-    assert pl.points == 5 and pl.res == [0, 0, 0] and pl.slots["sail"] == [tile]
+    assert pl.points == 5 and pl.res == (0, 0, 0) and pl.slots["sail"] == (tile,)
     assert s.tasks == []
     s.moved = False
-    s.die_beer[s.cur_die] = 5
+    put(s, "die_beer", s.cur_die, 5)
     s.apply(A("MOVE_DIE", spot_with(s, "income")))
     s.apply(A("PART", 0))  # the bonus before the action (Upgrade tiles: "before or after")
     assert s.tasks[-1][0] == "trade_card"
@@ -523,18 +525,18 @@ def test_trade_tile_three_silver_four_points_trade_card_and_trading_post():
     pl = s.p[q]
     tile = next(i for i, t in enumerate(C.TRADE_TILES) if t["cost"] == {"silver": 3}
                 and ["points", 4] in t["bonus"])
-    pl.beside = [tile]
-    pl.trade_track = [5]
-    pl.res = [0, 3, 0]
+    pl.beside = (tile,)
+    pl.trade_track = (5,)
+    pl.res = (0, 3, 0)
     _do_spot(s, "trade")
     s.apply(A("ACTIVATE", tile))
-    assert pl.res == [0, 0, 0] and pl.points == 4
+    assert pl.res == (0, 0, 0) and pl.points == 4
     card = s.display[0]
     s.apply(A("TRADE_CARD", card))  # Trade: the bonus, "Then place the tile" (ruling)
-    assert pl.trade_cards == [card] and card not in s.display
+    assert pl.trade_cards == (card,) and card not in s.display
     while s.tasks:  # the trade card's own bonus, if it asks
         s.apply(s.legal_actions()[-1])
-    assert pl.trade_track == [5, tile] and pl.post_supply == 2 and pl.post_tab == 1
+    assert pl.trade_track == (5, tile) and pl.post_supply == 2 and pl.post_tab == 1
 
 
 def test_raid_example_strength_13_three_damage_valhalla_and_bonus():
@@ -545,10 +547,10 @@ def test_raid_example_strength_13_three_damage_valhalla_and_bonus():
     pl = s.p[q]
     tile = next(i for i, t in enumerate(C.RAID_TILES) if t["strength"] == 12
                 and t["damage"] == 3) + C.NUM_TR
-    pl.beside = [tile]
+    pl.beside = (tile,)
     set_warriors(pl, (1, True), (1, False), (5, False), (6, False))
     assert pl.strength() == 13
-    pl.res = [0, 0, 0]
+    pl.res = (0, 0, 0)
     hand = len(pl.hand)
     _do_spot(s, "raid")
     s.apply(A("ACTIVATE", tile))
@@ -557,7 +559,7 @@ def test_raid_example_strength_13_three_damage_valhalla_and_bonus():
     s.apply(A("WARRIOR", warrior_class(1, True)))
     assert pl.strength() == 11 and s.tasks[-1][0] == "upcard"
     s.apply(A("DRAW_STACK", 0))
-    assert pl.points == 10 and pl.res[2] == 2 and len(pl.hand) == hand + 1 and pl.raid_track == [tile]
+    assert pl.points == 10 and pl.res[2] == 2 and len(pl.hand) == hand + 1 and pl.raid_track == (tile,)
 
 
 def test_raid_needs_the_strength():
@@ -565,7 +567,7 @@ def test_raid_needs_the_strength():
     s = started(3)
     pl = s.p[s.to_move]
     tile = next(i for i, t in enumerate(C.RAID_TILES) if t["strength"] == 12) + 24
-    pl.beside = [tile]
+    pl.beside = (tile,)
     set_warriors(pl, (5, False), (6, False))
     _do_spot(s, "raid")
     assert A("ACTIVATE", tile) not in s.legal_actions()
@@ -575,10 +577,10 @@ def test_locked_action_second_trade_tile_silver_and_gold():
     """Locked action, example: with the 2nd trade tile, the locked spot gives 1 silver and 1 gold."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.trade_track = [0, 4]
-    pl.res = [0, 0, 0]
+    pl.trade_track = (0, 4)
+    pl.res = (0, 0, 0)
     _do_spot(s, "locked")
-    assert pl.res == [0, 1, 1]
+    assert pl.res == (0, 1, 1)
 
 
 def test_francia_trade_and_raid():
@@ -586,16 +588,16 @@ def test_francia_trade_and_raid():
     25, 12 points and 3 damage."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.trade_track = [0, 4, 8, 12, 16, 20]
-    pl.res = [2, 2, 0]
+    pl.trade_track = (0, 4, 8, 12, 16, 20)
+    pl.res = (2, 2, 0)
     _do_spot(s, "trade")
     s.apply(A("FRANCIA"))
     for fam in ("RES_FUR", "RES_SILVER", "RES_FUR"):  # "4 fur and/or silver", the player's mix
         s.apply(A(fam))
-    assert pl.res == [0, 0, 0] and pl.points == 8
+    assert pl.res == (0, 0, 0) and pl.points == 8
     s2 = started(3)
     pl2 = s2.p[s2.to_move]
-    pl2.raid_track = [24, 28, 32, 36, 40, 44]
+    pl2.raid_track = (24, 28, 32, 36, 40, 44)
     set_warriors(pl2, (6, False), (6, False), (6, False), (6, False), (1, False))
     _do_spot(s2, "raid")
     s2.apply(A("FRANCIA"))
@@ -610,12 +612,13 @@ def test_final_scoring_lines():
     s = started(3)
     pl = s.p[0]
     rune = next(i for i, r in enumerate(C.RUNES) if r["count"] == "posts")
-    pl.rune_spots = [[rune], [], [], []]
-    pl.built = [(1, "post"), (5, "post")]
-    pl.trade_track = [0, 4, 8, 12, 16]
+    pl.rune_spots = ((rune,), (), (), ())
+    pl.built = ((1, "post"), (5, "post"))
+    pl.trade_track = (0, 4, 8, 12, 16)
     set_warriors(pl, (3, False), (2, True))
-    pl.prov, pl.res, pl.hand = 5, [3, 2, 1], [0, 1, 2]
-    s.die_beer[0], s.die_beer[1] = 2, 1
+    pl.prov, pl.res, pl.hand = (5, (3, 2, 1), (0, 1, 2))
+    put(s, "die_beer", 0, 2)
+    put(s, "die_beer", 1, 1)
     assert s.final_lines(0) == {
         "rune stones": 10, "combat strength": 5, "trade tiles squared": 25, "beer": 3,
         "provisions": 2, "gold and cards": 2, "resources": 2,
@@ -630,9 +633,9 @@ def test_tie_break_die_furthest_left_in_the_stop_area():
         s.apply(rng.choice(s.legal_actions()))
     s.p[0].points = s.p[1].points = 0
     for pl in s.p:
-        pl.war, pl.res, pl.prov, pl.hand, pl.trade_track, pl.rune_spots = [0] * 12, [0, 0, 0], 0, [], [], [[]]
-    s.die_beer = [0] * 4
-    s.die_pos = [s.T + 3, s.T + 4, s.T + 1, s.T + 5]
+        pl.war, pl.res, pl.prov, pl.hand, pl.trade_track, pl.rune_spots = ((0,) * 12, (0, 0, 0), 0, (), (), ((),))
+    s.die_beer = (0,) * 4
+    s.die_pos = (s.T + 3, s.T + 4, s.T + 1, s.T + 5)
     assert s.scores() == [0.0, 0.0] and s.ranking() == [2, 1]
 
 
@@ -642,8 +645,8 @@ def test_weaker_warrior_when_the_supply_runs_out():
     pl = s.p[s.to_move]
     others = [p for p in s.p if p is not pl]
     for p in others:
-        p.war = [0] * 12
-    others[0].war[warrior_class(3, False)] = 12
+        p.war = (0,) * 12
+    put(others[0], "war", warrior_class(3, False), 12)
     set_warriors(pl)
     s._gain_warrior(pl, 3)
     assert pl.war[warrior_class(2, False)] == 1
@@ -702,7 +705,8 @@ def test_determinize_mid_discard_keeps_the_pending_choice_valid():
     s = started(3)
     q = s.to_move
     pl = s.p[q]
-    pl.hand = [s.decks[0].pop(0), s.decks[1].pop(0)]
+    pl.hand = (s.decks[0][0], s.decks[1][0])
+    s.decks = (s.decks[0][1:], s.decks[1][1:], *s.decks[2:])
     s.apply(A("DISCARD", pl.hand[0]))
     for p in range(3):
         if p == q:
@@ -783,10 +787,10 @@ def test_special_rune_stone_free_spot_else_cover_or_discard():
     pl = s.p[q]
     s.tasks.append(("special_spot", 0))
     assert set(s.legal_actions()) == {END} | {A("RUNE_SPOT", k) for k in (1, 2, 3)}
-    pl.rune_spots = [[0], [1], [2], [3]]
+    pl.rune_spots = ((0,), (1,), (2,), (3,))
     assert set(s.legal_actions()) == {END} | {A("RUNE_SPOT", k) for k in range(4)}
     s.apply(END)
-    assert s.discarded_specials == [0]
+    assert s.discarded_specials == (0,)
 
 
 def test_displacement_two_spots_away_and_not_into_the_obstructed_area():
@@ -810,7 +814,7 @@ def test_locked_action_with_both_tracks_pick_one():
     """Locked action: with the improvement on both tracks, pick one bonus."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.trade_track, pl.raid_track = [0, 4], [24, 28]
+    pl.trade_track, pl.raid_track = ((0, 4), (24, 28))
     set_warriors(pl, (2, False))
     _do_spot(s, "locked")
     assert s.legal_actions() == [A("PART", 0), A("PART", 1)]
@@ -824,9 +828,9 @@ def test_map_unlocked_by_the_fourth_tile():
     s = started(3)
     q = s.to_move
     pl = s.p[q]
-    pl.beside = [12]
-    pl.res = [9, 9, 9]
-    pl.trade_track = [0, 4, 8]
+    pl.beside = (12,)
+    pl.res = (9, 9, 9)
+    pl.trade_track = (0, 4, 8)
     assert node(s, "Western map") not in s._distances(q, node(s, "Dublin"), 3)
     _do_spot(s, "trade")
     s.apply(A("ACTIVATE", 12))
@@ -837,8 +841,8 @@ def test_map_unlocked_by_the_fourth_tile():
 
 def _card(s: KarviState, number: int, box: int | None = None) -> None:
     pl = s.p[s.to_move]
-    pl.hand = [number - 1]
-    pl.res = [5, 5, 5]
+    pl.hand = (number - 1,)
+    pl.res = (5, 5, 5)
     s.apply(A("PLAY_CARD", number - 1))
     if box is not None:
         s.apply(A("BOX", box))
@@ -870,7 +874,8 @@ def test_card_23_points_for_beer_once_per_die():
     """Card 23, example: both dice have 3 beer left, so 6 points (max 10)."""
     s = started(3)
     q = s.to_move
-    s.die_beer[2 * q] = s.die_beer[2 * q + 1] = 3
+    put(s, "die_beer", 2 * q, 3)
+    put(s, "die_beer", 2 * q + 1, 3)
     _card(s, 23)
     assert s.p[q].points == 6
 
@@ -880,7 +885,7 @@ def test_card_20_moves_a_die_back_one_free_spot_and_uses_it():
     s = started(3)
     q = s.to_move
     d = 2 * q
-    s.die_beer[d] = 5
+    put(s, "die_beer", d, 5)
     target = spot_with(s, "provisions", 0)
     s.apply(A("MOVE_DIE", target + 1) if target + 1 < s.T else A("MOVE_DIE", target))
     while s.tasks:
@@ -901,8 +906,8 @@ def test_card_30_stacks_on_another_die_and_top_moves_first():
     d = s.cur_die
     occupied = 10
     other = next(e for e in range(6) if e // 2 != q)
-    s.die_pos[other] = occupied
-    s.die_done[other] = False
+    put(s, "die_pos", other, occupied)
+    put(s, "die_done", other, False)
     _card(s, 30)
     beer = s.die_beer[d]
     assert [a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"]] == [occupied]
@@ -932,7 +937,7 @@ def test_sail_tiles_moves_and_die_minus_two():
     s = started(3)
     q = s.to_move
     pl = s.p[q]
-    pl.slots["sail"] = [_tile({"ability": "sail_any"})]
+    put(pl, "slots", "sail", (_tile({"ability": "sail_any"}),))
     pl.prov = 2
     far = node(s, "Iona")
     s.apply(A("ABILITY", 0))
@@ -943,10 +948,10 @@ def test_sail_tiles_moves_and_die_minus_two():
     assert A("ABILITY", 0) not in s.legal_actions()  # once per turn
     s2 = started(3)
     q2 = s2.to_move
-    s2.p[q2].slots["sail"] = [_tile({"ability": "die_minus_two"})]
-    s2.die_beer[2 * q2 + 1] = 3
+    put(s2.p[q2], "slots", "sail", (_tile({"ability": "die_minus_two"}),))
+    put(s2, "die_beer", 2 * q2 + 1, 3)
     easy = min(range(C.NUM_TR, 2 * C.NUM_TR), key=lambda t: C.TR_TILES[t]["strength"])
-    s2.p[q2].beside = [easy]
+    s2.p[q2].beside = (easy,)
     set_warriors(s2.p[q2], (6, False), (6, False), (6, False))
     s2.apply(A("ABILITY", 2))
     s2.apply(A("DIE", 2 * q2 + 1))
@@ -959,8 +964,8 @@ def test_sail_tile_caps_dice_action_costs_at_one():
     """Upgrade tiles, sail: dice actions cost at most 1 beer."""
     s = started(3)
     q = s.to_move
-    s.p[q].slots["sail"] = [_tile({"cap_cost": 1})]
-    s.die_beer[s.cur_die] = 1
+    put(s.p[q], "slots", "sail", (_tile({"cap_cost": 1}),))
+    put(s, "die_beer", s.cur_die, 1)
     dear = next(i for i, sp in enumerate(s.spots) if sp["cost"] >= 2 and not s.blocked[i] and i not in s.die_pos)
     assert A("MOVE_DIE", dear) in s.legal_actions()
     s.apply(A("MOVE_DIE", dear))
@@ -973,8 +978,8 @@ def test_head_tiles_less_damage_more_points_double_and_beer_after_a_death():
     tile = next(i for i, t in enumerate(C.RAID_TILES) if t["strength"] == 12 and t["damage"] == 3) + C.NUM_TR
     s = started(3)
     pl = s.p[s.to_move]
-    pl.slots["head"] = [_tile({"raid_damage": -1, "raid_points": 4})]
-    pl.beside = [tile]
+    put(pl, "slots", "head", (_tile({"raid_damage": -1, "raid_points": 4}),))
+    pl.beside = (tile,)
     set_warriors(pl, (6, False), (6, False))
     _do_spot(s, "raid")
     s.apply(A("ACTIVATE", tile))
@@ -985,8 +990,8 @@ def test_head_tiles_less_damage_more_points_double_and_beer_after_a_death():
     assert pl.points == 6 + 8 + 4
     s2 = started(3)
     pl2 = s2.p[s2.to_move]
-    pl2.slots["head"] = [_tile({"raid_double": True})]
-    pl2.beside = [tile]
+    put(pl2, "slots", "head", (_tile({"raid_double": True}),))
+    pl2.beside = (tile,)
     set_warriors(pl2, (6, False), (6, False))
     _do_spot(s2, "raid")
     s2.apply(A("ACTIVATE", tile))
@@ -996,8 +1001,8 @@ def test_head_tiles_less_damage_more_points_double_and_beer_after_a_death():
     assert pl2.points == 6 + 16
     s3 = started(3)
     pl3 = s3.p[s3.to_move]
-    pl3.slots["head"] = [_tile({"on_death": "beer"})]
-    pl3.beside = [tile]
+    put(pl3, "slots", "head", (_tile({"on_death": "beer"}),))
+    pl3.beside = (tile,)
     set_warriors(pl3, (6, False), (6, True))
     _do_spot(s3, "raid")
     s3.apply(A("ACTIVATE", tile))
@@ -1011,14 +1016,14 @@ def test_stern_bonus_on_the_upgrade_action_not_for_itself():
     s = started(3)
     pl = s.p[s.to_move]
     stern = _tile({"on": "upgrade", "do": [["points", 2]]})
-    pl.hidden_ut = [stern]
-    pl.played = [0, 1]
-    pl.res = [1, 1, 0]
+    pl.hidden_ut = (stern,)
+    pl.played = (0, 1)
+    pl.res = (1, 1, 0)
     _do_spot(s, "upgrade")
     s.apply(A("PLACE_TILE", stern))
     assert pl.points == C.SLOT_POINTS["stern"]
     s.moved = False
-    s.die_beer[s.cur_die] = 5
+    put(s, "die_beer", s.cur_die, 5)
     s.apply(A("MOVE_DIE", spot_with(s, "upgrade")))
     assert pl.points == C.SLOT_POINTS["stern"] + 2
 
@@ -1057,9 +1062,9 @@ def test_turn_ends_only_after_the_die_moved_and_free_actions_follow():
     s = started(3)
     q = s.to_move
     assert END not in s.legal_actions()
-    s.p[q].res[2] = 1
+    put(s.p[q], "res", 2, 1)
     s.apply(A("GOLD_FUR"))  # a free action before the die action
-    s.die_beer[s.cur_die] = 5
+    put(s, "die_beer", s.cur_die, 5)
     s.apply(A("MOVE_DIE", spot_with(s, "provisions")))
     assert s.to_move == q and END in s.legal_actions()
     s.p[q].prov = 1
@@ -1077,8 +1082,8 @@ def test_trade_display_refills_after_the_turn_only():
         s.apply(A("TRADE_CARD", s.display[0]))
         while s.tasks and s.tasks[-1][0] != "trade_card":
             s.apply(s.legal_actions()[-1] if s.legal_actions()[-1] != END else s.legal_actions()[0])
-    assert s.display == [] and len(pl.trade_cards) == 3
-    s.die_beer[s.cur_die] = 5
+    assert s.display == () and len(pl.trade_cards) == 3
+    put(s, "die_beer", s.cur_die, 5)
     s.apply(A("MOVE_DIE", spot_with(s, "provisions")))
     s.apply(END)
     assert len(s.display) == 3
@@ -1088,12 +1093,12 @@ def test_empty_upgrade_stack_take_another_type_and_empty_trade_deck():
     """(In)finite components: with a stack empty, draw another type; with no trade cards left,
     you go empty-handed."""
     s = started(3)
-    s.decks[0] = []
+    put(s, "decks", 0, ())
     s.tasks.append(("upcard", 1))
     assert A("DRAW_STACK", 0) not in s.legal_actions() and A("DRAW_STACK", 1) in s.legal_actions()
     s.apply(END)
-    s.decks = [[], [], []]
-    s.display, s.trade_deck = [], []
+    s.decks = ((), (), ())
+    s.display, s.trade_deck = ((), ())
     s.tasks.append(("steps", [["trade_card", 1], ["upgrade_card", 1]], 0))
     s._run()
     assert not s.tasks  # both fizzle: empty-handed
@@ -1104,12 +1109,12 @@ def test_gold_is_universal():
     s = started(3)
     q = s.to_move
     pl = s.p[q]
-    pl.res, pl.prov = [0, 0, 4], 0
+    pl.res, pl.prov = ((0, 0, 4), 0)
     d = s.cur_die
-    s.die_beer[d] = 0
+    put(s, "die_beer", d, 0)
     for a in (A("GOLD_FUR"), A("GOLD_SILVER"), A("GOLD_PROV"), A("GOLD_BEER", d)):
         s.apply(a)
-    assert pl.res == [1, 1, 0] and pl.prov == 1 and s.die_beer[d] == 1
+    assert pl.res == (1, 1, 0) and pl.prov == 1 and s.die_beer[d] == 1
 
 
 def test_rollout_policy_plays_legal_games_to_the_end():
@@ -1162,7 +1167,8 @@ def test_beer_action_example_plus_one_on_each_die():
     q = s.to_move
     _do_spot(s, "beer")
     d0, d1 = 2 * q, 2 * q + 1
-    s.die_beer[d0], s.die_beer[d1] = 0, 2
+    put(s, "die_beer", d0, 0)
+    put(s, "die_beer", d1, 2)
     s.apply(A("DIE", d0))
     s.apply(A("DIE", d1))
     assert (s.die_beer[d0], s.die_beer[d1]) == (1, 3) and not s.tasks
@@ -1174,7 +1180,7 @@ def test_warrior_spot_example_takes_a_healthy_2():
     pl = s.p[s.to_move]
     set_warriors(pl, (1, False))
     spot = next(i for i, sp in enumerate(s.spots) if [["warrior", 2]] in sp["parts"] and not s.blocked[i])
-    s.die_beer[s.cur_die] = 5
+    put(s, "die_beer", s.cur_die, 5)
     s.apply(A("MOVE_DIE", spot))
     if s.tasks and s.tasks[-1][0] == "parts":
         s.apply(A("PART", s.spots[spot]["parts"].index([["warrior", 2]])))
@@ -1196,7 +1202,7 @@ def test_trade_card_example_upgrade_card_then_one_beer():
     q = s.to_move
     pl = s.p[q]
     card = next(i for i, c in enumerate(C.TRADE_CARDS) if c["boxes"] == [[["upgrade_card", 1], ["beer", 1]]])
-    s.display = [card]
+    s.display = (card,)
     hand = len(pl.hand)
     s.tasks.append(("trade_card", 1))
     s.apply(A("TRADE_CARD", card))
@@ -1204,7 +1210,7 @@ def test_trade_card_example_upgrade_card_then_one_beer():
     d = 2 * q
     before = s.die_beer[d]
     s.apply(A("DIE", d))
-    assert len(pl.hand) == hand + 1 and s.die_beer[d] == before + 1 and pl.trade_cards == [card]
+    assert len(pl.hand) == hand + 1 and s.die_beer[d] == before + 1 and pl.trade_cards == (card,)
 
 
 def test_waterford_example_special_rune_stone_two_upgrade_cards():
@@ -1215,7 +1221,7 @@ def test_waterford_example_special_rune_stone_two_upgrade_cards():
     pl = s.p[q]
     wf = node(s, "Waterford")
     example = next(i for i, sp in enumerate(C.SPECIALS) if sp["bonus"] == [["upgrade_card", 2]])
-    s.special_stacks[wf] = sorted({example, *s.special_stacks[wf]})
+    put(s, "special_stacks", wf, tuple(sorted({example, *s.special_stacks[wf]})))
     pl.map, pl.prov, pl.ship = True, 6, node(s, "Western map")
     hand = len(pl.hand)
     s.apply(A("SHIP_TO", wf))
@@ -1224,7 +1230,7 @@ def test_waterford_example_special_rune_stone_two_upgrade_cards():
     s.apply(A("DRAW_STACK", 0))
     s.apply(A("DRAW_STACK", 2))
     s.apply(A("RUNE_SPOT", 1))
-    assert pl.points == 4 and len(pl.hand) == hand + 2 and pl.rune_spots[1] == [100 + example]
+    assert pl.points == 4 and len(pl.hand) == hand + 2 and pl.rune_spots[1] == (100 + example,)
 
 
 def test_ship_example_three_spots_plus_one_to_displace_a_stronger_ship():
@@ -1241,8 +1247,10 @@ def test_ship_example_three_spots_plus_one_to_displace_a_stronger_ship():
     assert s.p[q].prov == 0
 
 
-def test_player_copy_sets_every_slot_and_shares_no_list() -> None:
-    """`Player.copy` is written attribute by attribute (issue 15): one left out is caught here."""
+def test_player_copy_sets_every_slot_and_shares_nothing_changeable() -> None:
+    """`Player.copy` is written attribute by attribute (issue 15): one left out is caught here.
+    It shares every collection, so each is a tuple or the slots' dict, which play replaces
+    (`tests/test_copies.py` plays copies and checks their originals)."""
     from meeple.games.karvi.rules import Player
 
     state = meeple.make("karvi", players=3, seed=4)
@@ -1257,10 +1265,8 @@ def test_player_copy_sets_every_slot_and_shares_no_list() -> None:
         for k in getattr(Player, "__mypyc_attrs__", None) or Player.__slots__:
             a, b = getattr(pl, k), getattr(twin, k)  # AttributeError: a slot left out
             assert a == b
-            if isinstance(a, (list, dict)):
-                assert a is not b
-        assert all(x is not y for x, y in zip(pl.rune_spots, twin.rune_spots, strict=True))
-        assert all(twin.slots[s] is not pl.slots[s] for s in pl.slots)
+            assert isinstance(a, (int, tuple)) or k == "slots", k
+        assert all(type(st) is tuple for st in (*pl.rune_spots, *pl.slots.values()))
 
 
 def test_legal_actions_are_ascending_and_distinct_even_when_a_rule_repeats_one():

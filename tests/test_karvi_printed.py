@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 import meeple
+from edit import add, put
 from meeple.games.karvi import components as C
 from meeple.games.karvi.rules import BASE, END, KarviState, warrior_class
 
@@ -43,20 +44,20 @@ def spot_with(s: KarviState, action: str) -> int:
 
 
 def do_spot(s: KarviState, action: str) -> None:
-    s.die_beer[s.cur_die] = 5
+    put(s, "die_beer", s.cur_die, 5)
     s.apply(A("MOVE_DIE", spot_with(s, action)))
 
 
 def set_warriors(pl, *warriors: tuple[int, bool]) -> None:
-    pl.war = [0] * 12
+    pl.war = (0,) * 12
     for v, injured in warriors:
-        pl.war[warrior_class(v, injured)] += 1
+        add(pl, "war", warrior_class(v, injured), 1)
 
 
 def play_card(s: KarviState, number: int, box: int | None = None) -> None:
     pl = s.p[s.to_move]
-    pl.hand = [number - 1]
-    pl.res = [5, 5, 5]
+    pl.hand = (number - 1,)
+    pl.res = (5, 5, 5)
     s.apply(A("PLAY_CARD", number - 1))
     if box is not None:
         s.apply(A("BOX", box))
@@ -145,7 +146,7 @@ def test_draw_two_with_two_upgrade_cards_keeps_one_of_each_draw():
     pl = s.p[q]
     vik = s.nodes.index("Vík í Mýrdal")
     assert C.SPECIALS[0]["bonus"] == [["upgrade_card", 2]]
-    s.special_stacks[vik] = [0]
+    put(s, "special_stacks", vik, (0,))
     s.tasks.append(("special_choose", vik))
     s._run()
     s.apply(A("SPECIAL", 0))
@@ -190,7 +191,7 @@ def test_zero_spot_move_only_for_a_ship_displaced_there():
     s.apply(A("SHIP_TO", tors))
     assert pl.prov == prov and s.tasks[-1] == ("location", tors) and not pl.displaced
     s.apply(A("BUILD"))
-    assert pl.built == [(tors, "tower")]
+    assert pl.built == ((tors, "tower"),)
     s2 = started(3, zero_move_any=True)
     s2.p[s2.to_move].ship = tors
     assert A("SHIP_TO", tors) in s2.legal_actions()
@@ -203,15 +204,15 @@ def test_locked_spot_needs_the_improvement():
     s = started(3)
     q = s.to_move
     locked = next(i for i, lo in enumerate(s.locked_only) if lo and i not in s.die_pos and not s.blocked[i])
-    s.die_beer[s.cur_die] = 5
+    put(s, "die_beer", s.cur_die, 5)
     assert A("MOVE_DIE", locked) not in s.legal_actions()
-    s.p[q].raid_track = [C.NUM_TR, C.NUM_TR + 1]
+    s.p[q].raid_track = (C.NUM_TR, C.NUM_TR + 1)
     assert A("MOVE_DIE", locked) in s.legal_actions()
-    s.p[q].raid_track = []
+    s.p[q].raid_track = ()
     play_card(s, 25)
     assert A("SPOT", locked) not in s.legal_actions() and len(s.legal_actions()) > 2
     s2 = started(3, locked_spots_open=True)
-    s2.die_beer[s2.cur_die] = 5
+    put(s2, "die_beer", s2.cur_die, 5)
     assert A("MOVE_DIE", locked) in s2.legal_actions()
     s2.apply(A("MOVE_DIE", locked))
     assert s2.tasks == []  # the action does nothing without the improvement
@@ -229,18 +230,18 @@ def test_trade_bonus_then_the_tile_goes_on_the_track(track_first):
     s = started(3, trade_track_first=track_first)
     pl = s.p[s.to_move]
     tile = _trade_tile_with_card()
-    pl.beside = [tile]
-    pl.trade_track = [C.NUM_TR - 1]
-    pl.res = [9, 9, 0]
+    pl.beside = (tile,)
+    pl.trade_track = (C.NUM_TR - 1,)
+    pl.res = (9, 9, 0)
     do_spot(s, "trade")
     s.apply(A("ACTIVATE", tile))
     assert s.tasks[-1][0] == "trade_card"
-    assert pl.trade_track == ([C.NUM_TR - 1, tile] if track_first else [C.NUM_TR - 1])
+    assert pl.trade_track == ((C.NUM_TR - 1, tile) if track_first else (C.NUM_TR - 1,))
     assert pl.post_supply == (2 if track_first else 1)
     s.apply(A("TRADE_CARD", s.display[0]))
     while s.tasks:
         s.apply(s.legal_actions()[-1])
-    assert pl.trade_track == [C.NUM_TR - 1, tile] and pl.post_supply == 2
+    assert pl.trade_track == (C.NUM_TR - 1, tile) and pl.post_supply == 2
 
 
 def test_draw_two_applies_to_the_start_cards_upgrade_cards():
@@ -259,7 +260,7 @@ def test_draw_two_applies_to_the_start_cards_upgrade_cards():
     assert C.UPGRADE_CARDS[a]["type"] == C.UPGRADE_CARDS[b]["type"] == card["upgrade_cards"][0]
     assert s.legal_actions() == sorted([A("KEEP", a), A("KEEP", b)])
     s.apply(A("KEEP", b))
-    assert pl.hand == [b] and s.decks[C.CARD_TYPES.index(card["upgrade_cards"][0])][-1] == a
+    assert pl.hand == (b,) and s.decks[C.CARD_TYPES.index(card["upgrade_cards"][0])][-1] == a
     plain = meeple.make("karvi", players=3, seed=seed)
     assert len(plain.p[q].hand) == 1 and plain.tasks[-1][0] == "free_rune"
 
@@ -275,7 +276,7 @@ def test_upgrade_tile_bonus_before_or_after_the_action():
     for first in (True, False):
         s = started(3)
         pl = s.p[s.to_move]
-        pl.slots["sail"] = [_ut({"on": "income", "do": [["trade_card", 1]]})]
+        put(pl, "slots", "sail", (_ut({"on": "income", "do": [["trade_card", 1]]}),))
         do_spot(s, "income")
         assert s.tasks[-1][0] == "hook_order" and s.legal_actions() == [A("PART", 0), A("PART", 1)]
         s.apply(A("PART", 0 if first else 1))
@@ -284,7 +285,7 @@ def test_upgrade_tile_bonus_before_or_after_the_action():
             assert s.tasks[0] == ("steps", [["trade_card", 1]], 0)
     s = started(3)
     pl = s.p[s.to_move]
-    pl.slots["stern"] = [_ut({"on": "upgrade", "do": [["points", 2]]})]
+    put(pl, "slots", "stern", (_ut({"on": "upgrade", "do": [["points", 2]]}),))
     do_spot(s, "upgrade")
     assert s.tasks[-1][0] == "upgrade_action" and pl.points == 2
 
@@ -295,27 +296,27 @@ def test_trade_and_raid_tile_bonuses_need_a_tile_activated():
     pay nothing then; taking the bonus first commits you to activate (ruling 16)."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.slots["head"] = [20]
-    pl.res = [0, 0, 0]
+    put(pl, "slots", "head", (20,))
+    pl.res = (0, 0, 0)
     do_spot(s, "trade")
     assert pl.points == 0 and not s.tasks  # nothing to activate: no bonus, no decision
     s = started(3)
     pl = s.p[s.to_move]
     assert C.UPGRADE_TILES[21]["effect"] == {"on": "raid", "do": [["gold", 1]]}
-    pl.slots["head"] = [21]
+    put(pl, "slots", "head", (21,))
     set_warriors(pl, (6, False), (6, False), (6, False))
-    pl.beside = [raid_tile()]
-    pl.res = [0, 0, 0]
+    pl.beside = (raid_tile(),)
+    pl.res = (0, 0, 0)
     do_spot(s, "raid")
     s.apply(A("PART", 1))  # after the action
     s.apply(END)  # activate nothing
     assert pl.res[2] == 0
     s = started(3)
     pl = s.p[s.to_move]
-    pl.slots["head"] = [21]
+    put(pl, "slots", "head", (21,))
     set_warriors(pl, (6, False), (6, False), (6, False))
-    pl.beside = [raid_tile()]
-    pl.res = [0, 0, 0]
+    pl.beside = (raid_tile(),)
+    pl.res = (0, 0, 0)
     do_spot(s, "raid")
     s.apply(A("PART", 0))  # the bonus first: now the raid must happen
     assert pl.res[2] == 1 and END not in s.legal_actions()
@@ -366,21 +367,21 @@ def test_francia_trade_the_player_chooses_the_fur_silver_mix():
     pick a combination of your choice" (ruling 9)."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.trade_track = list(range(6))
-    pl.res = [3, 3, 0]
+    pl.trade_track = tuple(range(6))
+    pl.res = (3, 3, 0)
     do_spot(s, "trade")
     s.apply(A("FRANCIA"))
     assert pl.points == 8 and s.legal_actions() == [A("RES_FUR"), A("RES_SILVER")]
     for _ in range(3):
         s.apply(A("RES_SILVER"))
-    assert pl.res == [2, 0, 0] and not s.tasks  # the 4th from the only pile left
+    assert pl.res == (2, 0, 0) and not s.tasks  # the 4th from the only pile left
     s = started(3)
     pl = s.p[s.to_move]
-    pl.trade_track = list(range(6))
-    pl.res = [5, 0, 0]
+    pl.trade_track = tuple(range(6))
+    pl.res = (5, 0, 0)
     do_spot(s, "trade")
     s.apply(A("FRANCIA"))
-    assert pl.res == [1, 0, 0] and pl.points == 8 and not s.tasks  # no choice to make
+    assert pl.res == (1, 0, 0) and pl.points == 8 and not s.tasks  # no choice to make
 
 
 # ----- 4. rare paths random play never reaches, built directly ------------------------------------
@@ -393,21 +394,21 @@ def test_francia_needs_six_tiles_and_strength_25_and_doubles_with_the_head_tile(
     the Valhalla points)."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.trade_track = list(range(5))
-    pl.res = [9, 9, 0]
-    pl.beside = []
+    pl.trade_track = tuple(range(5))
+    pl.res = (9, 9, 0)
+    pl.beside = ()
     do_spot(s, "trade")
     assert not s.tasks  # 5 tiles: no Francia, nothing to activate
     s = started(3)
     pl = s.p[s.to_move]
-    pl.raid_track = list(range(C.NUM_TR, C.NUM_TR + 6))
+    pl.raid_track = tuple(range(C.NUM_TR, C.NUM_TR + 6))
     set_warriors(pl, (6, False), (6, False), (6, False), (6, False))  # strength 24
     do_spot(s, "raid")
     assert not s.tasks  # strength 24 < 25
     s = started(3)
     pl = s.p[s.to_move]
-    pl.raid_track = list(range(C.NUM_TR, C.NUM_TR + 6))
-    pl.slots["head"] = [_ut({"raid_double": True})]
+    pl.raid_track = tuple(range(C.NUM_TR, C.NUM_TR + 6))
+    put(pl, "slots", "head", (_ut({"raid_double": True}),))
     set_warriors(pl, (6, False), (6, False), (6, False), (6, False), (1, True))  # strength 25
     do_spot(s, "raid")
     assert s.legal_actions() == [END, A("FRANCIA")]
@@ -425,7 +426,7 @@ def test_beer_improvements_give_3_4_and_5():
     for tiles, beer in ((0, 2), (1, 3), (2, 3), (3, 4), (4, 4), (5, 5), (6, 5)):
         s = started(3)
         q = s.to_move
-        s.p[q].trade_track = list(range(tiles))
+        s.p[q].trade_track = tuple(range(tiles))
         do_spot(s, "beer")
         assert s.tasks[-1] == ("beer", beer), tiles
 
@@ -436,15 +437,15 @@ def test_provisions_improvements_give_3_4_and_5_and_the_ship_holds_6():
     for tiles, gain in ((0, 2), (1, 3), (2, 3), (3, 4), (4, 4), (5, 5), (6, 5)):
         s = started(3)
         pl = s.p[s.to_move]
-        pl.raid_track = list(range(C.NUM_TR, C.NUM_TR + tiles))
+        pl.raid_track = tuple(range(C.NUM_TR, C.NUM_TR + tiles))
         pl.prov = 0
         do_spot(s, "provisions")
         assert pl.prov == gain, tiles
     s = started(3)
     pl = s.p[s.to_move]
-    pl.raid_track = list(range(C.NUM_TR, C.NUM_TR + 5))
+    pl.raid_track = tuple(range(C.NUM_TR, C.NUM_TR + 5))
     pl.prov = 4
-    pl.res = [0, 0, 2]
+    pl.res = (0, 0, 2)
     do_spot(s, "provisions")
     assert pl.prov == 6  # 4 + 5, capped at 6
     assert A("GOLD_PROV") not in s.legal_actions() and A("GOLD_FUR") in s.legal_actions()
@@ -464,7 +465,7 @@ def test_card_41_force_move_three_or_four_provisions():
     other.ship = jarl
     pl.prov = 0
     play_card(s, 41, 0)
-    assert pl.res == [5, 5, 4] and A("SHIP_TO", jarl) in s.legal_actions()
+    assert pl.res == (5, 5, 4) and A("SHIP_TO", jarl) in s.legal_actions()
     s.apply(A("SHIP_TO", jarl))
     assert s.tasks[-1] == ("displace", (q + 1) % 3, jarl) and pl.prov == 0
     s = started(3)
@@ -479,11 +480,11 @@ def test_head_tile_21_gives_its_gold_after_the_raid():
     before or after performing that action" — after: the raid's damage and bonus, then the gold."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.slots["head"] = [21]
+    put(pl, "slots", "head", (21,))
     set_warriors(pl, (6, False), (6, False), (6, False))
     tile = raid_tile()
-    pl.beside = [tile]
-    pl.res = [0, 0, 0]
+    pl.beside = (tile,)
+    pl.res = (0, 0, 0)
     do_spot(s, "raid")
     s.apply(A("PART", 1))
     s.apply(A("ACTIVATE", tile))
@@ -491,7 +492,7 @@ def test_head_tile_21_gives_its_gold_after_the_raid():
     while s.tasks:
         assert pl.res[2] == 0  # the tile's gold comes last
         s.apply(s.legal_actions()[0])
-    assert pl.res[2] == gold + 1 and pl.raid_track == [tile]
+    assert pl.res[2] == gold + 1 and pl.raid_track == (tile,)
 
 
 # ----- 5. rules no test checked -------------------------------------------------------------------
@@ -502,14 +503,14 @@ def test_income_one_more_fur_or_silver_per_trading_post():
     take 1 additional fur or silver" (and 1 strength, + 1 per tower)."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.res = [0, 0, 0]
-    pl.built = [(node(s, "Ribe"), "post"), (node(s, "Vík í Mýrdal"), "post"), (node(s, "York"), "tower")]
+    pl.res = (0, 0, 0)
+    pl.built = ((node(s, "Ribe"), "post"), (node(s, "Vík í Mýrdal"), "post"), (node(s, "York"), "tower"))
     set_warriors(pl, (1, False), (1, False))
     do_spot(s, "income")
     assert s.tasks[-1] == ("res", 3)
     for fam in ("RES_FUR", "RES_SILVER", "RES_FUR"):
         s.apply(A(fam))
-    assert pl.res == [2, 1, 0] and s.tasks[-1] == ("strength", 2)
+    assert pl.res == (2, 1, 0) and s.tasks[-1] == ("strength", 2)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -523,8 +524,8 @@ def test_start_cards_give_their_warriors_provisions_and_resources(players):
         expect = [0] * 12
         for v in side["warriors"]:
             expect[warrior_class(v, False)] += 1
-        assert pl.war == expect and pl.prov == side["provisions"]
-        assert pl.res == [side["resources"].get(k, 0) for k in ("fur", "silver", "gold")]
+        assert pl.war == tuple(expect) and pl.prov == side["provisions"]
+        assert pl.res == tuple(side["resources"].get(k, 0) for k in ("fur", "silver", "gold"))
         assert len(pl.hand) == len(side["upgrade_cards"])
 
 
@@ -539,7 +540,7 @@ def test_healing_flips_injured_warriors_up_to_the_number():
     assert A("WARRIOR", warrior_class(2, False)) not in s.legal_actions()  # only injured ones
     s.apply(A("WARRIOR", warrior_class(4, True)))
     s.apply(A("WARRIOR", warrior_class(5, True)))
-    assert pl.war == [0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0] and not s.tasks and pl.strength() == 11
+    assert pl.war == (0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0) and not s.tasks and pl.strength() == 11
     s = started(3)
     pl = s.p[s.to_move]
     set_warriors(pl, (2, True), (3, False))
@@ -597,7 +598,7 @@ def test_cards_8_9_37_and_42_points():
                              (42, ["post"] * 4, 9)):
         s = started(3)
         pl = s.p[s.to_move]
-        pl.built = [(i + 1, b) for i, b in enumerate(built)]
+        pl.built = tuple((i + 1, b) for i, b in enumerate(built))
         play_card(s, card)
         assert pl.points == pts, (card, built)
     for prov, pts in ((2, 4), (5, 6)):
@@ -636,13 +637,13 @@ def test_beer_cards_16_18_19_22():
     assert s.tasks[-1] == ("beer", C.START_BEER) and not s.moved
     s = started(3)
     q = s.to_move
-    s.die_beer[2 * q] = 5
+    put(s, "die_beer", 2 * q, 5)
     play_card(s, 18)
     s.apply(A("DIE", 2 * q))
     assert s.die_beer[2 * q] == 2
     s = started(3)
     d = s.cur_die
-    s.die_beer[d] = 0
+    put(s, "die_beer", d, 0)
     dear = next(i for i, sp in enumerate(s.spots) if sp["cost"] >= 1 and not s.blocked[i] and i not in s.die_pos
                 and not s.locked_only[i])
     assert A("MOVE_DIE", dear) not in s.legal_actions()
@@ -652,8 +653,8 @@ def test_beer_cards_16_18_19_22():
     s = started(3)
     q = s.to_move
     other = next(e for e in range(6) if e // 2 != q)
-    s.die_beer[other] = 4
-    s.die_beer[2 * q] = 1
+    put(s, "die_beer", other, 4)
+    put(s, "die_beer", 2 * q, 1)
     play_card(s, 22)
     s.apply(A("DIE", 2 * q))
     s.apply(A("DIE", other))
@@ -667,7 +668,7 @@ def test_card_21_reuses_a_spot_your_die_occupies_for_free():
     q = s.to_move
     d = s.cur_die
     spot = spot_with(s, "provisions")
-    s.die_beer[d] = 5
+    put(s, "die_beer", d, 5)
     s.apply(A("MOVE_DIE", spot))
     pl = s.p[q]
     pl.prov = 0
@@ -685,7 +686,8 @@ def test_cards_26_to_29_use_other_spots():
     q = s.to_move
     spot = spot_with(s, "provisions")
     cost = s.spots[spot]["cost"]
-    s.die_beer[2 * q] = s.die_beer[2 * q + 1] = 5
+    put(s, "die_beer", 2 * q, 5)
+    put(s, "die_beer", 2 * q + 1, 5)
     play_card(s, 26)
     s.apply(A("SPOT", spot))
     if cost:
@@ -695,7 +697,7 @@ def test_cards_26_to_29_use_other_spots():
         s = started(3)
         q = s.to_move
         d = 2 * q
-        s.die_beer[d] = 5
+        put(s, "die_beer", d, 5)
         s.apply(A("MOVE_DIE", 12))
         while s.tasks:
             s.apply(END)
@@ -850,7 +852,7 @@ def test_a_seventh_warrior_needs_one_returned_to_make_space():
     set_warriors(pl, *[(1, True)] * 6)
     play_card(s, 3)
     s.apply(END)  # keep them all: no new warrior
-    assert pl.war == [0, 6] + [0] * 10
+    assert pl.war == (0, 6) + (0,) * 10
 
 
 def test_sail_tile_building_bonus_tower_strength_post_resources():
@@ -860,7 +862,7 @@ def test_sail_tile_building_bonus_tower_strength_post_resources():
         s = started(3)
         q = s.to_move
         pl = s.p[q]
-        pl.slots["sail"] = [_ut({"on": "build", "do": []})]
+        put(pl, "slots", "sail", (_ut({"on": "build", "do": []}),))
         set_warriors(pl, (1, False))
         n = node(s, site)
         pl.ship = n
@@ -877,7 +879,7 @@ def test_sail_tile_one_provision_moves_up_to_two_once_per_turn():
     s = started(3)
     q = s.to_move
     pl = s.p[q]
-    pl.slots["sail"] = [_ut({"ability": "sail_two"})]
+    put(pl, "slots", "sail", (_ut({"ability": "sail_two"}),))
     pl.prov = 1
     s.apply(A("SHIP_TO", node(s, "Jarlshof")))  # the free move: 1 step, 1 provision
     assert pl.prov == 0 and A("ABILITY", 1) not in s.legal_actions()  # no provision left
@@ -898,10 +900,10 @@ def test_trade_head_tile_20_gives_3_points_after_an_activation():
     that activates a tile (ruling 16), after it; Francia counts as a trade-action."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.slots["head"] = [20]
+    put(pl, "slots", "head", (20,))
     tile = _trade_tile_with_card()
-    pl.beside = [tile]
-    pl.res = [9, 9, 0]
+    pl.beside = (tile,)
+    pl.res = (9, 9, 0)
     do_spot(s, "trade")
     assert s.tasks[-1][0] == "trade_action"  # points only: no order to choose
     s.apply(A("ACTIVATE", tile))
@@ -909,15 +911,15 @@ def test_trade_head_tile_20_gives_3_points_after_an_activation():
     assert pl.points == pts and s.tasks[0] == ("steps", [["points", 3]], 0)  # after the action
     while s.tasks:
         s.apply(END)  # no trade card (ruling 5: every gain may be stopped)
-    assert pl.points == pts + 3 and pl.trade_track == [tile]
+    assert pl.points == pts + 3 and pl.trade_track == (tile,)
     s = started(3)
     pl = s.p[s.to_move]
-    pl.slots["head"] = [20]
-    pl.trade_track = list(range(6))
-    pl.res = [4, 0, 0]
+    put(pl, "slots", "head", (20,))
+    pl.trade_track = tuple(range(6))
+    pl.res = (4, 0, 0)
     do_spot(s, "trade")
     s.apply(A("FRANCIA"))
-    assert pl.points == 8 + 3 and pl.res == [0, 0, 0]
+    assert pl.points == 8 + 3 and pl.res == (0, 0, 0)
 
 
 def test_special_rune_stones_score_per_symbol_at_the_end():
@@ -926,10 +928,10 @@ def test_special_rune_stones_score_per_symbol_at_the_end():
     s = started(3)
     pl = s.p[0]
     assert C.SPECIALS[1]["per"] == ["towers"] and C.SPECIALS[1]["points"] == 3
-    pl.rune_spots = [[], [100 + 1], [], []]
-    pl.built = [(1, "tower"), (3, "tower"), (4, "post")]
+    pl.rune_spots = ((), (100 + 1,), (), ())
+    pl.built = ((1, "tower"), (3, "tower"), (4, "post"))
     assert s.final_lines(0)["rune stones"] == 6
-    pl.rune_spots = [[], [100 + 1, 100 + 4], [], []]  # special 4 (3 per post) covers it
+    pl.rune_spots = ((), (100 + 1, 100 + 4), (), ())  # special 4 (3 per post) covers it
     assert s.final_lines(0)["rune stones"] == 3
 
 
@@ -940,7 +942,8 @@ def test_card_26_a_die_pays_the_spot_it_uses():
     q = s.to_move
     spot = next(i for i, sp in enumerate(s.spots) if sp["cost"] == 2 and not s.blocked[i]
                 and not s._occupied(i) and not s.locked_only[i])
-    s.die_beer[2 * q], s.die_beer[2 * q + 1] = 1, 3
+    put(s, "die_beer", 2 * q, 1)
+    put(s, "die_beer", 2 * q + 1, 3)
     play_card(s, 26)
     s.apply(A("SPOT", spot))
     assert s.tasks[-1] == ("pay_die", 2, spot) and s.legal_actions() == [A("DIE", 2 * q + 1)]
@@ -948,7 +951,8 @@ def test_card_26_a_die_pays_the_spot_it_uses():
     assert s.die_beer[2 * q + 1] == 1 and s.die_beer[2 * q] == 1
     s2 = started(3)
     q2 = s2.to_move
-    s2.die_beer[2 * q2] = s2.die_beer[2 * q2 + 1] = 1
+    put(s2, "die_beer", 2 * q2, 1)
+    put(s2, "die_beer", 2 * q2 + 1, 1)
     play_card(s2, 26)
     assert A("SPOT", spot) not in s2.legal_actions()  # no die can pay 2
 
@@ -981,8 +985,8 @@ def test_a_stop_area_die_that_cannot_move_sits_the_round_out():
     s = started(3)
     d = s.cur_die
     q = s.to_move
-    s.die_beer[d] = 0
-    s.p[q].res[2] = 0
+    put(s, "die_beer", d, 0)
+    put(s.p[q], "res", 2, 0)
     s.blocked = s.blocked_shut = [True] * s.T
     assert s.legal_actions()[0] == END and not any(BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"] for a in s.legal_actions())
     s.apply(END)
@@ -996,11 +1000,13 @@ def test_cards_20_to_29_cannot_move_a_die_in_the_stop_area_or_under_another():
     q = s.to_move
     assert all(s._back_target(d, 1, False) is None for d in (2 * q, 2 * q + 1))  # both in the stop area
     other = next(e for e in range(6) if e // 2 != q)
-    s.die_pos[2 * q] = s.die_pos[other] = 10
-    s.die_height[2 * q], s.die_height[other] = 0, 1
+    put(s, "die_pos", 2 * q, 10)
+    put(s, "die_pos", other, 10)
+    put(s, "die_height", 2 * q, 0)
+    put(s, "die_height", other, 1)
     assert s._back_target(2 * q, 1, False) is None
-    s.die_height[other] = 0
-    s.die_pos[other] = 11
+    put(s, "die_height", other, 0)
+    put(s, "die_pos", other, 11)
     assert s._back_target(2 * q, 1, False) == max(x for x in range(10) if not s.blocked[x] and not s._occupied(x))
 
 
@@ -1013,8 +1019,8 @@ def test_doubling_and_raising_take_a_weaker_warrior_when_the_supply_is_out():
     pl = s.p[q]
     others = [p for p in s.p if p is not pl]
     for p in others:
-        p.war = [0] * 12
-    others[0].war[warrior_class(6, False)] = 12
+        p.war = (0,) * 12
+    put(others[0], "war", warrior_class(6, False), 12)
     set_warriors(pl, (3, False))
     play_card(s, 12, 0)
     s.apply(A("WARRIOR", warrior_class(3, False)))
@@ -1023,8 +1029,8 @@ def test_doubling_and_raising_take_a_weaker_warrior_when_the_supply_is_out():
     pl = s.p[s.to_move]
     for p in s.p:
         if p is not pl:
-            p.war = [0] * 12
-    s.p[(s.to_move + 1) % 3].war[warrior_class(6, False)] = 12
+            p.war = (0,) * 12
+    put(s.p[(s.to_move + 1) % 3], "war", warrior_class(6, False), 12)
     set_warriors(pl, (5, False))
     play_card(s, 10)
     assert pl.war[warrior_class(5, False)] == 1  # no 6 left, and 5 is what she has
@@ -1052,11 +1058,11 @@ def test_sail_cost_cap_still_needs_one_beer_and_zero_cost_spots_stay_free():
     nothing, as usual" — an empty die still reaches only the 0-cost spots."""
     s = started(3)
     q = s.to_move
-    s.p[q].slots["sail"] = [_ut({"cap_cost": 1})]
-    s.die_beer[s.cur_die] = 0
+    put(s.p[q], "slots", "sail", (_ut({"cap_cost": 1}),))
+    put(s, "die_beer", s.cur_die, 0)
     moves = {a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"]}
     assert moves and all(s.spots[m]["cost"] == 0 for m in moves if m < s.T)
-    s.die_beer[s.cur_die] = 1
+    put(s, "die_beer", s.cur_die, 1)
     zero = next(m for m in moves if m < s.T)
     s.apply(A("MOVE_DIE", zero))
     assert s.die_beer[s.cur_die] == 1
@@ -1066,28 +1072,28 @@ def test_cards_19_and_30_only_before_the_die_moves_and_not_together():
     """Cards 19 and 30 change your die move (ruling 14): playable only before it, one at a time."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.hand = [18, 29]  # cards 19 and 30
-    pl.res = [5, 5, 5]
+    pl.hand = (18, 29)  # cards 19 and 30
+    pl.res = (5, 5, 5)
     other = next(e for e in range(6) if e // 2 != s.to_move)
-    s.die_pos[other] = 10
+    put(s, "die_pos", other, 10)
     assert A("PLAY_CARD", 18) in s.legal_actions() and A("PLAY_CARD", 29) in s.legal_actions()
     s.apply(A("PLAY_CARD", 18))
     assert A("PLAY_CARD", 29) not in s.legal_actions()  # the free move is pending
     s = started(3)
     pl = s.p[s.to_move]
-    pl.hand = [18, 29]
-    pl.res = [5, 5, 5]
-    s.die_pos[other] = 10
+    pl.hand = (18, 29)
+    pl.res = (5, 5, 5)
+    put(s, "die_pos", other, 10)
     s.apply(A("PLAY_CARD", 29))
     assert A("PLAY_CARD", 18) not in s.legal_actions()  # the stack move is pending
     s = started(3)
     pl = s.p[s.to_move]
-    s.die_beer[s.cur_die] = 5
+    put(s, "die_beer", s.cur_die, 5)
     s.apply(A("MOVE_DIE", spot_with(s, "beer")))
     while s.tasks:
         s.apply(END)
-    pl.hand = [18, 29]
-    pl.res = [5, 5, 5]
+    pl.hand = (18, 29)
+    pl.res = (5, 5, 5)
     assert A("PLAY_CARD", 18) not in s.legal_actions() and A("PLAY_CARD", 29) not in s.legal_actions()
 
 
@@ -1098,12 +1104,12 @@ def test_card_20_needs_enough_free_spots_behind():
     q = s.to_move
     d = 2 * q
     frees = [x for x in range(s.T) if not s.blocked[x]]
-    s.die_pos[d] = frees[1]  # exactly one free spot behind
+    put(s, "die_pos", d, frees[1])  # exactly one free spot behind
     assert s._back_target(d, 1, False) == frees[0] and s._back_target(d, 2, False) is None
-    s.die_pos[d] = frees[0]  # none behind
+    put(s, "die_pos", d, frees[0])  # none behind
     assert s._back_target(d, 1, False) is None
-    s.die_beer[d] = 0
-    s.die_pos[d] = frees[1]
+    put(s, "die_beer", d, 0)
+    put(s, "die_pos", d, frees[1])
     cost = s.spots[frees[0]]["cost"]
     assert (s._back_target(d, 1, True) is None) == (cost > 0)  # card 20 pays the spot's beer
 
@@ -1119,18 +1125,21 @@ def test_only_the_scouting_player_learns_the_stack():
     s.apply(A("SHIP_TO", jarl))
     s.apply(A("SCOUT"))
     s.apply(A("TAKE_TILE", s.stacks[jarl][0]))
-    assert s.view(2)["stacks"]["Jarlshof"]["tiles"] == s.stacks[jarl]
+    assert s.view(2)["stacks"]["Jarlshof"]["tiles"] == list(s.stacks[jarl])
     assert all("tiles" not in s.view(o)["stacks"]["Jarlshof"] for o in (0, 1, None))
     vik = node(s, "Vík í Mýrdal")
     s._build(2, vik)
-    assert s.view(2)["special_stacks"]["Vík í Mýrdal"]["tiles"] == s.special_stacks[vik]
+    assert s.view(2)["special_stacks"]["Vík í Mýrdal"]["tiles"] == list(s.special_stacks[vik])
     assert all("tiles" not in s.view(o)["special_stacks"]["Vík í Mýrdal"] for o in (0, 1))
 
 
 def test_a_clone_shares_nothing_mutable_with_its_original():
-    """Engine contract (search clones states): playing on a clone, or emptying its stacks, leaves the
-    original as it was."""
+    """Engine contract (search clones states): a clone shares only what never changes in place
+    (the board, and the maps and tuples that play replaces: issue 15), so playing on it leaves
+    the original as it was."""
     import random
+
+    from contract import attrs
 
     s = meeple.make("karvi", players=3, seed=4)
     rng = random.Random(4)
@@ -1138,10 +1147,14 @@ def test_a_clone_shares_nothing_mutable_with_its_original():
         s.apply(rng.choice(s.legal_actions()))
     before = (s.view(None), s.view(0), s.legal_actions())
     c = s.clone()
-    for st in (*c.stacks.values(), *c.special_stacks.values(), *c.sites.values(), *c.decks):
-        st.clear()
-    c.stack_known.clear()
-    c.special_known.clear()
+    shared = {k for k in attrs(s) if getattr(c, k) is getattr(s, k) and isinstance(getattr(s, k), (list, dict, set))}
+    board = {"options", "side", "nodes", "adj", "obstructed", "_dist_memo", "board_sides", "spots", "spot_cost",
+             "blocked", "locked_only", "blocked_shut", "board_order"}
+    replaced = {"stacks", "stack_known", "sites", "special_stacks", "special_known", "piles", "pile_holder"}
+    assert shared == board | replaced
+    for k in replaced:
+        assert all(isinstance(v, (int, tuple)) for v in getattr(s, k).values()), k
+    assert all(type(pl) is type(s.p[0]) and pl is not twin for pl, twin in zip(s.p, c.p, strict=True))
     while not c.is_over():
         c.apply(rng.choice(c.legal_actions()))
     assert (s.view(None), s.view(0), s.legal_actions()) == before
@@ -1153,10 +1166,10 @@ def test_doubling_with_every_stronger_warrior_gone_keeps_her_value():
     s = started(3)
     pl = s.p[s.to_move]
     for p in s.p:
-        p.war = [0] * 12
+        p.war = (0,) * 12
     other = s.p[(s.to_move + 1) % 3]
     for v, n in ((6, 12), (5, 12), (4, 12), (3, 11)):
-        other.war[warrior_class(v, False)] = n
+        put(other, "war", warrior_class(v, False), n)
     set_warriors(pl, (3, False))
     play_card(s, 12, 0)
     s.apply(A("WARRIOR", warrior_class(3, False)))
@@ -1179,18 +1192,19 @@ def test_sail_abilities_need_their_provisions_or_beer():
     s = started(3)
     q = s.to_move
     pl = s.p[q]
-    pl.slots["sail"] = [_ut({"ability": "sail_any"})]
+    put(pl, "slots", "sail", (_ut({"ability": "sail_any"}),))
     pl.prov = 1
     assert A("ABILITY", 0) not in s.legal_actions()
     pl.prov = 2
     assert A("ABILITY", 0) in s.legal_actions()
-    pl.slots["sail"] = [_ut({"ability": "sail_two"})]
+    put(pl, "slots", "sail", (_ut({"ability": "sail_two"}),))
     pl.prov = 0
     assert A("ABILITY", 1) not in s.legal_actions()
-    pl.slots["sail"] = [_ut({"ability": "die_minus_two"})]
-    s.die_beer[2 * q] = s.die_beer[2 * q + 1] = 1
+    put(pl, "slots", "sail", (_ut({"ability": "die_minus_two"}),))
+    put(s, "die_beer", 2 * q, 1)
+    put(s, "die_beer", 2 * q + 1, 1)
     assert A("ABILITY", 2) not in s.legal_actions()
-    s.die_beer[2 * q + 1] = 2
+    put(s, "die_beer", 2 * q + 1, 2)
     assert A("ABILITY", 2) in s.legal_actions()
 
 
@@ -1199,11 +1213,11 @@ def test_card_30_needs_a_die_ahead_and_card_25_only_free_spots():
     card 25: "Use any free action spot" — occupied spots are not offered."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.hand = [29]
-    pl.res = [5, 5, 5]
+    pl.hand = (29,)
+    pl.res = (5, 5, 5)
     assert all(p >= s.T for p in s.die_pos) and A("PLAY_CARD", 29) not in s.legal_actions()
     other = next(e for e in range(6) if e // 2 != s.to_move)
-    s.die_pos[other] = 10
+    put(s, "die_pos", other, 10)
     assert A("PLAY_CARD", 29) in s.legal_actions()
     play_card(s, 25)
     assert A("SPOT", 10) not in s.legal_actions() and A("SPOT", 9) in s.legal_actions()
@@ -1217,11 +1231,11 @@ def test_a_full_building_site_takes_no_more_buildings():
     q = s.to_move
     tors = node(s, "Tórshavn")
     spaces = len(s.side["spots"][tors]["site"]["points"])
-    s.sites[tors] = [(q + 1) % 3] * spaces
+    put(s, "sites", tors, ((q + 1) % 3,) * spaces)
     assert "build" not in s._location_options(q, tors)
-    s.sites[tors] = [(q + 1) % 3] * (spaces - 1)
+    put(s, "sites", tors, ((q + 1) % 3,) * (spaces - 1))
     assert "build" in s._location_options(q, tors)
-    s.sites[tors] = [q]
+    put(s, "sites", tors, (q,))
     assert "build" not in s._location_options(q, tors)
 
 
@@ -1230,10 +1244,10 @@ def test_playing_a_card_pays_its_cost_and_moves_it_from_hand_to_played():
     tableau (Requirements: "Only played cards next to your tableau count")."""
     s = started(3)
     pl = s.p[s.to_move]
-    pl.hand = [31, 35]  # cards 32 and 36
-    pl.res = [2, 2, 0]
+    pl.hand = (31, 35)  # cards 32 and 36
+    pl.res = (2, 2, 0)
     s.apply(A("PLAY_CARD", 31))
-    assert pl.hand == [35] and pl.played == [31] and pl.res == [1, 1, 0]
+    assert pl.hand == (35,) and pl.played == (31,) and pl.res == (1, 1, 0)
     assert pl.count("played_cards") == 1
 
 
@@ -1243,10 +1257,10 @@ def test_card_30_lapses_when_no_die_is_ahead_any_more():
     q = s.to_move
     d = s.cur_die
     other = next(e for e in range(6) if e // 2 != q)
-    s.die_pos[other] = 10
+    put(s, "die_pos", other, 10)
     play_card(s, 30)
-    s.die_pos[other] = next(x for x in range(s.T, s.T + 6) if x not in s.die_pos)  # it has left
-    s.die_beer[d] = 5
+    put(s, "die_pos", other, next(x for x in range(s.T, s.T + 6) if x not in s.die_pos))  # it has left
+    put(s, "die_beer", d, 5)
     spot = next(i for i, sp in enumerate(s.spots) if sp["cost"] >= 1 and not s.blocked[i]
                 and not s._occupied(i) and not s.locked_only[i])
     s.apply(A("MOVE_DIE", spot))
@@ -1273,8 +1287,8 @@ def test_a_die_may_move_to_the_very_next_spot():
     d = s.cur_die
     ok = [x for x in range(s.T) if not s.blocked[x] and not s._occupied(x) and not s.locked_only[x]]
     f = next(x for x in ok if x + 1 in ok)
-    s.die_pos[d] = f
-    s.die_beer[d] = 5
+    put(s, "die_pos", d, f)
+    put(s, "die_beer", d, 5)
     moves = [a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"]]
     assert f + 1 in moves and f not in moves and min(moves) == f + 1
 
@@ -1284,10 +1298,10 @@ def test_card_30_not_playable_with_only_your_own_die_on_the_track():
     s = started(3)
     q = s.to_move
     d = s.cur_die
-    s.die_pos[d] = 12
+    put(s, "die_pos", d, 12)
     pl = s.p[q]
-    pl.hand = [29]
-    pl.res = [5, 5, 5]
+    pl.hand = (29,)
+    pl.res = (5, 5, 5)
     assert all(p >= s.T for e, p in enumerate(s.die_pos) if e != d)
     assert A("PLAY_CARD", 29) not in s.legal_actions()
 
@@ -1296,7 +1310,8 @@ def test_card_25_may_use_a_stop_area_spot():
     """Card 25: "Use any free action spot, which can be one in the stop-area"."""
     s = started(3)
     others = [e for e in range(6) if e != s.cur_die][:2]
-    s.die_pos[others[0]], s.die_pos[others[1]] = 10, 12  # two stop-area spots come free
+    put(s, "die_pos", others[0], 10)  # two stop-area spots come free
+    put(s, "die_pos", others[1], 12)
     play_card(s, 25)
     stops = [s.T + k for k in range(C.STOP_POSITIONS) if not s._occupied(s.T + k)]
     assert stops and all(A("SPOT", x) in s.legal_actions() for x in stops)
@@ -1322,7 +1337,8 @@ def test_card_30_may_stand_on_the_die_right_ahead():
     q = s.to_move
     d = s.cur_die
     other = next(e for e in range(6) if e // 2 != q)
-    s.die_pos[d], s.die_pos[other] = 10, 11
+    put(s, "die_pos", d, 10)
+    put(s, "die_pos", other, 11)
     play_card(s, 30)
     moves = [a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"]]
     assert moves == [11]

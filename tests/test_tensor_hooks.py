@@ -122,8 +122,11 @@ def _swap_own_secret(state: meeple.State, p: int) -> bool:
             back = karvi._CARD_BACK[c]
             for dk in state.decks:
                 for j, d in enumerate(dk):
-                    if karvi._CARD_BACK[d] == back:
-                        hand[i], dk[j] = d, c
+                    if karvi._CARD_BACK[d] == back:  # the rules' tuples are replaced
+                        state.p[p].hand = (*hand[:i], d, *hand[i + 1 :])
+                        k = state.decks.index(dk)
+                        new = (*dk[:j], c, *dk[j + 1 :])
+                        state.decks = (*state.decks[:k], new, *state.decks[k + 1 :])
                         return True
         return False
     if _game(state) == "scarvus":  # a card nobody else has seen, with its colour's deck top

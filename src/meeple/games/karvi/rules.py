@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import random
 from collections import deque
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import Any, Final, TypeVar
 
 from meeple.core import State
 from meeple.core.game import mypyc_attr
@@ -82,6 +83,9 @@ _A_WARRIOR: Final[int] = BASE["WARRIOR"]
 _NUM_UT: Final[int] = C.NUM_UT  # the same for two numbers of the components module
 _MAX_PROVISIONS: Final[int] = C.MAX_PROVISIONS
 ABILITIES: Final = ("sail_any", "sail_two", "die_minus_two")
+_NONE_USED: Final[frozenset[str]] = frozenset()  # no ability used yet this turn
+_SLOT_NAMES: Final[tuple[str, ...]] = tuple(C.SLOTS)
+_NO_RUNES: Final[tuple[tuple[int, ...], ...]] = ((),) * len(C.RUNE_SPOTS)  # one per rune spot
 RES: Final = ("fur", "silver", "gold")
 # The effect each ability's upgrade tile gives, as `Player.effects` lists it.
 _ABILITY_EFFECT: Final[list[dict[str, Any]]] = [{"ability": ab} for ab in ABILITIES]
@@ -112,6 +116,42 @@ def _family(action: int) -> tuple[str, int]:
 
 
 _FAMILY: Final[list[tuple[str, int]]] = [_family(a) for a in range(NUM_ACTIONS)]
+
+
+# The state's collections are tuples that play replaces, never changes in place, so that every
+# copy shares them (issue 15: a copy of a 4-player game was about a hundred lists and dicts).
+# These build the replacements.
+_V = TypeVar("_V")
+
+
+def _put(values: tuple[_V, ...], i: int, value: _V) -> tuple[_V, ...]:
+    """``values`` with ``value`` at ``i``."""
+    new = list(values)
+    new[i] = value
+    return tuple(new)
+
+
+def _added(values: tuple[int, ...], i: int, n: int) -> tuple[int, ...]:
+    """``values`` with ``n`` added at ``i``."""
+    new = list(values)
+    new[i] += n
+    return tuple(new)
+
+
+_K = TypeVar("_K")
+
+
+def _with(mapping: Mapping[_K, _V], key: _K, value: _V) -> Mapping[_K, _V]:
+    """A new dict: ``mapping`` with ``value`` at ``key``."""
+    new = dict(mapping)
+    new[key] = value
+    return new
+
+
+def _without(values: tuple[_V, ...], x: _V) -> tuple[_V, ...]:
+    """``values`` less its first ``x``; ValueError if there is none (as `list.remove`)."""
+    i = values.index(x)
+    return values[:i] + values[i + 1 :]
 
 
 def warrior_class(value: int, injured: bool) -> int:
@@ -237,21 +277,23 @@ class Player:
     )
 
     def __init__(self) -> None:
-        self.res = [0, 0, 0]  # fur, silver, gold
+        # Every collection is a tuple (or a dict of tuples) that play replaces, never changes:
+        # copies of a state share them all (issue 15; see `KarviState._copy`).
+        self.res: tuple[int, ...] = (0, 0, 0)  # fur, silver, gold
         self.prov = 0
-        self.war = [0] * 12  # counts per warrior class
+        self.war: tuple[int, ...] = (0,) * 12  # counts per warrior class
         self.points = 0
-        self.hand: list[int] = []  # upgrade card indices 0..44
-        self.played: list[int] = []
-        self.trade_cards: list[int] = []
-        self.trade_track: list[int] = []  # tile ids
-        self.raid_track: list[int] = []
-        self.beside: list[int] = []  # scouted tiles not yet activated
+        self.hand: tuple[int, ...] = ()  # upgrade card indices 0..44
+        self.played: tuple[int, ...] = ()
+        self.trade_cards: tuple[int, ...] = ()
+        self.trade_track: tuple[int, ...] = ()  # tile ids
+        self.raid_track: tuple[int, ...] = ()
+        self.beside: tuple[int, ...] = ()  # scouted tiles not yet activated
         self.kinds = 0  # bitmask of the kinds of tile taken (Scouting: 1 of each kind)
-        self.hidden_ut: list[int] = []  # upgrade tiles above the tableau
-        self.hidden_runes: list[int] = []  # rune stones above the tableau (ids 0..11)
-        self.slots: dict[str, list[int]] = {s: [] for s in C.SLOTS}  # stacks, top effective
-        self.rune_spots: list[list[int]] = [[] for _ in C.RUNE_SPOTS]  # ("n", id) / ("s", id) codes
+        self.hidden_ut: tuple[int, ...] = ()  # upgrade tiles above the tableau
+        self.hidden_runes: tuple[int, ...] = ()  # rune stones above the tableau (ids 0..11)
+        self.slots: Mapping[str, tuple[int, ...]] = {s: () for s in C.SLOTS}  # stacks, top effective
+        self.rune_spots: tuple[tuple[int, ...], ...] = _NO_RUNES  # stone ids, specials 100+
         self.tower_supply = 1
         self.post_supply = 1
         self.tower_tab = 2
@@ -260,7 +302,7 @@ class Player:
         # its space for good, so a later tile on that space releases nothing (Trade; Raid).
         self.tower_left = _TOWER_SPACES
         self.post_left = _POST_SPACES
-        self.built: list[tuple[int, str]] = []  # (node, "tower"/"post")
+        self.built: tuple[tuple[int, str], ...] = ()  # (node, "tower"/"post")
         self.ship = 0
         self.map = False
         self.start = 0  # start card value
@@ -269,36 +311,56 @@ class Player:
 
     def copy(self) -> Player:
         """Attribute by attribute (issue 15): 4-5x faster than a loop over ``__slots__`` with
-        type tests, and what a compiled class needs. `tests/test_karvi.py` checks every slot."""
+        type tests, and what a compiled class needs. Every collection is shared: play replaces
+        them (`tests/test_karvi.py` checks every slot, `tests/test_copies.py` the sharing)."""
         new = Player.__new__(Player)
-        new.res = self.res[:]
+        new.res = self.res
         new.prov = self.prov
-        new.war = self.war[:]
+        new.war = self.war
         new.points = self.points
-        new.hand = self.hand[:]
-        new.played = self.played[:]
-        new.trade_cards = self.trade_cards[:]
-        new.trade_track = self.trade_track[:]
-        new.raid_track = self.raid_track[:]
-        new.beside = self.beside[:]
+        new.hand = self.hand
+        new.played = self.played
+        new.trade_cards = self.trade_cards
+        new.trade_track = self.trade_track
+        new.raid_track = self.raid_track
+        new.beside = self.beside
         new.kinds = self.kinds
-        new.hidden_ut = self.hidden_ut[:]
-        new.hidden_runes = self.hidden_runes[:]
-        new.slots = {k: v[:] for k, v in self.slots.items()}
-        new.rune_spots = [spot[:] for spot in self.rune_spots]
+        new.hidden_ut = self.hidden_ut
+        new.hidden_runes = self.hidden_runes
+        new.slots = self.slots
+        new.rune_spots = self.rune_spots
         new.tower_supply = self.tower_supply
         new.post_supply = self.post_supply
         new.tower_tab = self.tower_tab
         new.post_tab = self.post_tab
         new.tower_left = self.tower_left
         new.post_left = self.post_left
-        new.built = self.built[:]  # (node, kind) tuples: immutable
+        new.built = self.built
         new.ship = self.ship
         new.map = self.map
         new.start = self.start
         new.exception = self.exception
         new.displaced = self.displaced
         return new
+
+    def place_rune(self, spot: int, code: int) -> None:
+        """A rune stone (code 100+ for a special) on rune spot ``spot``."""
+        self.rune_spots = _put(self.rune_spots, spot, (*self.rune_spots[spot], code))
+
+    def gain(self, i: int, n: int) -> None:
+        """``n`` more (or fewer) of resource ``i`` (0 fur, 1 silver, 2 gold)."""
+        self.res = _added(self.res, i, n)
+
+    def enlist(self, c: int, n: int) -> None:
+        """``n`` more (or fewer) warriors of class ``c``."""
+        self.war = _added(self.war, c, n)
+
+    def shift(self, c: int, to: int) -> None:
+        """One warrior of class ``c`` becomes one of class ``to`` (healed, injured, raised)."""
+        war = list(self.war)
+        war[c] -= 1
+        war[to] += 1
+        self.war = tuple(war)
 
     # ----- counts used by requirements, rune stones and scoring ---------------------------------
     def strength(self) -> int:
@@ -348,14 +410,19 @@ class Player:
 
     def effects(self) -> list[dict[str, Any]]:
         """The effects of the uncovered upgrade tiles (a covered tile loses its effect)."""
-        return [C.UPGRADE_TILES[st[-1]]["effect"] for st in self.slots.values() if st]
+        out = []
+        for name in _SLOT_NAMES:  # (compiled, `Mapping.values()` is a generic call)
+            st = self.slots[name]
+            if st:
+                out.append(C.UPGRADE_TILES[st[-1]]["effect"])
+        return out
 
     def can_pay(self, cost: dict[str, int]) -> bool:
         return all(self.res[RES.index(k)] >= v for k, v in cost.items())
 
     def pay(self, cost: dict[str, int]) -> None:
         for k, v in cost.items():
-            self.res[RES.index(k)] -= v
+            self.gain(RES.index(k), -v)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # see State
@@ -398,68 +465,70 @@ class KarviState(State):
         faces = ["B" if options["variety"] else "A"] * len(tiles)
         if options["chaos"]:  # Chaos: a mixture of sides
             faces = [rng.choice("AB") for _ in tiles]
-        self.stop_stack = [C.STOP_TILES[i][f] for i, f in zip(tiles, faces, strict=True)]
+        self.stop_stack = tuple(C.STOP_TILES[i][f] for i, f in zip(tiles, faces, strict=True))
         self.round = 1
         self.rounds = C.ROUNDS[n]
         self.D = C.DICE[n]
         nd = n * self.D
-        self.die_pos = [0] * nd
-        self.die_beer = [0] * nd
-        self.die_done = [False] * nd
-        self.die_height = [0] * nd
+        self.die_pos: tuple[int, ...] = (0,) * nd
+        self.die_beer: tuple[int, ...] = (0,) * nd
+        self.die_done: tuple[bool, ...] = (False,) * nd
+        self.die_height: tuple[int, ...] = (0,) * nd
         self.removed_this_round = False
         self.p = [Player() for _ in range(n)]
         # Location stacks (Setup 2): kind -> node; 1 tile per player of each kind.
-        self.stacks: dict[int, list[int]] = {}
-        self.stack_known: dict[int, int] = {}
+        # The dicts are replaced, never changed, like the tuples (`Mapping`: mypy says if one is).
+        stacks: dict[int, tuple[int, ...]] = {}
         for locs, pair_kinds in board.location_pairs:
             kinds = pair_kinds.copy()
             shuffle(rng, kinds)
             for loc, kind in zip(locs, kinds, strict=True):
                 pool = _TILES_OF_KIND[kind].copy()
                 shuffle(rng, pool)
-                self.stacks[loc] = sorted(pool[:n])
-                self.stack_known[loc] = 0
-        self.sites: dict[int, list[int]] = {i: [] for i in board.sites}
+                stacks[loc] = tuple(sorted(pool[:n]))
+        self.stacks: Mapping[int, tuple[int, ...]] = stacks
+        self.stack_known: Mapping[int, int] = dict.fromkeys(stacks, 0)
+        self.sites: Mapping[int, tuple[int, ...]] = {i: () for i in board.sites}
         specials = list(range(len(C.SPECIALS)))
         shuffle(rng, specials)
-        self.special_stacks: dict[int, list[int]] = {}
-        self.special_known: dict[int, int] = {}
+        special_stacks: dict[int, tuple[int, ...]] = {}
         for i in board.special_spots:
-            self.special_stacks[i] = sorted(specials[:n])
+            special_stacks[i] = tuple(sorted(specials[:n]))
             specials = specials[n:]
-            self.special_known[i] = 0
-        self.discarded_specials: list[int] = []
+        self.special_stacks: Mapping[int, tuple[int, ...]] = special_stacks
+        self.special_known: Mapping[int, int] = dict.fromkeys(special_stacks, 0)
+        self.discarded_specials: tuple[int, ...] = ()
         # Trade cards (Setup 6): 3 face up.
         deck = list(range(len(C.TRADE_CARDS)))
         shuffle(rng, deck)
-        self.trade_deck = deck[3:]
-        self.display = deck[:3]
+        self.trade_deck = tuple(deck[3:])
+        self.display = tuple(deck[:3])
         # Upgrade cards: one stack per type, the 1s on top of the 2s (top = index 0).
-        self.decks: list[list[int]] = []
+        decks: list[tuple[int, ...]] = []
         for t in C.CARD_TYPES:
             ones = _CARDS_OF[t, 1].copy()
             twos = _CARDS_OF[t, 2].copy()
             shuffle(rng, ones)
             shuffle(rng, twos)
-            self.decks.append(ones + twos)
+            decks.append(tuple(ones + twos))
+        self.decks: tuple[tuple[int, ...], ...] = tuple(decks)
         # Individual setup 2-3: 3 rune stones, 2 upgrade tiles of each type.
         runes = list(range(len(C.RUNES)))
         shuffle(rng, runes)
         by_slot = {s: _UT_OF_SLOT[s].copy() for s in C.SLOTS}
         for s in C.SLOTS:
             shuffle(rng, by_slot[s])
-        self.piles: dict[str, list[int]] = {}
-        self.pile_holder: dict[str, int] = {}
+        self.piles: Mapping[str, tuple[int, ...]] = {}
+        self.pile_holder: Mapping[str, int] = {}
         if not options["less_luck"]:
             for q, pl in enumerate(self.p):
-                pl.hidden_runes = sorted(runes[3 * q : 3 * q + 3])
-                pl.hidden_ut = sorted(x for s in C.SLOTS for x in by_slot[s][2 * q : 2 * q + 2])
+                pl.hidden_runes = tuple(sorted(runes[3 * q : 3 * q + 3]))
+                pl.hidden_ut = tuple(sorted(x for s in C.SLOTS for x in by_slot[s][2 * q : 2 * q + 2]))
         # Turn state.
         self.cur_die = -1
         self.moved = False
         self.ship_moved = False
-        self.used: set[str] = set()  # abilities used this turn
+        self.used: frozenset[str] = _NONE_USED  # abilities used this turn
         self.free_move = False  # card 19
         self.stack_move = False  # card 30
         self.raid_deaths = 0
@@ -472,12 +541,12 @@ class KarviState(State):
         # a listed action becomes illegal, must drop it too.)
         self._legal: list[int] | None = None
         if options["draft_start"]:
-            self.start_pool = list(range(len(C.START_CARDS)))
+            self.start_pool: tuple[int, ...] = tuple(range(len(C.START_CARDS)))
             self.tasks = [("draft", q) for q in reversed(range(n))]
         else:
             cards = list(range(len(C.START_CARDS)))
             shuffle(rng, cards)
-            self.start_pool = []
+            self.start_pool = ()
             for q in range(n):
                 self._take_start(q, cards[q])
             self.tasks.sort(key=lambda t: -t[1])  # draw two: seat 0's start draws come first
@@ -492,8 +561,8 @@ class KarviState(State):
         2 tiles (3 rune stones) from each pile they hold and passes the rest to the left."""
         names = ["runes", *C.SLOTS]
         self.piles = {
-            "runes": list(range(len(C.RUNES))),
-            **{s: [i for i, t in enumerate(C.UPGRADE_TILES) if t["slot"] == s] for s in C.SLOTS},
+            "runes": tuple(range(len(C.RUNES))),
+            **{s: tuple(i for i, t in enumerate(C.UPGRADE_TILES) if t["slot"] == s) for s in C.SLOTS},
         }
         holders = {2: [0, 0, 1, 1], 3: [0, 0, 1, 2], 4: [0, 1, 2, 3]}[self.players]
         self.pile_holder = dict(zip(names, holders, strict=True))
@@ -515,16 +584,15 @@ class KarviState(State):
         pl.start = sc["value"]
         self.undo_barrier()  # upgrade cards are dealt from the decks
         for k, v in side["resources"].items():
-            pl.res[RES.index(k)] += v
+            pl.gain(RES.index(k), v)
         for v in side["warriors"]:
-            pl.war[warrior_class(v, False)] += 1
+            pl.enlist(warrior_class(v, False), 1)
         if self.options["draw_two"]:  # "whenever you get an upgrade card" (ruling: start cards too)
             self.tasks += [("start_draw", q, C.CARD_TYPES.index(t)) for t in reversed(side["upgrade_cards"])]
         else:
             for t in side["upgrade_cards"]:
-                deck = self.decks[C.CARD_TYPES.index(t)]
-                if deck:
-                    pl.hand.append(deck.pop(0))
+                if self.decks[C.CARD_TYPES.index(t)]:
+                    pl.hand += (self._draw_upgrade(C.CARD_TYPES.index(t)),)
         pl.prov = min(_MAX_PROVISIONS, side["provisions"])
         self.emit({"start_card": sc["value"], "player": q})
 
@@ -532,13 +600,15 @@ class KarviState(State):
         """Start cards: dice on the stop-area tile by card value, set to the beer shown; then the
         free first rune stone, chosen by each player."""
         order = sorted(range(self.players), key=lambda q: self.p[q].start)
+        die_pos, die_beer = list(self.die_pos), list(self.die_beer)
         for rank, q in enumerate(order):
             side = C.START_CARDS[[c["value"] for c in C.START_CARDS].index(self.p[q].start)]
             beer = side["4" if self.players == 4 else "2-3"]["beer"]
             for i, pos in enumerate(C.START_POSITIONS[self.players][rank]):
                 d = q * self.D + i
-                self.die_pos[d] = self.T + pos
-                self.die_beer[d] = beer[i]
+                die_pos[d] = self.T + pos
+                die_beer[d] = beer[i]
+        self.die_pos, self.die_beer = tuple(die_pos), tuple(die_beer)
         self.tasks = [("free_rune", q) for q in reversed(order)] + self.tasks
 
     def _pass_piles(self) -> None:
@@ -989,15 +1059,15 @@ class KarviState(State):
         assert q is not None
         pl = self.p[q]
         if fam.startswith("GOLD"):
-            pl.res[2] -= 1
+            pl.gain(2, -1)
             if fam == "GOLD_FUR":
-                pl.res[0] += 1
+                pl.gain(0, 1)
             elif fam == "GOLD_SILVER":
-                pl.res[1] += 1
+                pl.gain(1, 1)
             elif fam == "GOLD_PROV":
                 pl.prov += 1
             else:
-                self.die_beer[x] += 1
+                self.die_beer = _added(self.die_beer, x, 1)
             self._run()
             return
         if self.tasks:
@@ -1009,7 +1079,7 @@ class KarviState(State):
     def _apply_main(self, fam: str, x: int, q: int, pl: Player) -> None:
         if fam == "END":
             if not self.moved:
-                self.die_done[self.cur_die] = True  # a stop-area die that cannot move sits out
+                self.die_done = _put(self.die_done, self.cur_die, True)  # a stop-area die that cannot move sits out
                 self.emit({"player": q, "die": self.cur_die, "sits_out": True})
                 self._check_removal()
             self._end_turn()
@@ -1026,17 +1096,17 @@ class KarviState(State):
         elif fam == "PLAY_CARD":
             card = C.UPGRADE_CARDS[x]
             pl.pay(card["cost"])
-            pl.hand.remove(x)
-            pl.played.append(x)
+            pl.hand = _without(pl.hand, x)
+            pl.played += (x,)
             self.emit({"player": q, "plays": card["number"]})
             self._push_boxes(card["boxes"])
         elif fam == "DISCARD":
-            pl.hand.remove(x)
-            pl.hand.append(x)  # by position, so that resampling hidden hands keeps the task valid
+            # last in hand: by position, so that resampling hidden hands keeps the task valid
+            pl.hand = (*_without(pl.hand, x), x)
             self.tasks.append(("discard2",))
         elif fam == "ABILITY":
             ab = ABILITIES[x]
-            self.used.add(ab)
+            self.used |= {ab}
             if ab == "sail_any":
                 pl.prov -= 2
                 self.tasks.append(("paid_move", 99, 2))
@@ -1050,16 +1120,19 @@ class KarviState(State):
         d = self.cur_die
         if self.stack_move and self._occupied(s):
             cost = 0
-            self.die_height[d] = 1 + max(self.die_height[e] for e in range(len(self.die_pos)) if self.die_pos[e] == s)
+            height = 1 + max(self.die_height[e] for e in range(len(self.die_pos)) if self.die_pos[e] == s)
         else:
             cost = 0 if self.free_move else self._cost(q, s)
-            self.die_height[d] = 0
-        self.die_beer[d] -= cost
-        self.die_pos[d] = s
+            height = 0
+        if self.die_height[d] != height:
+            self.die_height = _put(self.die_height, d, height)
+        if cost:
+            self.die_beer = _added(self.die_beer, d, -cost)
+        self.die_pos = _put(self.die_pos, d, s)
         self.moved = True
         self.free_move = self.stack_move = False
         if s >= self.T:
-            self.die_done[d] = True
+            self.die_done = _put(self.die_done, d, True)
         self.emit({"player": q, "die": d, "to": s, "paid": cost})
         self._check_removal()
         self._push_spot(s)
@@ -1072,7 +1145,7 @@ class KarviState(State):
             self.removed_this_round = True
             if self.stop_stack:
                 self.undo_barrier()  # the tile under it comes to light
-                self.stop_stack.pop(0)
+                self.stop_stack = self.stop_stack[1:]
 
     def _push_spot(self, s: int) -> None:
         spot = self._spot(s)
@@ -1109,53 +1182,51 @@ class KarviState(State):
     def _apply_task(self, t: tuple[Any, ...], fam: str, x: int, q: int, pl: Player) -> None:
         kind: str = t[0]  # typed: a compiled build compares it as a str, not generically
         if kind == "draft":
-            self.start_pool.remove(x)
+            self.start_pool = _without(self.start_pool, x)
             self._take_start(t[1], x)
             if not any(tt[0] == "draft" for tt in self.tasks):
                 self._place_dice()
         elif kind == "pick":
             if x >= _NUM_UT:
-                self.piles["runes"].remove(x - _NUM_UT)
-                pl.hidden_runes = sorted([*pl.hidden_runes, x - _NUM_UT])
+                self.piles = _with(self.piles, "runes", _without(self.piles["runes"], x - _NUM_UT))
+                pl.hidden_runes = tuple(sorted([*pl.hidden_runes, x - _NUM_UT]))
             else:
-                self.piles[C.UPGRADE_TILES[x]["slot"]].remove(x)
-                pl.hidden_ut = sorted([*pl.hidden_ut, x])
+                slot = C.UPGRADE_TILES[x]["slot"]
+                self.piles = _with(self.piles, slot, _without(self.piles[slot], x))
+                pl.hidden_ut = tuple(sorted([*pl.hidden_ut, x]))
         elif kind == "free_rune":
-            pl.hidden_runes.remove(x - _NUM_UT)
-            pl.rune_spots[0].append(x - _NUM_UT)
+            pl.hidden_runes = _without(pl.hidden_runes, x - _NUM_UT)
+            pl.place_rune(0, x - _NUM_UT)
             self.emit({"player": q, "free_rune": x - _NUM_UT})
         elif kind == "res":
             if fam != "END":
-                pl.res[0 if fam == "RES_FUR" else 1] += 1
+                pl.gain(0 if fam == "RES_FUR" else 1, 1)
                 if t[1] > 1:
                     self.tasks.append(("res", t[1] - 1))
         elif kind == "beer":
             if fam != "END":
-                self.die_beer[x] += 1
+                self.die_beer = _added(self.die_beer, x, 1)
                 if t[1] > 1:
                     self.tasks.append(("beer", t[1] - 1))
         elif kind == "strength":
             if fam != "END":
-                pl.war[x] -= 1
-                pl.war[x + 2] += 1  # Increase combat strength: keep the warrior's side
+                pl.shift(x, x + 2)  # Increase combat strength: keep the warrior's side
                 if t[1] > 1:
                     self.tasks.append(("strength", t[1] - 1))
         elif kind == "heal":
             if fam != "END":
-                pl.war[x] -= 1
-                pl.war[x - 1] += 1
+                pl.shift(x, x - 1)
                 if t[1] > 1 and any(pl.war[1::2]):
                     self.tasks.append(("heal", t[1] - 1))
         elif kind == "place_warrior":
             if fam != "END":
-                pl.war[x] -= 1
+                pl.enlist(x, -1)
                 self._gain_warrior(pl, t[1])
         elif kind == "damage":
             if x % 2 == 0:
-                pl.war[x] -= 1
-                pl.war[x + 1] += 1
+                pl.shift(x, x + 1)
             else:
-                pl.war[x] -= 1
+                pl.enlist(x, -1)
                 pl.points += x // 2 + 1  # Valhalla: points equal to her strength
                 self.raid_deaths += 1
             if t[1] > 1 and pl.warriors():
@@ -1166,30 +1237,28 @@ class KarviState(State):
                 nv = min(6, 2 * v)
                 while nv > v and self._supply(nv) <= 0:
                     nv -= 1
-                pl.war[x] -= 1
-                pl.war[warrior_class(nv, False)] += 1
+                pl.shift(x, warrior_class(nv, False))
                 if t[1] > 1:
                     self.tasks.append(("double", t[1] - 1))
         elif kind == "flip_for":
             if fam != "END":
                 _, what, per, cap, got = t
-                pl.war[x] -= 1
-                pl.war[x + 1] += 1
+                pl.shift(x, x + 1)
                 gain = min(per, cap - got)
                 if what == "points":
                     pl.points += gain
                 else:
-                    pl.res[2] += gain
+                    pl.gain(2, gain)
                 if got + gain < cap:
                     self.tasks.append(("flip_for", what, per, cap, got + gain))
         elif kind == "sacrifice":
             if fam != "END":
-                pl.war[x] -= 1
+                pl.enlist(x, -1)
                 pl.points += t[1]
         elif kind == "trade_card":
             if fam != "END":
-                self.display.remove(x)
-                pl.trade_cards.append(x)
+                self.display = _without(self.display, x)
+                pl.trade_cards += (x,)
                 bonus = sum(e.get("trade_card_points", 0) for e in pl.effects())
                 pl.points += bonus
                 self.emit({"player": q, "trade_card": x + 1})
@@ -1204,8 +1273,8 @@ class KarviState(State):
         elif kind == "keep":
             a, b = pl.hand[-2:]
             back = b if x == a else a
-            pl.hand.remove(back)
-            self.decks[C.CARD_TYPES.index(C.UPGRADE_CARDS[back]["type"])].append(back)
+            pl.hand = _without(pl.hand, back)
+            self._put_back(back)
         elif kind == "upgrade_action":
             if fam == "DRAW_STACK":
                 self._draw(q, x)
@@ -1216,35 +1285,34 @@ class KarviState(State):
                     pl.pay(C.SLOT_COST[slot])
                     if not pl.slots[slot]:
                         pl.points += C.SLOT_POINTS[slot]
-                    pl.slots[slot].append(x)
-                    pl.hidden_ut.remove(x)
+                    pl.slots = _with(pl.slots, slot, (*pl.slots[slot], x))
+                    pl.hidden_ut = _without(pl.hidden_ut, x)
                     self.emit({"player": q, "upgrade_tile": x, "slot": slot})
                 else:
-                    pl.hidden_runes.remove(x - _NUM_UT)  # revealed as it is placed
+                    pl.hidden_runes = _without(pl.hidden_runes, x - _NUM_UT)  # revealed as it is placed
                     self.tasks.append(("rune_spot", x - _NUM_UT))
         elif kind == "rune_spot":
             spot = C.RUNE_SPOTS[x]
             pl.pay(spot["cost"])
             if not pl.rune_spots[x]:
                 pl.points += spot["points"]
-            pl.rune_spots[x].append(t[1])
+            pl.place_rune(x, t[1])
             self.emit({"player": q, "rune": t[1], "spot": x})
         elif kind == "special_choose":
-            stack = self.special_stacks[t[1]]
-            stack.remove(x)
+            self.special_stacks = _with(self.special_stacks, t[1], _without(self.special_stacks[t[1]], x))
             self.tasks.append(("special_spot", x))
             self._push_steps(C.SPECIALS[x]["bonus"])
             self.emit({"player": q, "special_rune": x})
         elif kind == "special_spot":
             if fam == "END":
-                self.discarded_specials.append(t[1])
+                self.discarded_specials += (t[1],)
             else:
-                pl.rune_spots[x].append(100 + t[1])  # specials are coded 100+
+                pl.place_rune(x, 100 + t[1])  # specials are coded 100+
         elif kind == "trade_action":
             if fam == "ACTIVATE":
                 tile = C.TR_TILES[x]
                 pl.pay(tile["cost"])
-                pl.beside.remove(x)
+                pl.beside = _without(pl.beside, x)
                 if len(t) > 1:
                     self._push_steps(list(t[1]))  # the upgrade tiles' bonus, after the action
                 # Trade: "This gives you the bonus ... Then place the tile ... on the trade track"
@@ -1261,14 +1329,14 @@ class KarviState(State):
                 self.emit({"player": q, "francia": "trade"})
                 self._pay_res(pl, C.TRADE_TRACK[5]["francia"]["pay_res"])
         elif kind == "pay_res":
-            pl.res[0 if fam == "RES_FUR" else 1] -= 1
+            pl.gain(0 if fam == "RES_FUR" else 1, -1)
             self._pay_res(pl, t[1] - 1)
         elif kind == "raid_action":
             if len(t) > 1 and fam != "END":
                 self._push_steps(list(t[1]))  # the upgrade tiles' bonus, after the action
             if fam == "ACTIVATE":
                 tile = C.TR_TILES[x]
-                pl.beside.remove(x)
+                pl.beside = _without(pl.beside, x)
                 self._raid(q, tile["damage"], tile["bonus"], x)
             elif fam == "FRANCIA":
                 f = C.RAID_TRACK[5]["francia"]
@@ -1306,35 +1374,35 @@ class KarviState(State):
             node = t[1]
             if fam == "SCOUT":
                 self.undo_barrier()  # they look at the stack
-                self.stack_known[node] |= 1 << q
+                self.stack_known = _with(self.stack_known, node, self.stack_known[node] | 1 << q)
                 self.tasks.append(("scout", node))
             elif fam == "BUILD":
                 self._build(q, node)
         elif kind == "scout":
-            self.stacks[t[1]].remove(x)
-            pl.beside.append(x)
+            self.stacks = _with(self.stacks, t[1], _without(self.stacks[t[1]], x))
+            pl.beside += (x,)
             pl.kinds |= 1 << C.TILE_KIND[x]
             self.emit({"player": q, "scouts": x})
         elif kind == "discard2":
             for c in (pl.hand[-1], x):
-                pl.hand.remove(c)
-                self.decks[C.CARD_TYPES.index(C.UPGRADE_CARDS[c]["type"])].append(c)
-            pl.res[2] += 1
+                pl.hand = _without(pl.hand, c)
+                self._put_back(c)
+            pl.gain(2, 1)
             self.emit({"player": q, "discards": 2})
         elif kind == "set_die":
-            self.die_beer[x] = t[1]
+            self.die_beer = _put(self.die_beer, x, t[1])
         elif kind == "copy_die":
             self.tasks.append(("copy_from", x))
         elif kind == "copy_from":
-            self.die_beer[t[1]] = self.die_beer[x]
+            self.die_beer = _put(self.die_beer, t[1], self.die_beer[x])
         elif kind == "die_back":
             if fam == "DIE":
                 s = self._back_target(x, t[1], t[2])
                 assert s is not None
                 if t[2]:
-                    self.die_beer[x] -= self._cost(q, s)
-                self.die_pos[x] = s
-                self.die_height[x] = 0
+                    self.die_beer = _added(self.die_beer, x, -self._cost(q, s))
+                self.die_pos = _put(self.die_pos, x, s)
+                self.die_height = _put(self.die_height, x, 0)
                 self._push_spot(s)
         elif kind == "reuse":
             if fam == "SPOT":
@@ -1346,10 +1414,10 @@ class KarviState(State):
                 else:
                     self._push_spot(x)
         elif kind == "pay_die":
-            self.die_beer[x] -= t[1]
+            self.die_beer = _added(self.die_beer, x, -t[1])
             self._push_spot(t[2])
         elif kind == "minus_two":
-            self.die_beer[x] -= 2
+            self.die_beer = _added(self.die_beer, x, -2)
             self.tasks.append(("choice2",))
         elif kind == "prov_pts":
             if fam == "PART":
@@ -1365,43 +1433,53 @@ class KarviState(State):
         if n > 0 and pl.res[0] and pl.res[1]:
             self.tasks.append(("pay_res", n))
         elif n > 0:
-            pl.res[0 if pl.res[0] else 1] -= n
+            pl.gain(0 if pl.res[0] else 1, -n)
 
     def _gain_warrior(self, pl: Player, v: int) -> None:
         """Take a warrior; (In)finite components: a weaker one if none of that value is left."""
         while v > 0 and self._supply(v) <= 0:
             v -= 1
         if v > 0:
-            pl.war[warrior_class(v, False)] += 1
+            pl.enlist(warrior_class(v, False), 1)
 
     def _draw(self, q: int, t: int) -> None:
         """Draw an upgrade card (the draw-two-keep-one variant draws 2 and keeps 1)."""
         pl = self.p[q]
-        deck = self.decks[t]
-        n = 2 if self.options["draw_two"] and len(deck) >= 2 else 1
+        n = 2 if self.options["draw_two"] and len(self.decks[t]) >= 2 else 1
         self.undo_barrier()  # the card drawn comes to light
         for _ in range(n):
-            pl.hand.append(deck.pop(0))
+            pl.hand += (self._draw_upgrade(t),)
         self.emit({"player": q, "draws_from": C.CARD_TYPES[t]})
         if n == 2:
             self.tasks.append(("keep",))
+
+    def _draw_upgrade(self, t: int) -> int:
+        """The top card of the upgrade deck of type ``t``, taken off it."""
+        deck = self.decks[t]
+        self.decks = _put(self.decks, t, deck[1:])
+        return deck[0]
+
+    def _put_back(self, card: int) -> None:
+        """An upgrade card under its deck."""
+        t = C.CARD_TYPES.index(C.UPGRADE_CARDS[card]["type"])
+        self.decks = _put(self.decks, t, (*self.decks[t], card))
 
     def _build(self, q: int, node: int) -> None:
         pl = self.p[q]
         site = self.side["spots"][node]["site"]
         b = site["building"]
         pts = site["points"][len(self.sites[node])]
-        self.sites[node].append(q)
+        self.sites = _with(self.sites, node, (*self.sites[node], q))
         if b == "tower":
             pl.tower_supply -= 1
         else:
             pl.post_supply -= 1
-        pl.built.append((node, b))
+        pl.built += ((node, b),)
         pl.points += pts
         self.emit({"player": q, "builds": b, "at": self.nodes[node], "points": pts})
         if node in self.special_stacks and self.special_stacks[node]:
             self.undo_barrier()
-            self.special_known[node] |= 1 << q  # they look at the whole stack
+            self.special_known = _with(self.special_known, node, self.special_known[node] | 1 << q)  # they look at the whole stack
             self.tasks.append(("special_choose", node))
         if any(e.get("on") == "build" for e in pl.effects()):
             self._push_steps([["strength", 2]] if b == "tower" else [["res", 2]])
@@ -1409,9 +1487,12 @@ class KarviState(State):
     def _track_place(self, q: int, track: str, tile: int) -> None:
         """Trade and raid tracks: the tile goes on the leftmost space; its improvement unlocks."""
         pl = self.p[q]
-        lane = pl.trade_track if track == "trade" else pl.raid_track
-        lane.append(tile)
-        i = len(lane) - 1
+        if track == "trade":
+            pl.trade_track += (tile,)
+            i = len(pl.trade_track) - 1
+        else:
+            pl.raid_track += (tile,)
+            i = len(pl.raid_track) - 1
         space = (C.TRADE_TRACK if track == "trade" else C.RAID_TRACK)[i]
         # "If you place the trade tile on a space with a trading post (spaces 2 and 4)": only a
         # building still on that very space is released (card 6/36 may have taken it already).
@@ -1567,7 +1648,7 @@ class KarviState(State):
         if op == "points":
             pl.points += step[1]
         elif op in RES:
-            pl.res[RES.index(op)] += step[1]
+            pl.gain(RES.index(op), step[1])
         elif op == "res":
             self.tasks.append(("res", step[1]))
         elif op == "provisions":
@@ -1605,8 +1686,7 @@ class KarviState(State):
                 nv = min(6, v + step[2])
                 while nv > v and self._supply(nv) <= 0:
                     nv -= 1
-                pl.war[warrior_class(v, injured)] -= 1
-                pl.war[warrior_class(nv, injured)] += 1
+                pl.shift(warrior_class(v, injured), warrior_class(nv, injured))
         elif op == "best_healthy":
             vals = sorted((c // 2 + 1 for c in range(0, 12, 2) for _ in range(pl.war[c])), reverse=True)
             pl.points += min(step[2], sum(vals[: step[1]]))
@@ -1652,7 +1732,7 @@ class KarviState(State):
         self.cur_die = d
         self.to_move = d // self.D
         self.moved = self.ship_moved = False
-        self.used = set()
+        self.used = _NONE_USED
         self.free_move = self.stack_move = False
 
     def _end_turn(self) -> None:
@@ -1660,7 +1740,8 @@ class KarviState(State):
         the game ends after the turn that placed the last die of the last round."""
         self.undo_barrier()  # a turn, once ended, is confirmed (and the display refilled)
         while len(self.display) < 3 and self.trade_deck:
-            self.display.append(self.trade_deck.pop(0))
+            self.display += self.trade_deck[:1]
+            self.trade_deck = self.trade_deck[1:]
         if all(done for done in self.die_done):  # (a generator: compiled, all(list) is generic)
             if self.round >= self.rounds:
                 self.over = True
@@ -1670,7 +1751,7 @@ class KarviState(State):
                 return
             self.round += 1
             self.removed_this_round = False
-            self.die_done = [False] * len(self.die_done)
+            self.die_done = (False,) * len(self.die_done)
             self.emit({"round": self.round})
         self._begin_turn()
 
@@ -1762,7 +1843,7 @@ class KarviState(State):
                 info["upgrade_tiles"] = list(pl.hidden_ut)
                 info["runes"] = list(pl.hidden_runes)
                 if self.tasks and self.tasks[-1][0] == "keep":
-                    info["keep_from"] = pl.hand[-2:]
+                    info["keep_from"] = list(pl.hand[-2:])
             players.append(info)
         stacks = {}
         for node, st in self.stacks.items():
@@ -1814,8 +1895,9 @@ class KarviState(State):
 
     # ----- copying and determinizing ------------------------------------------------------------
     def _copy(self) -> KarviState:
-        # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
-        # place is copied, the rest shared (the map and its memo never change).
+        # Every attribute, in `__init__`'s order (see `State._copy_core`). Shared: every tuple
+        # and dict, which play replaces and never changes (the map and its memo never change at
+        # all); copied: the players, whose numbers change, and the list of tasks.
         new: KarviState = self._copy_core()
         new.side = self.side
         new.nodes = self.nodes
@@ -1830,31 +1912,31 @@ class KarviState(State):
         new.blocked = self.blocked
         new.locked_only = self.locked_only
         new.blocked_shut = self.blocked_shut
-        new.stop_stack = self.stop_stack.copy()
+        new.stop_stack = self.stop_stack
         new.round = self.round
         new.rounds = self.rounds
         new.D = self.D
-        new.die_pos = self.die_pos.copy()
-        new.die_beer = self.die_beer.copy()
-        new.die_done = self.die_done.copy()
-        new.die_height = self.die_height.copy()
+        new.die_pos = self.die_pos
+        new.die_beer = self.die_beer
+        new.die_done = self.die_done
+        new.die_height = self.die_height
         new.removed_this_round = self.removed_this_round
         new.p = [pl.copy() for pl in self.p]
-        new.stacks = {k: v.copy() for k, v in self.stacks.items()}
-        new.stack_known = self.stack_known.copy()
-        new.sites = {k: v.copy() for k, v in self.sites.items()}
-        new.special_stacks = {k: v.copy() for k, v in self.special_stacks.items()}
-        new.special_known = self.special_known.copy()
-        new.discarded_specials = self.discarded_specials.copy()
-        new.trade_deck = self.trade_deck.copy()
-        new.display = self.display.copy()
-        new.decks = [d.copy() for d in self.decks]
-        new.piles = {k: v.copy() for k, v in self.piles.items()}
-        new.pile_holder = self.pile_holder.copy()
+        new.stacks = self.stacks
+        new.stack_known = self.stack_known
+        new.sites = self.sites
+        new.special_stacks = self.special_stacks
+        new.special_known = self.special_known
+        new.discarded_specials = self.discarded_specials
+        new.trade_deck = self.trade_deck
+        new.display = self.display
+        new.decks = self.decks
+        new.piles = self.piles
+        new.pile_holder = self.pile_holder
         new.cur_die = self.cur_die
         new.moved = self.moved
         new.ship_moved = self.ship_moved
-        new.used = self.used.copy()
+        new.used = self.used
         new.free_move = self.free_move
         new.stack_move = self.stack_move
         new.raid_deaths = self.raid_deaths
@@ -1862,22 +1944,25 @@ class KarviState(State):
         new.over = self.over
         new.to_move = self.to_move
         new._legal = None
-        new.start_pool = self.start_pool.copy()
+        new.start_pool = self.start_pool
         return new
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:
         """Resample other hands (same card backs), deck orders, others' hidden tiles, and the
         stacks ``player`` has not looked at."""
         others = [q for q in range(self.players) if q != player]
-        # Upgrade cards: by back (type, level), across others' hands and the decks.
+        # Upgrade cards: by back (type, level), across others' hands and the decks; resampled in
+        # lists, which then replace the tuples.
+        hands = {q: list(self.p[q].hand) for q in others}
+        decks = [list(dk) for dk in self.decks]
         slots: dict[tuple[str, int], list[tuple[list[int], int]]] = {}
         for q in others:
-            hand = self.p[q].hand
+            hand = hands[q]
             keep = len(hand) - 2 if self.tasks and self.tasks[-1][0] == "keep" and self.to_move == q else len(hand)
             for i in range(len(hand)):
                 if i < keep:
                     slots.setdefault(_CARD_BACK[hand[i]], []).append((hand, i))
-        for dk in self.decks:
+        for dk in decks:
             for i, card in enumerate(dk):
                 slots.setdefault(_CARD_BACK[card], []).append((dk, i))
         # Pools are sorted before shuffling, so the sample depends on what ``player`` knows only.
@@ -1886,12 +1971,16 @@ class KarviState(State):
             shuffle(rng, cards)
             for (lst, i), card in zip(places, cards, strict=True):
                 lst[i] = card
-        self.trade_deck.sort()
-        shuffle(rng, self.trade_deck)
+        for q in others:
+            self.p[q].hand = tuple(hands[q])
+        self.decks = tuple(tuple(dk) for dk in decks)
+        trade_deck = sorted(self.trade_deck)
+        shuffle(rng, trade_deck)
+        self.trade_deck = tuple(trade_deck)
         if len(self.stop_stack) > 2:  # the stop-area tiles under the top one, face down
             rest = sorted(self.stop_stack[1:], key=lambda t: json.dumps(t, sort_keys=True))
             shuffle(rng, rest)
-            self.stop_stack[1:] = rest
+            self.stop_stack = (self.stop_stack[0], *rest)
         # Hidden upgrade tiles and rune stones of the others (plus the unused ones in the box).
         mine_ut = set(self.p[player].hidden_ut)
         mine_r = set(self.p[player].hidden_runes)
@@ -1919,27 +2008,31 @@ class KarviState(State):
                 pl = self.p[q]
                 mine = [x for x in getattr(pl, attr) if attr == "hidden_runes" or C.UPGRADE_TILES[x]["slot"] == slot]
                 rest = [x for x in getattr(pl, attr) if x not in mine]
-                setattr(pl, attr, sorted(rest + [groups[key[x]].pop() for x in mine]))
+                setattr(pl, attr, tuple(sorted(rest + [groups[key[x]].pop() for x in mine])))
             if slot in self.piles and slot not in held:
                 left = sorted(x for g in groups.values() for x in g)
                 shuffle(rng, left)
-                self.piles[slot] = sorted(left[: len(self.piles[slot])])
+                self.piles = _with(self.piles, slot, tuple(sorted(left[: len(self.piles[slot])])))
         # Location stacks not seen by ``player``.
         public = {x for pl in self.p for x in (*pl.beside, *pl.trade_track, *pl.raid_track)}
+        stacks = dict(self.stacks)
         for node, st in self.stacks.items():
             if self.stack_known[node] >> player & 1 or not st:
                 continue
             pool = [x for x in _TILES_OF_KIND[C.TILE_KIND[st[0]]] if x not in public]
             shuffle(rng, pool)
-            self.stacks[node] = sorted(pool[: len(st)])
+            stacks[node] = tuple(sorted(pool[: len(st)]))
+        self.stacks = stacks
         known = {x for node, st in self.special_stacks.items() if self.special_known[node] >> player & 1 for x in st}
         public_s = set(self.discarded_specials) | {x - 100 for pl in self.p for st in pl.rune_spots for x in st if x >= 100}
         public_s |= {t[1] for t in self.tasks if t[0] == "special_spot"}
         pool = [s for s in range(len(C.SPECIALS)) if s not in known and s not in public_s]
         shuffle(rng, pool)
+        special_stacks = dict(self.special_stacks)
         for node, st in self.special_stacks.items():
             if not self.special_known[node] >> player & 1:
-                self.special_stacks[node], pool = sorted(pool[: len(st)]), pool[len(st):]
+                special_stacks[node], pool = tuple(sorted(pool[: len(st)])), pool[len(st):]
+        self.special_stacks = special_stacks
 
     # ----- action labels ----------------------------------------------------------------------
     def action_to_json(self, action: int) -> dict[str, Any]:

@@ -583,7 +583,9 @@ def _map(
 _MAPS: dict[bytes, np.ndarray] = {}
 # Keys of the map and supply caches: `marshal` writes the fields' contents (ints, strings,
 # lists, dicts) in one call, cheaper than tuples of tuples; equal bytes mean equal contents.
-_dumps = marshal.dumps
+# Typed `Any`: the state's maps are typed `Mapping` (never changed in place) but are dicts,
+# which marshal takes.
+_dumps: Any = marshal.dumps
 
 
 def _map_slots(
