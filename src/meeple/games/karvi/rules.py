@@ -184,6 +184,22 @@ _CARD_BACK: Final[list[tuple[str, int]]] = [(c["type"], c["level"]) for c in C.U
 _TILES_OF_KIND: Final[dict[int, list[int]]] = {}
 for _x in range(C.NUM_TR * 2):
     _TILES_OF_KIND.setdefault(C.TILE_KIND[_x], []).append(_x)
+# The same backs as ranks (0 = the first back in sorted order), for `_resample_hidden`'s lists.
+_CARD_BACK_RANK: Final[list[int]] = [sorted(set(_CARD_BACK)).index(b) for b in _CARD_BACK]
+_NUM_CARD_BACKS: Final[int] = len(set(_CARD_BACK))
+_TILE_BACK_RANK: Final[list[int]] = [sorted(set(TILE_BACK)).index(b) for b in TILE_BACK]
+_RUNE_BACK_RANK: Final[list[int]] = [sorted(set(RUNE_BACK)).index(b) for b in RUNE_BACK]
+_NUM_TILE_BACKS: Final[int] = max(len(set(TILE_BACK)), len(set(RUNE_BACK)))
+_UT_SLOT: Final[list[str]] = [t["slot"] for t in C.UPGRADE_TILES]
+_RUNE_IDS: Final[list[int]] = list(range(len(C.RUNES)))
+_NUM_SPECIALS: Final[int] = len(C.SPECIALS)
+_PILE_NAMES: Final[tuple[str, ...]] = (*C.SLOTS, "runes")  # resampled in this order
+_SAME_KIND: Final[list[list[int]]] = [_TILES_OF_KIND[C.TILE_KIND[x]] for x in range(C.NUM_TR * 2)]
+
+
+def _stop_tile_key(tile: Any) -> str:
+    """Face-down stop-area tiles are resampled in the order of their contents."""
+    return json.dumps(tile, sort_keys=True)
 
 
 def check(players: int, options: dict[str, Any]) -> None:
@@ -1949,84 +1965,101 @@ class KarviState(State):
 
     def _resample_hidden(self, player: int, rng: random.Random) -> None:
         """Resample other hands (same card backs), deck orders, others' hidden tiles, and the
-        stacks ``player`` has not looked at."""
+        stacks ``player`` has not looked at.
+
+        Search calls this once per iteration, so it works on ints and lists: groups are lists
+        indexed by a back's rank among the backs (`_CARD_BACK_RANK`, `_TILE_BACK_RANK`), which
+        visits them in the order of the backs themselves, as the draws must be made."""
         others = [q for q in range(self.players) if q != player]
         # Upgrade cards: by back (type, level), across others' hands and the decks; resampled in
         # lists, which then replace the tuples.
         hands = {q: list(self.p[q].hand) for q in others}
         decks = [list(dk) for dk in self.decks]
-        slots: dict[tuple[str, int], list[tuple[list[int], int]]] = {}
+        places: list[list[tuple[list[int], int]]] = [[] for _ in range(_NUM_CARD_BACKS)]
         for q in others:
             hand = hands[q]
             keep = len(hand) - 2 if self.tasks and self.tasks[-1][0] == "keep" and self.to_move == q else len(hand)
-            for i in range(len(hand)):
-                if i < keep:
-                    slots.setdefault(_CARD_BACK[hand[i]], []).append((hand, i))
+            for i in range(keep):
+                places[_CARD_BACK_RANK[hand[i]]].append((hand, i))
         for dk in decks:
-            for i, card in enumerate(dk):
-                slots.setdefault(_CARD_BACK[card], []).append((dk, i))
+            for i in range(len(dk)):
+                places[_CARD_BACK_RANK[dk[i]]].append((dk, i))
         # Pools are sorted before shuffling, so the sample depends on what ``player`` knows only.
-        for _, places in sorted(slots.items()):
-            cards = sorted(lst[i] for lst, i in places)
+        for group in places:
+            if not group:
+                continue
+            cards = sorted([lst[i] for lst, i in group])
             shuffle(rng, cards)
-            for (lst, i), card in zip(places, cards, strict=True):
-                lst[i] = card
+            for k in range(len(group)):
+                lst, i = group[k]
+                lst[i] = cards[k]
         for q in others:
             self.p[q].hand = tuple(hands[q])
-        self.decks = tuple(tuple(dk) for dk in decks)
+        self.decks = tuple([tuple(dk) for dk in decks])
         trade_deck = sorted(self.trade_deck)
         shuffle(rng, trade_deck)
         self.trade_deck = tuple(trade_deck)
         if len(self.stop_stack) > 2:  # the stop-area tiles under the top one, face down
-            rest = sorted(self.stop_stack[1:], key=lambda t: json.dumps(t, sort_keys=True))
+            rest = sorted(self.stop_stack[1:], key=_stop_tile_key)
             shuffle(rng, rest)
             self.stop_stack = (self.stop_stack[0], *rest)
         # Hidden upgrade tiles and rune stones of the others (plus the unused ones in the box).
-        mine_ut = set(self.p[player].hidden_ut)
-        mine_r = set(self.p[player].hidden_runes)
-        placed_ut = {x for pl in self.p for st in pl.slots.values() for x in st}
-        placed_r = {x for pl in self.p for st in pl.rune_spots for x in st}
-        placed_r |= {t[1] for t in self.tasks if t[0] == "rune_spot"}
-        held = {k for k, h in self.pile_holder.items() if h == player}
         # Face-down tiles show their blue requirement stripe: resample within the same back only;
         # the piles of the Less-luck draft (shown as counts) take any of the rest.
-        for slot in [*C.SLOTS, "runes"]:
-            known = set(self.piles[slot]) if slot in held else set()
-            if slot == "runes":
-                pool = [r for r in range(len(C.RUNES)) if r not in mine_r and r not in placed_r and r not in known]
-                key, attr = RUNE_BACK, "hidden_runes"
-            else:
-                pool = [u for u, t in enumerate(C.UPGRADE_TILES)
-                        if t["slot"] == slot and u not in mine_ut and u not in placed_ut and u not in known]
-                key, attr = TILE_BACK, "hidden_ut"
-            groups: dict[str, list[int]] = {}
-            for x in pool:
-                groups.setdefault(key[x], []).append(x)
-            for g in sorted(groups):
-                shuffle(rng, groups[g])
+        me = self.p[player]
+        seen_ut = set(me.hidden_ut)  # mine, or placed by anyone, or in a pile I hold
+        seen_r = set(me.hidden_runes)
+        for pl in self.p:
+            for name in _SLOT_NAMES:
+                seen_ut.update(pl.slots[name])
+            for st in pl.rune_spots:
+                seen_r.update(st)
+        for t in self.tasks:
+            if t[0] == "rune_spot":
+                seen_r.add(t[1])
+        held = {k for k, h in self.pile_holder.items() if h == player}
+        for slot in _PILE_NAMES:
+            runes = slot == "runes"
+            seen = seen_r if runes else seen_ut
+            if slot in held:
+                seen = seen | set(self.piles[slot])
+            groups: list[list[int]] = [[] for _ in range(_NUM_TILE_BACKS)]
+            for x in _RUNE_IDS if runes else _UT_OF_SLOT[slot]:
+                if x not in seen:
+                    groups[_RUNE_BACK_RANK[x] if runes else _TILE_BACK_RANK[x]].append(x)
+            for g in groups:
+                if g:
+                    shuffle(rng, g)
             for q in others:
                 pl = self.p[q]
-                mine = [x for x in getattr(pl, attr) if attr == "hidden_runes" or C.UPGRADE_TILES[x]["slot"] == slot]
-                rest = [x for x in getattr(pl, attr) if x not in mine]
-                setattr(pl, attr, tuple(sorted(rest + [groups[key[x]].pop() for x in mine])))
+                if runes:
+                    pl.hidden_runes = tuple(sorted([groups[_RUNE_BACK_RANK[x]].pop() for x in pl.hidden_runes]))
+                else:
+                    rest = [x for x in pl.hidden_ut if _UT_SLOT[x] != slot]
+                    drawn = [groups[_TILE_BACK_RANK[x]].pop() for x in pl.hidden_ut if _UT_SLOT[x] == slot]
+                    pl.hidden_ut = tuple(sorted(rest + drawn))
             if slot in self.piles and slot not in held:
-                left = sorted(x for g in groups.values() for x in g)
+                left = sorted([x for g in groups for x in g])
                 shuffle(rng, left)
                 self.piles = _with(self.piles, slot, tuple(sorted(left[: len(self.piles[slot])])))
         # Location stacks not seen by ``player``.
-        public = {x for pl in self.p for x in (*pl.beside, *pl.trade_track, *pl.raid_track)}
+        public: set[int] = set()
+        for pl in self.p:
+            public.update(pl.beside)
+            public.update(pl.trade_track)
+            public.update(pl.raid_track)
         stacks = dict(self.stacks)
         for node, st in self.stacks.items():
             if self.stack_known[node] >> player & 1 or not st:
                 continue
-            pool = [x for x in _TILES_OF_KIND[C.TILE_KIND[st[0]]] if x not in public]
+            pool = [x for x in _SAME_KIND[st[0]] if x not in public]
             shuffle(rng, pool)
             stacks[node] = tuple(sorted(pool[: len(st)]))
         self.stacks = stacks
         known = {x for node, st in self.special_stacks.items() if self.special_known[node] >> player & 1 for x in st}
         public_s = set(self.discarded_specials) | {x - 100 for pl in self.p for st in pl.rune_spots for x in st if x >= 100}
         public_s |= {t[1] for t in self.tasks if t[0] == "special_spot"}
-        pool = [s for s in range(len(C.SPECIALS)) if s not in known and s not in public_s]
+        pool = [s for s in range(_NUM_SPECIALS) if s not in known and s not in public_s]
         shuffle(rng, pool)
         special_stacks = dict(self.special_stacks)
         for node, st in self.special_stacks.items():
