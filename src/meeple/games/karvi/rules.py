@@ -8,6 +8,10 @@ the action, more free actions, then END. The rules keep a stack of pending *task
 top says which decision comes next and `legal_actions` lists exactly its legal options. Effects
 (cards, tiles, spots) are short step lists in data; `_run` executes steps until one needs a choice.
 All chance is in the setup (deck orders, stacks, deals), drawn from `derive(seed, salt, ...)`.
+
+The state is ints, tuples and read-only dicts of tuples, which play replaces and never changes
+in place, so that a copy shares them and copies only its players' fields and the task list
+(issue 15: search copies states all the time). mypy (`Mapping`, `tuple`) holds the rules to it.
 """
 
 from __future__ import annotations
