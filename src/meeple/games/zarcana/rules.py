@@ -68,6 +68,14 @@ PROTO: Final[list[int]] = [CARD_ID[f"{t}-1"] for t in TYPE_ORDER]
 # used on the board: a Master always, a Wild only from hand.
 AS_PROTO_HAND: Final[list[bool]] = [EFFECT[c] == "master" or KIND[c] == "wild" for c in range(NUM_CARDS)]
 AS_PROTO_BOARD: Final[list[bool]] = [EFFECT[c] == "master" for c in range(NUM_CARDS)]
+# Per card, the Common abilities (k: PROTO[k]) it is used as from hand: all four for a Wild, else
+# the one whose "1" card it is used exactly as (the same effect, legend icons and parameters),
+# else none. `_compute_legal` asks once a decision per ability, not once per card.
+_AS_HAND: Final[list[tuple[int, ...]]] = [
+    tuple(range(len(PROTO))) if AS_PROTO_HAND[c] else
+    tuple(k for k, p in enumerate(PROTO) if EFFECT[c] == EFFECT[p] and _ICONS[c] == _ICONS[p]
+          and PARAMS[c] == PARAMS[p])
+    for c in range(NUM_CARDS)]
 ORIENT_NAMES: Final[list[str]] = ["up", "N", "E", "S", "W"]
 PIECES: Final[int] = 15
 MAX_PLAYERS: Final[int] = 4
@@ -113,8 +121,26 @@ _X: Final[list[int]] = [c % W for c in range(NCELLS)]
 _Y: Final[list[int]] = [c // W for c in range(NCELLS)]
 # The cells within three spaces of the window's edge (the board is re-centred when a card or a
 # pyramid comes within two, see `_recenter`).
-_NEAR_EDGE: Final[frozenset[int]] = frozenset(
-    c for c in range(NCELLS) if not (3 <= _X[c] <= W - 4 and 3 <= _Y[c] <= H - 4))
+_NEAR_EDGE: Final[list[bool]] = [
+    not (3 <= _X[c] <= W - 4 and 3 <= _Y[c] <= H - 4) for c in range(NCELLS)]
+
+
+# `_has` and `_index` are ``want in values`` and ``values.index(want)`` as typed loops: compiled,
+# these compare machine ints, where list's own methods compare objects one by one.
+def _has(values: list[int], want: int) -> bool:
+    for v in values:
+        if v == want:
+            return True
+    return False
+
+
+def _index(values: list[int], want: int) -> int:
+    i = 0
+    for v in values:
+        if v == want:
+            return i
+        i += 1
+    raise ValueError(want)
 
 
 def size_of(q: int) -> int:
@@ -353,13 +379,16 @@ class ZarcanaState(State):
 
     def _draw_to_hand(self, p: int, k: int) -> None:
         got = []
-        tag = self.tag.copy()  # replaced, never changed in place: copies share it (see `_copy`)
+        tag = self.tag
         for _ in range(k):
             c = self._draw_one()
             if c < 0:
                 break
             self.hands[p].append(c)
-            tag[c] = self.reshuffles
+            if tag[c] != self.reshuffles:  # (until the first reshuffle, every tag is 0 already)
+                if tag is self.tag:  # replaced, never changed in place: copies share it (`_copy`)
+                    tag = tag.copy()
+                tag[c] = self.reshuffles
             got.append(c)
         self.tag = tag
         self.emit({"type": "draw", "player": p, "count": len(got)})
@@ -391,6 +420,13 @@ class ZarcanaState(State):
             return
         if self._req(card, q):
             yield from _GEN[card](self, card, q, me)
+
+    def _any_usable(self, card: int, mine: list[int], me: int) -> bool:
+        """Whether any of the pyramids ``mine`` can use ``card`` played from hand."""
+        for q in mine:
+            if self._usable(card, q, me, True):
+                return True
+        return False
 
     def _run(self, card: int, q: int, me: int, seq: tuple[int, ...], hand: bool) -> None:
         if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
@@ -488,10 +524,14 @@ class ZarcanaState(State):
             return
         st = self.stacks
         for d in self.perimeter():
-            if d in self.pos:
+            if _has(self.pos, d):
                 continue
-            if any(n >= 0 and n != t and n in st for n in NB[d][1:]):
-                yield (A_CELL + d,)
+            nb = NB[d]
+            for o in range(1, 5):
+                n = nb[o]
+                if n >= 0 and n != t and n in st:
+                    yield (A_CELL + d,)
+                    break
 
     def _x_transport(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         t, d = self.target(q), seq[0] - A_CELL
@@ -638,7 +678,7 @@ class ZarcanaState(State):
 
     def _g_push(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
         t = self.target(q)
-        if t >= 0 and t != self.pos[q] and t in self.pos:
+        if t >= 0 and t != self.pos[q] and _has(self.pos, t):
             yield ()
 
     def _x_push(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
@@ -784,7 +824,7 @@ class ZarcanaState(State):
         if self.stage == CHAIN:
             return sorted({c[0] for c in self.cands})
         if self.stage == REORIENTING:
-            return list(range(A_ORIENT, A_ORIENT + 5))
+            return [A_ORIENT + o for o in range(5)]
         me = self.to_move
         assert me is not None
         mine = self.on_board(me)
@@ -792,18 +832,26 @@ class ZarcanaState(State):
         if not mine:  # Playing: place a small pyramid on any card, if none on the board
             out += [A_CELL + c for c in sorted(self.stacks) if self.room(c)]
         hand = self.hands[me]
+        can = [-1] * len(PROTO)  # per Common ability: whether a pyramid of mine can use it
         for c in sorted(hand):
-            i = hand.index(c)
-            del hand[i]  # the played card leaves the hand before it resolves (hand limit)
-            if NO_PYRAMID[c]:
-                ok = self._usable(c, -1, me, True)
-            else:
+            ks = _AS_HAND[c]
+            if ks:
+                # Used as Common abilities, which read no hand: each asked once a decision.
                 ok = False
-                for q in mine:
-                    if self._usable(c, q, me, True):
+                for k in ks:
+                    if can[k] < 0:
+                        can[k] = 1 if self._any_usable(PROTO[k], mine, me) else 0
+                    if can[k] > 0:
                         ok = True
                         break
-            hand.insert(i, c)
+            else:
+                i = _index(hand, c)
+                del hand[i]  # the played card leaves the hand before it resolves (hand limit)
+                if NO_PYRAMID[c]:
+                    ok = self._usable(c, -1, me, True)
+                else:
+                    ok = self._any_usable(c, mine, me)
+                hand.insert(i, c)
             if ok:
                 out.append(A_CARD + c)
         stacks, pos = self.stacks, self.pos
@@ -812,8 +860,8 @@ class ZarcanaState(State):
             if st and self._usable(st[-1], q, me, False):
                 out.append(A_PIECE + q)
         k = min(min(DRAW_MAX, HAND_LIMIT - len(hand)), self.can_draw())  # (two-argument min compiles inline)
-        if k > 0:
-            out += range(A_DRAW, A_DRAW + k)
+        for n in range(k):  # (a loop: `out += range(...)` is a generic call compiled)
+            out.append(A_DRAW + n)
         if hand:
             out.append(DISCARD)
         out.append(PASS)
@@ -950,9 +998,13 @@ class ZarcanaState(State):
 
     def _recenter(self) -> None:
         """Shift the board inside the window when it comes within two spaces of an edge."""
-        if _NEAR_EDGE.isdisjoint(self.stacks):
-            # The usual case, tested without a loop in Python: no card within three spaces of an
-            # edge, so no pyramid within two (every pyramid is on a card or beside one: `_purge`).
+        # The usual case: no card within three spaces of an edge, so no pyramid within two
+        # (every pyramid is on a card or beside one: `_purge`). A loop: compiled, a frozenset's
+        # isdisjoint is a method looked up and called by name.
+        for c in self.stacks:
+            if _NEAR_EDGE[c]:
+                break
+        else:
             return
         cells = [*self.stacks, *[c for c in self.pos if c >= 0]]
         xs = [_X[c] for c in cells]
