@@ -125,8 +125,8 @@ _NEAR_EDGE: Final[list[bool]] = [
     not (3 <= _X[c] <= W - 4 and 3 <= _Y[c] <= H - 4) for c in range(NCELLS)]
 
 
-# `_has` and `_index` are ``want in values`` and ``values.index(want)`` as typed loops: compiled,
-# these compare machine ints, where list's own methods compare objects one by one.
+# ``want in values`` as a typed loop: compiled, it compares machine ints, where the list's own
+# test compares objects one by one.
 def _has(values: list[int], want: int) -> bool:
     for v in values:
         if v == want:
@@ -134,13 +134,14 @@ def _has(values: list[int], want: int) -> bool:
     return False
 
 
-def _index(values: list[int], want: int) -> int:
-    i = 0
-    for v in values:
-        if v == want:
-            return i
-        i += 1
-    raise ValueError(want)
+def _insort(values: list[int], start: int, v: int) -> None:
+    """Put ``v`` into ``values[start:]``, kept ascending and without repeats (a short list:
+    compiled, cheaper than sorting, or a set, once at the end)."""
+    i = len(values)
+    while i > start and values[i - 1] > v:
+        i -= 1
+    if i == start or values[i - 1] != v:
+        values.insert(i, v)
 
 
 def size_of(q: int) -> int:
@@ -822,7 +823,10 @@ class ZarcanaState(State):
 
     def _compute_legal(self) -> list[int]:
         if self.stage == CHAIN:
-            return sorted({c[0] for c in self.cands})
+            firsts: list[int] = []
+            for seq in self.cands:
+                _insort(firsts, 0, seq[0])
+            return firsts
         if self.stage == REORIENTING:
             return [A_ORIENT + o for o in range(5)]
         me = self.to_move
@@ -833,7 +837,9 @@ class ZarcanaState(State):
             out += [A_CELL + c for c in sorted(self.stacks) if self.room(c)]
         hand = self.hands[me]
         can = [-1] * len(PROTO)  # per Common ability: whether a pyramid of mine can use it
-        for c in sorted(hand):
+        first = len(out)
+        for i in range(len(hand)):
+            c = hand[i]
             ks = _AS_HAND[c]
             if ks:
                 # Used as Common abilities, which read no hand: each asked once a decision.
@@ -845,7 +851,6 @@ class ZarcanaState(State):
                         ok = True
                         break
             else:
-                i = _index(hand, c)
                 del hand[i]  # the played card leaves the hand before it resolves (hand limit)
                 if NO_PYRAMID[c]:
                     ok = self._usable(c, -1, me, True)
@@ -853,7 +858,7 @@ class ZarcanaState(State):
                     ok = self._any_usable(c, mine, me)
                 hand.insert(i, c)
             if ok:
-                out.append(A_CARD + c)
+                _insort(out, first, A_CARD + c)  # the cards ascending, whatever the hand's order
         stacks, pos = self.stacks, self.pos
         for q in mine:
             st = stacks.get(pos[q])
