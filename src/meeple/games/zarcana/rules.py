@@ -198,6 +198,9 @@ class ZarcanaState(State):
         # and `others_at` scan these lists many times a decision, and copies copy them)
         self.pos = [-1] * (players * PIECES)
         self.orient = [0] * (players * PIECES)
+        # The dict, like each stack in it, is replaced whenever it changes, never changed in
+        # place (after setup): copies share it, and what is worked out from it is kept as long
+        # as it is the same dict (``_perimeter``, ``_centred``).
         self.stacks: dict[int, list[int]] = {}
         self.discard: list[int] = []
         self.reshuffles = 0
@@ -214,6 +217,8 @@ class ZarcanaState(State):
         self.playing = -1  # the hand card being played (public once chosen)
         self.reo: list[int] = []  # pyramids still to reorient
         self._legal: list[int] | None = None  # legal_actions, until the next change
+        self._perimeter: tuple[dict[int, list[int]], list[int]] | None = None  # (stacks, perimeter())
+        self._centred: dict[int, list[int]] | None = None  # stacks seen with no card near an edge
         self._next: tuple[tuple[Any, ...], list[tuple[int, ...]]] | None = None
         # Setup: shuffle, a 3×3 grid, three cards each.
         self.deck = list(range(NUM_CARDS))
@@ -297,14 +302,20 @@ class ZarcanaState(State):
         return False
 
     def perimeter(self) -> list[int]:
-        """Empty-of-card spaces next to at least one card (the legal wasteland)."""
-        out: set[int] = set()
+        """Empty-of-card spaces next to at least one card (the legal wasteland). The list is
+        kept while the stacks stay the same (see ``stacks``): never change it."""
         st = self.stacks
+        known = self._perimeter
+        if known is not None and known[0] is st:
+            return known[1]
+        found: set[int] = set()
         for cell in st:
             for n in NB[cell][1:]:
                 if n >= 0 and n not in st:
-                    out.add(n)
-        return sorted(out)
+                    found.add(n)
+        out = sorted(found)
+        self._perimeter = (st, out)
+        return out
 
     def top(self, cell: int) -> int:
         s = self.stacks.get(cell)
@@ -348,13 +359,14 @@ class ZarcanaState(State):
                 self._destroy(q, "isolated")
 
     def _take_top(self, cell: int) -> int:
-        """Take the top card off ``cell``'s stack. A stack is replaced by a new list whenever it
-        changes, never changed in place, so that a copy of the state shares the stacks."""
-        s = self.stacks[cell]
+        """Take the top card off ``cell``'s stack. The stacks and each stack are replaced by new
+        ones whenever they change, never changed in place: see ``stacks``."""
+        stacks = self.stacks = self.stacks.copy()
+        s = stacks[cell]
         if len(s) > 1:
-            self.stacks[cell] = s[:-1]
+            stacks[cell] = s[:-1]
         else:
-            del self.stacks[cell]
+            del stacks[cell]
         return s[-1]
 
     def _remove_top(self, cell: int) -> None:
@@ -505,7 +517,8 @@ class ZarcanaState(State):
 
     def _build_at(self, cell: int) -> None:
         c = self._draw_one()
-        self.stacks[cell] = [*self.stacks.get(cell, []), c]  # under any pyramids already there
+        stacks = self.stacks = self.stacks.copy()  # replaced, never changed in place: `stacks`
+        stacks[cell] = [*stacks.get(cell, []), c]  # under any pyramids already there
         self.emit({"type": "build", "cell": list(cell_xy(cell)), "card": CODE[c]})
 
     def _x_build(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
@@ -536,7 +549,8 @@ class ZarcanaState(State):
 
     def _x_transport(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         t, d = self.target(q), seq[0] - A_CELL
-        self.stacks[d] = self.stacks.pop(t)
+        stacks = self.stacks = self.stacks.copy()  # replaced, never changed in place: `stacks`
+        stacks[d] = stacks.pop(t)
         for v, c in enumerate(self.pos):
             if c == t:
                 self.pos[v] = d
@@ -617,8 +631,9 @@ class ZarcanaState(State):
 
     def _x_dig(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         t = self.target(q)
-        s = self.stacks[t]
-        self.stacks[t] = [s[-1], *s[:-1]]
+        stacks = self.stacks = self.stacks.copy()  # replaced, never changed in place: `stacks`
+        s = stacks[t]
+        stacks[t] = [s[-1], *s[:-1]]
 
     def _g_turn(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
         t = self.target(q)
@@ -764,11 +779,12 @@ class ZarcanaState(State):
 
     def _x_swap_territory(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         here, t = self.pos[q], self.target(q)
-        a, b = self.stacks.pop(here, None), self.stacks.pop(t, None)
+        stacks = self.stacks = self.stacks.copy()  # replaced, never changed in place: `stacks`
+        a, b = stacks.pop(here, None), stacks.pop(t, None)
         if a:
-            self.stacks[t] = a
+            stacks[t] = a
         if b:
-            self.stacks[here] = b
+            stacks[here] = b
         self._purge()
 
     def _g_rally(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
@@ -1004,12 +1020,15 @@ class ZarcanaState(State):
     def _recenter(self) -> None:
         """Shift the board inside the window when it comes within two spaces of an edge."""
         # The usual case: no card within three spaces of an edge, so no pyramid within two
-        # (every pyramid is on a card or beside one: `_purge`). A loop: compiled, a frozenset's
-        # isdisjoint is a method looked up and called by name.
+        # (every pyramid is on a card or beside one: `_purge`). Tested once per stacks (see
+        # ``stacks``), in a loop: compiled, a frozenset's isdisjoint is a call by name.
+        if self._centred is self.stacks:
+            return
         for c in self.stacks:
             if _NEAR_EDGE[c]:
                 break
         else:
+            self._centred = self.stacks
             return
         cells = [*self.stacks, *[c for c in self.pos if c >= 0]]
         xs = [_X[c] for c in cells]
@@ -1109,7 +1128,7 @@ class ZarcanaState(State):
         new._act_info = self._act_info
         new.pos = self.pos.copy()
         new.orient = self.orient.copy()
-        new.stacks = self.stacks.copy()  # its stacks are replaced, never changed: shared
+        new.stacks = self.stacks  # replaced when it changes, never changed in place: shared
         new.discard = self.discard  # replaced when it changes, never changed in place: shared
         new.reshuffles = self.reshuffles
         new.tag = self.tag  # replaced when it changes, never changed in place: shared
@@ -1123,6 +1142,8 @@ class ZarcanaState(State):
         new.playing = self.playing
         new.reo = self.reo
         new._legal = self._legal
+        new._perimeter = self._perimeter
+        new._centred = self._centred
         new._next = self._next
         new.deck = self.deck  # replaced when it changes, never changed in place: shared
         new.hands = [h.copy() for h in self.hands]
