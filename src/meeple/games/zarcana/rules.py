@@ -98,6 +98,10 @@ NUM_ACTIONS: Final[int] = DONE + 1
 _MISC: Final[dict[int, str]] = {DISCARD: "discard", PASS: "pass", DECLARE: "declare", REORIENT: "reorient", GROW: "grow", DONE: "done"}
 _MISC_ID: Final[dict[str, int]] = {v: k for k, v in _MISC.items()}
 
+# The detail of most logged actions (see `_act_detail`): one dict, as logged events are never
+# changed (interop.recall relies on it too).
+_NO_DETAIL: Final[dict[str, Any]] = {}
+
 MAIN: Final[str] = "main"
 CHAIN: Final[str] = "chain"
 REORIENTING: Final[str] = "reorient"
@@ -492,11 +496,12 @@ class ZarcanaState(State):
         t = self.target(q, DIST[card])
         if t < 0:
             return
-        victims = [v for v in self.at(t) if v != q]
-        if victims:
-            for v in victims:
+        victims = False
+        for v in self.at(t):
+            if v != q:
+                victims = True
                 yield (A_PIECE + v,)
-        elif t in self.stacks and t != self.pos[q]:
+        if not victims and t in self.stacks and t != self.pos[q]:
             yield ()  # no pyramids there: the top card must be destroyed
 
     def _x_attack(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
@@ -1231,7 +1236,7 @@ class ZarcanaState(State):
             return {"on": CODE[c] if c >= 0 else None}
         if A_ORIENT <= a < A_SIZE and self.stage == REORIENTING and self.reo:
             return {"pyramid": piece_label(self.reo[0])}
-        return {}
+        return _NO_DETAIL
 
     def _where(self, cell: int) -> str:
         """A space as a player names it: the card on it, or the empty space beside a card."""
