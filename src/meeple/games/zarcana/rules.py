@@ -157,7 +157,12 @@ def owner_of(q: int) -> int:
 
 
 def piece_label(q: int) -> str:
-    return f"P{owner_of(q)} {'SML'[size_of(q)]}{q % 5 + 1}"
+    return _LABELS[q]
+
+
+# Every pyramid's label, made once: events name pyramids many times a game.
+_LABELS: Final[list[str]] = [
+    f"P{owner_of(q)} {'SML'[size_of(q)]}{q % 5 + 1}" for q in range(MAX_PLAYERS * PIECES)]
 
 
 ORIENT_WORDS: Final[dict[str, str]] = {"up": "standing up", "N": "north", "E": "east", "S": "south", "W": "west"}
@@ -1007,10 +1012,14 @@ class ZarcanaState(State):
     def _end_turn(self) -> None:
         self.undo_barrier()  # a turn, once complete, is confirmed
         self.stage = MAIN
-        self.cands = []
-        self.chosen = []
+        # (emptied only when not empty already: each is replaced, never changed in place)
+        if self.cands:
+            self.cands = []
+        if self.chosen:
+            self.chosen = []
         self.ctx = ()
-        self.reo = []
+        if self.reo:
+            self.reo = []
         self._recenter()
         if self.declared >= 0:
             self.turns_left -= 1
