@@ -43,9 +43,10 @@ def fresh(players: int = 2, **options) -> ZarcanaState:
 
 
 def lay(s: ZarcanaState, spaces: dict[tuple[int, int], str | list[str]]) -> None:
-    """Put card stacks (bottom first) on spaces given relative to the middle."""
-    for (x, y), codes in spaces.items():
-        s.stacks[cell(x, y)] = [CARD_ID[c] for c in ([codes] if isinstance(codes, str) else codes)]
+    """Put card stacks (bottom first) on spaces given relative to the middle (in new stacks:
+    the state never changes them in place, see ZarcanaState.stacks)."""
+    s.stacks = {**s.stacks, **{cell(x, y): [CARD_ID[c] for c in ([codes] if isinstance(codes, str) else codes)]
+                               for (x, y), codes in spaces.items()}}
     s._legal = None
 
 
@@ -1333,3 +1334,20 @@ def test_reading_the_log_again_keeps_no_more_than_one_reading():
     for _ in range(5):
         assert s.log(0) == first
     assert len(s._act_info) == acts
+
+
+def test_stacks_are_replaced_never_changed_in_place():
+    """Copies share the stacks dict, and the perimeter and the near-edge test are kept while it
+    is the same dict: a step that changes the board must bring a new one. Checked against a
+    perimeter worked out afresh after every step."""
+    for seed in range(12):
+        s = meeple.make("zarcana", players=2 + seed % 3, seed=seed)
+        rng = random.Random(seed)
+        while not s.is_over():
+            before = s.stacks
+            seen = [(c, st, list(st)) for c, st in before.items()]
+            s.apply(rng.choice(s.legal_actions()))
+            assert [(c, st, list(st)) for c, st in before.items()] == seen
+            kept = s.perimeter()
+            s._perimeter = None
+            assert s.perimeter() == kept

@@ -68,6 +68,14 @@ PROTO: Final[list[int]] = [CARD_ID[f"{t}-1"] for t in TYPE_ORDER]
 # used on the board: a Master always, a Wild only from hand.
 AS_PROTO_HAND: Final[list[bool]] = [EFFECT[c] == "master" or KIND[c] == "wild" for c in range(NUM_CARDS)]
 AS_PROTO_BOARD: Final[list[bool]] = [EFFECT[c] == "master" for c in range(NUM_CARDS)]
+# Per card, the Common abilities (k: PROTO[k]) it is used as from hand: all four for a Wild, else
+# the one whose "1" card it is used exactly as (the same effect, legend icons and parameters),
+# else none. `_compute_legal` asks once a decision per ability, not once per card.
+_AS_HAND: Final[list[tuple[int, ...]]] = [
+    tuple(range(len(PROTO))) if AS_PROTO_HAND[c] else
+    tuple(k for k, p in enumerate(PROTO) if EFFECT[c] == EFFECT[p] and _ICONS[c] == _ICONS[p]
+          and PARAMS[c] == PARAMS[p])
+    for c in range(NUM_CARDS)]
 ORIENT_NAMES: Final[list[str]] = ["up", "N", "E", "S", "W"]
 PIECES: Final[int] = 15
 MAX_PLAYERS: Final[int] = 4
@@ -89,6 +97,10 @@ DONE: Final[int] = GROW + 1  # decline an optional second step
 NUM_ACTIONS: Final[int] = DONE + 1
 _MISC: Final[dict[int, str]] = {DISCARD: "discard", PASS: "pass", DECLARE: "declare", REORIENT: "reorient", GROW: "grow", DONE: "done"}
 _MISC_ID: Final[dict[str, int]] = {v: k for k, v in _MISC.items()}
+
+# The detail of most logged actions (see `_act_detail`): one dict, as logged events are never
+# changed (interop.recall relies on it too).
+_NO_DETAIL: Final[dict[str, Any]] = {}
 
 MAIN: Final[str] = "main"
 CHAIN: Final[str] = "chain"
@@ -113,8 +125,27 @@ _X: Final[list[int]] = [c % W for c in range(NCELLS)]
 _Y: Final[list[int]] = [c // W for c in range(NCELLS)]
 # The cells within three spaces of the window's edge (the board is re-centred when a card or a
 # pyramid comes within two, see `_recenter`).
-_NEAR_EDGE: Final[frozenset[int]] = frozenset(
-    c for c in range(NCELLS) if not (3 <= _X[c] <= W - 4 and 3 <= _Y[c] <= H - 4))
+_NEAR_EDGE: Final[list[bool]] = [
+    not (3 <= _X[c] <= W - 4 and 3 <= _Y[c] <= H - 4) for c in range(NCELLS)]
+
+
+# ``want in values`` as a typed loop: compiled, it compares machine ints, where the list's own
+# test compares objects one by one.
+def _has(values: list[int], want: int) -> bool:
+    for v in values:
+        if v == want:
+            return True
+    return False
+
+
+def _insort(values: list[int], start: int, v: int) -> None:
+    """Put ``v`` into ``values[start:]``, kept ascending and without repeats (a short list:
+    compiled, cheaper than sorting, or a set, once at the end)."""
+    i = len(values)
+    while i > start and values[i - 1] > v:
+        i -= 1
+    if i == start or values[i - 1] != v:
+        values.insert(i, v)
 
 
 def size_of(q: int) -> int:
@@ -126,7 +157,12 @@ def owner_of(q: int) -> int:
 
 
 def piece_label(q: int) -> str:
-    return f"P{owner_of(q)} {'SML'[size_of(q)]}{q % 5 + 1}"
+    return _LABELS[q]
+
+
+# Every pyramid's label, made once: events name pyramids many times a game.
+_LABELS: Final[list[str]] = [
+    f"P{owner_of(q)} {'SML'[size_of(q)]}{q % 5 + 1}" for q in range(MAX_PLAYERS * PIECES)]
 
 
 ORIENT_WORDS: Final[dict[str, str]] = {"up": "standing up", "N": "north", "E": "east", "S": "south", "W": "west"}
@@ -171,6 +207,9 @@ class ZarcanaState(State):
         # and `others_at` scan these lists many times a decision, and copies copy them)
         self.pos = [-1] * (players * PIECES)
         self.orient = [0] * (players * PIECES)
+        # The dict, like each stack in it, is replaced whenever it changes, never changed in
+        # place (after setup): copies share it, and what is worked out from it is kept as long
+        # as it is the same dict (``_perimeter``, ``_centred``).
         self.stacks: dict[int, list[int]] = {}
         self.discard: list[int] = []
         self.reshuffles = 0
@@ -187,6 +226,8 @@ class ZarcanaState(State):
         self.playing = -1  # the hand card being played (public once chosen)
         self.reo: list[int] = []  # pyramids still to reorient
         self._legal: list[int] | None = None  # legal_actions, until the next change
+        self._perimeter: tuple[dict[int, list[int]], list[int]] | None = None  # (stacks, perimeter())
+        self._centred: dict[int, list[int]] | None = None  # stacks seen with no card near an edge
         self._next: tuple[tuple[Any, ...], list[tuple[int, ...]]] | None = None
         # Setup: shuffle, a 3×3 grid, three cards each.
         self.deck = list(range(NUM_CARDS))
@@ -270,14 +311,20 @@ class ZarcanaState(State):
         return False
 
     def perimeter(self) -> list[int]:
-        """Empty-of-card spaces next to at least one card (the legal wasteland)."""
-        out: set[int] = set()
+        """Empty-of-card spaces next to at least one card (the legal wasteland). The list is
+        kept while the stacks stay the same (see ``stacks``): never change it."""
         st = self.stacks
+        known = self._perimeter
+        if known is not None and known[0] is st:
+            return known[1]
+        found: set[int] = set()
         for cell in st:
             for n in NB[cell][1:]:
                 if n >= 0 and n not in st:
-                    out.add(n)
-        return sorted(out)
+                    found.add(n)
+        out = sorted(found)
+        self._perimeter = (st, out)
+        return out
 
     def top(self, cell: int) -> int:
         s = self.stacks.get(cell)
@@ -321,13 +368,14 @@ class ZarcanaState(State):
                 self._destroy(q, "isolated")
 
     def _take_top(self, cell: int) -> int:
-        """Take the top card off ``cell``'s stack. A stack is replaced by a new list whenever it
-        changes, never changed in place, so that a copy of the state shares the stacks."""
-        s = self.stacks[cell]
+        """Take the top card off ``cell``'s stack. The stacks and each stack are replaced by new
+        ones whenever they change, never changed in place: see ``stacks``."""
+        stacks = self.stacks = self.stacks.copy()
+        s = stacks[cell]
         if len(s) > 1:
-            self.stacks[cell] = s[:-1]
+            stacks[cell] = s[:-1]
         else:
-            del self.stacks[cell]
+            del stacks[cell]
         return s[-1]
 
     def _remove_top(self, cell: int) -> None:
@@ -353,13 +401,16 @@ class ZarcanaState(State):
 
     def _draw_to_hand(self, p: int, k: int) -> None:
         got = []
-        tag = self.tag.copy()  # replaced, never changed in place: copies share it (see `_copy`)
+        tag = self.tag
         for _ in range(k):
             c = self._draw_one()
             if c < 0:
                 break
             self.hands[p].append(c)
-            tag[c] = self.reshuffles
+            if tag[c] != self.reshuffles:  # (until the first reshuffle, every tag is 0 already)
+                if tag is self.tag:  # replaced, never changed in place: copies share it (`_copy`)
+                    tag = tag.copy()
+                tag[c] = self.reshuffles
             got.append(c)
         self.tag = tag
         self.emit({"type": "draw", "player": p, "count": len(got)})
@@ -391,6 +442,13 @@ class ZarcanaState(State):
             return
         if self._req(card, q):
             yield from _GEN[card](self, card, q, me)
+
+    def _any_usable(self, card: int, mine: list[int], me: int) -> bool:
+        """Whether any of the pyramids ``mine`` can use ``card`` played from hand."""
+        for q in mine:
+            if self._usable(card, q, me, True):
+                return True
+        return False
 
     def _run(self, card: int, q: int, me: int, seq: tuple[int, ...], hand: bool) -> None:
         if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
@@ -443,11 +501,12 @@ class ZarcanaState(State):
         t = self.target(q, DIST[card])
         if t < 0:
             return
-        victims = [v for v in self.at(t) if v != q]
-        if victims:
-            for v in victims:
+        victims = False
+        for v in self.at(t):
+            if v != q:
+                victims = True
                 yield (A_PIECE + v,)
-        elif t in self.stacks and t != self.pos[q]:
+        if not victims and t in self.stacks and t != self.pos[q]:
             yield ()  # no pyramids there: the top card must be destroyed
 
     def _x_attack(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
@@ -468,7 +527,8 @@ class ZarcanaState(State):
 
     def _build_at(self, cell: int) -> None:
         c = self._draw_one()
-        self.stacks[cell] = [*self.stacks.get(cell, []), c]  # under any pyramids already there
+        stacks = self.stacks = self.stacks.copy()  # replaced, never changed in place: `stacks`
+        stacks[cell] = [*stacks.get(cell, []), c]  # under any pyramids already there
         self.emit({"type": "build", "cell": list(cell_xy(cell)), "card": CODE[c]})
 
     def _x_build(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
@@ -488,14 +548,19 @@ class ZarcanaState(State):
             return
         st = self.stacks
         for d in self.perimeter():
-            if d in self.pos:
+            if _has(self.pos, d):
                 continue
-            if any(n >= 0 and n != t and n in st for n in NB[d][1:]):
-                yield (A_CELL + d,)
+            nb = NB[d]
+            for o in range(1, 5):
+                n = nb[o]
+                if n >= 0 and n != t and n in st:
+                    yield (A_CELL + d,)
+                    break
 
     def _x_transport(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         t, d = self.target(q), seq[0] - A_CELL
-        self.stacks[d] = self.stacks.pop(t)
+        stacks = self.stacks = self.stacks.copy()  # replaced, never changed in place: `stacks`
+        stacks[d] = stacks.pop(t)
         for v, c in enumerate(self.pos):
             if c == t:
                 self.pos[v] = d
@@ -576,8 +641,9 @@ class ZarcanaState(State):
 
     def _x_dig(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         t = self.target(q)
-        s = self.stacks[t]
-        self.stacks[t] = [s[-1], *s[:-1]]
+        stacks = self.stacks = self.stacks.copy()  # replaced, never changed in place: `stacks`
+        s = stacks[t]
+        stacks[t] = [s[-1], *s[:-1]]
 
     def _g_turn(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
         t = self.target(q)
@@ -638,7 +704,7 @@ class ZarcanaState(State):
 
     def _g_push(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
         t = self.target(q)
-        if t >= 0 and t != self.pos[q] and t in self.pos:
+        if t >= 0 and t != self.pos[q] and _has(self.pos, t):
             yield ()
 
     def _x_push(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
@@ -723,11 +789,12 @@ class ZarcanaState(State):
 
     def _x_swap_territory(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         here, t = self.pos[q], self.target(q)
-        a, b = self.stacks.pop(here, None), self.stacks.pop(t, None)
+        stacks = self.stacks = self.stacks.copy()  # replaced, never changed in place: `stacks`
+        a, b = stacks.pop(here, None), stacks.pop(t, None)
         if a:
-            self.stacks[t] = a
+            stacks[t] = a
         if b:
-            self.stacks[here] = b
+            stacks[here] = b
         self._purge()
 
     def _g_rally(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
@@ -782,9 +849,12 @@ class ZarcanaState(State):
 
     def _compute_legal(self) -> list[int]:
         if self.stage == CHAIN:
-            return sorted({c[0] for c in self.cands})
+            firsts: list[int] = []
+            for seq in self.cands:
+                _insort(firsts, 0, seq[0])
+            return firsts
         if self.stage == REORIENTING:
-            return list(range(A_ORIENT, A_ORIENT + 5))
+            return [A_ORIENT + o for o in range(5)]
         me = self.to_move
         assert me is not None
         mine = self.on_board(me)
@@ -792,28 +862,37 @@ class ZarcanaState(State):
         if not mine:  # Playing: place a small pyramid on any card, if none on the board
             out += [A_CELL + c for c in sorted(self.stacks) if self.room(c)]
         hand = self.hands[me]
-        for c in sorted(hand):
-            i = hand.index(c)
-            del hand[i]  # the played card leaves the hand before it resolves (hand limit)
-            if NO_PYRAMID[c]:
-                ok = self._usable(c, -1, me, True)
-            else:
+        can = [-1] * len(PROTO)  # per Common ability: whether a pyramid of mine can use it
+        first = len(out)
+        for i in range(len(hand)):
+            c = hand[i]
+            ks = _AS_HAND[c]
+            if ks:
+                # Used as Common abilities, which read no hand: each asked once a decision.
                 ok = False
-                for q in mine:
-                    if self._usable(c, q, me, True):
+                for k in ks:
+                    if can[k] < 0:
+                        can[k] = 1 if self._any_usable(PROTO[k], mine, me) else 0
+                    if can[k] > 0:
                         ok = True
                         break
-            hand.insert(i, c)
+            else:
+                del hand[i]  # the played card leaves the hand before it resolves (hand limit)
+                if NO_PYRAMID[c]:
+                    ok = self._usable(c, -1, me, True)
+                else:
+                    ok = self._any_usable(c, mine, me)
+                hand.insert(i, c)
             if ok:
-                out.append(A_CARD + c)
+                _insort(out, first, A_CARD + c)  # the cards ascending, whatever the hand's order
         stacks, pos = self.stacks, self.pos
         for q in mine:
             st = stacks.get(pos[q])
             if st and self._usable(st[-1], q, me, False):
                 out.append(A_PIECE + q)
         k = min(min(DRAW_MAX, HAND_LIMIT - len(hand)), self.can_draw())  # (two-argument min compiles inline)
-        if k > 0:
-            out += range(A_DRAW, A_DRAW + k)
+        for n in range(k):  # (a loop: `out += range(...)` is a generic call compiled)
+            out.append(A_DRAW + n)
         if hand:
             out.append(DISCARD)
         out.append(PASS)
@@ -933,10 +1012,14 @@ class ZarcanaState(State):
     def _end_turn(self) -> None:
         self.undo_barrier()  # a turn, once complete, is confirmed
         self.stage = MAIN
-        self.cands = []
-        self.chosen = []
+        # (emptied only when not empty already: each is replaced, never changed in place)
+        if self.cands:
+            self.cands = []
+        if self.chosen:
+            self.chosen = []
         self.ctx = ()
-        self.reo = []
+        if self.reo:
+            self.reo = []
         self._recenter()
         if self.declared >= 0:
             self.turns_left -= 1
@@ -950,9 +1033,16 @@ class ZarcanaState(State):
 
     def _recenter(self) -> None:
         """Shift the board inside the window when it comes within two spaces of an edge."""
-        if _NEAR_EDGE.isdisjoint(self.stacks):
-            # The usual case, tested without a loop in Python: no card within three spaces of an
-            # edge, so no pyramid within two (every pyramid is on a card or beside one: `_purge`).
+        # The usual case: no card within three spaces of an edge, so no pyramid within two
+        # (every pyramid is on a card or beside one: `_purge`). Tested once per stacks (see
+        # ``stacks``), in a loop: compiled, a frozenset's isdisjoint is a call by name.
+        if self._centred is self.stacks:
+            return
+        for c in self.stacks:
+            if _NEAR_EDGE[c]:
+                break
+        else:
+            self._centred = self.stacks
             return
         cells = [*self.stacks, *[c for c in self.pos if c >= 0]]
         xs = [_X[c] for c in cells]
@@ -1052,7 +1142,7 @@ class ZarcanaState(State):
         new._act_info = self._act_info
         new.pos = self.pos.copy()
         new.orient = self.orient.copy()
-        new.stacks = self.stacks.copy()  # its stacks are replaced, never changed: shared
+        new.stacks = self.stacks  # replaced when it changes, never changed in place: shared
         new.discard = self.discard  # replaced when it changes, never changed in place: shared
         new.reshuffles = self.reshuffles
         new.tag = self.tag  # replaced when it changes, never changed in place: shared
@@ -1066,6 +1156,8 @@ class ZarcanaState(State):
         new.playing = self.playing
         new.reo = self.reo
         new._legal = self._legal
+        new._perimeter = self._perimeter
+        new._centred = self._centred
         new._next = self._next
         new.deck = self.deck  # replaced when it changes, never changed in place: shared
         new.hands = [h.copy() for h in self.hands]
@@ -1153,7 +1245,7 @@ class ZarcanaState(State):
             return {"on": CODE[c] if c >= 0 else None}
         if A_ORIENT <= a < A_SIZE and self.stage == REORIENTING and self.reo:
             return {"pyramid": piece_label(self.reo[0])}
-        return {}
+        return _NO_DETAIL
 
     def _where(self, cell: int) -> str:
         """A space as a player names it: the card on it, or the empty space beside a card."""
