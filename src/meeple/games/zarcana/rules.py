@@ -129,13 +129,13 @@ _NEAR_EDGE: Final[list[bool]] = [
     not (3 <= _X[c] <= W - 4 and 3 <= _Y[c] <= H - 4) for c in range(NCELLS)]
 
 
-def _occupancy(pos: list[int]) -> bytearray:
+def _occupancy(pos: list[int]) -> bytes:
     """``occ`` worked out afresh from the pyramids' cells (see ``ZarcanaState.occ``)."""
     occ = bytearray(NCELLS)
     for c in pos:
         if c >= 0:
             occ[c] += 1
-    return occ
+    return bytes(occ)
 
 
 def _insort(values: list[int], start: int, v: int) -> None:
@@ -207,9 +207,10 @@ class ZarcanaState(State):
         # read them many times a decision, and copies copy them)
         self.pos = [-1] * (players * PIECES)
         self.orient = [0] * (players * PIECES)
-        # occ[cell]: how many pyramids stand on the cell, kept in step with ``pos`` by `_move`
-        # (every change of ``pos`` goes through it): `room`, `at` and `others_at` read it rather
-        # than scan ``pos`` (a bytearray: compiled, a look-up is an indexed byte, a copy a memcpy).
+        # occ[cell]: how many pyramids stand on the cell, which `room`, `at` and `others_at` read
+        # rather than scan ``pos``. Kept in step by `_move`, through which every change of ``pos``
+        # goes (`_swap_size` aside, which leaves every cell's count as it was). Bytes, replaced,
+        # never changed in place: copies share it, and compiled, a look-up is an indexed byte.
         self.occ = _occupancy(self.pos)
         # The dict, like each stack in it, is replaced whenever it changes, never changed in
         # place (after setup): copies share it, and what is worked out from it is kept as long
@@ -338,15 +339,16 @@ class ZarcanaState(State):
 
     # ----- pieces ---------------------------------------------------------------------------
     def _move(self, q: int, cell: int) -> None:
-        """Pyramid ``q`` to ``cell`` (-1: the stash), orientation untouched. Every change of
-        ``pos`` goes through here, which keeps ``occ`` in step."""
-        occ = self.occ
+        """Pyramid ``q`` to ``cell`` (-1: the stash), orientation untouched, with a new ``occ``."""
         old = self.pos[q]
-        if old >= 0:
-            occ[old] -= 1
-        if cell >= 0:
-            occ[cell] += 1
-        self.pos[q] = cell
+        if cell != old:
+            occ = bytearray(self.occ)
+            if old >= 0:
+                occ[old] -= 1
+            if cell >= 0:
+                occ[cell] += 1
+            self.occ = bytes(occ)
+            self.pos[q] = cell
 
     def _place(self, q: int, cell: int, o: int = 0) -> None:
         self._move(q, cell)
@@ -357,9 +359,11 @@ class ZarcanaState(State):
         self._place(q, -1)
 
     def _swap_size(self, q: int, new: int) -> None:
-        """Replace pyramid ``q`` by stash pyramid ``new`` in place (orientation kept)."""
-        self._place(new, self.pos[q], self.orient[q])
-        self._place(q, -1)
+        """Replace pyramid ``q`` by stash pyramid ``new`` in place (orientation kept). Not
+        through `_move`: every cell keeps its count, so ``occ`` stays (a new one costs more)."""
+        pos, orient = self.pos, self.orient
+        pos[new], orient[new] = pos[q], orient[q]
+        pos[q], orient[q] = -1, 0
 
     def _reduce(self, q: int) -> None:
         """Attack: reduced one size; a small one dies. With no smaller size in the stash it dies
@@ -1156,7 +1160,7 @@ class ZarcanaState(State):
         new._act_info = self._act_info
         new.pos = self.pos.copy()
         new.orient = self.orient.copy()
-        new.occ = self.occ.copy()
+        new.occ = self.occ  # bytes: shared
         new.stacks = self.stacks  # replaced when it changes, never changed in place: shared
         new.discard = self.discard  # replaced when it changes, never changed in place: shared
         new.reshuffles = self.reshuffles
