@@ -1000,6 +1000,7 @@ class ZarcanaState(State):
         assert me is not None
         ctx, seq = self.ctx, tuple(self.chosen)
         self._next = None
+        stacks = self.stacks
         if ctx[0] == "hand":
             c = ctx[1]
             q = -1
@@ -1014,7 +1015,10 @@ class ZarcanaState(State):
                 self._place(q, NB[self.pos[q]][seq[0] - A_ORIENT])
         elif ctx[0] == "attack" and seq[0] != DONE:
             self._x_attack(ctx[2], ctx[1], me, seq[1:])
-        self._purge()
+        # Only a card going can leave a pyramid alone in the wasteland (every move checks where
+        # it lands), and a step that takes one changes the stacks (see ``stacks``).
+        if self.stacks is not stacks:
+            self._purge()
         nxt = self._pop_next()
         if nxt is not None and self.pos[nxt[0][1]] >= 0:
             self._start_chain(*nxt)
