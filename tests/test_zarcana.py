@@ -54,7 +54,7 @@ def pyr(s: ZarcanaState, owner: int, size: str, x: int, y: int, orient: str = "u
     """Put a pyramid from ``owner``'s stash on the board; returns its label."""
     q = s.stash(owner, "SML".index(size))
     assert q >= 0
-    s.pos[q] = cell(x, y)
+    s._move(q, cell(x, y))  # (not pos itself: the occupancy table follows pos through _move)
     s.orient[q] = rules.ORIENT_NAMES.index(orient)
     s._legal = None
     return piece_label(q)
@@ -181,7 +181,7 @@ def test_basics_orientation_and_target_space():
     s = fresh()
     lay(s, {(0, 0): "move-1"})
     q = s.stash(0, 0)
-    s.pos[q] = cell(0, 0)
+    s._move(q, cell(0, 0))
     for o, (dx, dy) in zip("NESW", ((0, -1), (1, 0), (0, 1), (-1, 0)), strict=True):
         s.orient[q] = rules.ORIENT_NAMES.index(o)
         assert s.target(q) == cell(dx, dy)
@@ -355,7 +355,7 @@ def test_grow_or_clone_sizes_and_stash():
     assert pieces(s, 0, 0) == ["P0 M1", "P0 M2"] and s.orient[s.stash(0, 1) - 1] == 0
     s.to_move = 0
     for q in range(10, 15):
-        s.pos[q] = cell(5, 5)  # every large is in play
+        s._move(q, cell(5, 5))  # every large is in play
     s._legal = None
     do(s, P(m))
     assert {"do": "grow"} not in legal_json(s)
@@ -858,10 +858,11 @@ def test_window_recentres_the_board():
     s = fresh()
     s.stacks = {W * 10 + 1: [CARD_ID["move-1"]], W * 10 + 2: [CARD_ID["move-2"]]}
     q = s.stash(0, 0)
-    s.pos[q] = W * 10 + 1
+    s._move(q, W * 10 + 1)
     do(s, {"do": "pass"})
     xs = sorted(c % W for c in s.stacks)
     assert xs[0] >= 2 and s.pos[q] == min(s.stacks)
+    assert s.occ == rules._occupancy(s.pos)
     assert any(e["type"] == "recenter" for e in s.log(None))
 
 
@@ -1334,6 +1335,29 @@ def test_reading_the_log_again_keeps_no_more_than_one_reading():
     for _ in range(5):
         assert s.log(0) == first
     assert len(s._act_info) == acts
+
+
+def test_occupancy_follows_every_move():
+    """``occ`` (pyramids per cell, read by `room`, `at` and `others_at`) is kept in step with
+    ``pos`` by `_move`: after every step of random games it equals one worked out afresh, in
+    the state and in a clone taken along the way (the two share it until one moves a pyramid),
+    each played to the end in turn. (60 games: the rarer moves, Swap and Push, come up a few
+    times; re-centring is checked in test_window_recentres_the_board.)"""
+    for seed in range(60):
+        s = meeple.make("zarcana", players=2 + seed % 3, seed=seed)
+        rng = random.Random(seed)
+        twin = None
+        while not s.is_over():
+            s.apply(rng.choice(s.legal_actions()))
+            assert s.occ == rules._occupancy(s.pos)
+            if len(s.history) == 20:
+                twin = s.clone()
+        assert twin is not None
+        assert twin.occ == rules._occupancy(twin.pos)
+        while not twin.is_over():
+            twin.apply(rng.choice(twin.legal_actions()))
+            assert twin.occ == rules._occupancy(twin.pos)
+        assert s.occ == rules._occupancy(s.pos)
 
 
 def test_stacks_are_replaced_never_changed_in_place():

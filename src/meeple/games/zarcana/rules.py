@@ -129,13 +129,13 @@ _NEAR_EDGE: Final[list[bool]] = [
     not (3 <= _X[c] <= W - 4 and 3 <= _Y[c] <= H - 4) for c in range(NCELLS)]
 
 
-# ``want in values`` as a typed loop: compiled, it compares machine ints, where the list's own
-# test compares objects one by one.
-def _has(values: list[int], want: int) -> bool:
-    for v in values:
-        if v == want:
-            return True
-    return False
+def _occupancy(pos: list[int]) -> bytes:
+    """``occ`` worked out afresh from the pyramids' cells (see ``ZarcanaState.occ``)."""
+    occ = bytearray(NCELLS)
+    for c in pos:
+        if c >= 0:
+            occ[c] += 1
+    return bytes(occ)
 
 
 def _insort(values: list[int], start: int, v: int) -> None:
@@ -203,10 +203,15 @@ class ZarcanaState(State):
         # event so that interop's tensors of the log stay as they were. The dicts live only as
         # long as one `log` call, so `log` empties it first: it never holds more than one call's.
         self._act_info: dict[int, tuple[str, dict[str, Any]]] = {}
-        # (one row of PIECES per seat at the table, not per seat the game allows: `room`, `at`
-        # and `others_at` scan these lists many times a decision, and copies copy them)
+        # (one row of PIECES per seat at the table, not per seat the game allows: the generators
+        # read them many times a decision, and copies copy them)
         self.pos = [-1] * (players * PIECES)
         self.orient = [0] * (players * PIECES)
+        # occ[cell]: how many pyramids stand on the cell, which `room`, `at` and `others_at` read
+        # rather than scan ``pos``. Kept in step by `_move`, through which every change of ``pos``
+        # goes (`_swap_size` aside, which leaves every cell's count as it was). Bytes, replaced,
+        # never changed in place: copies share it, and compiled, a look-up is an indexed byte.
+        self.occ = _occupancy(self.pos)
         # The dict, like each stack in it, is replaced whenever it changes, never changed in
         # place (after setup): copies share it, and what is worked out from it is kept as long
         # as it is the same dict (``_perimeter``, ``_centred``).
@@ -266,27 +271,26 @@ class ZarcanaState(State):
         st = self.stacks
         return nb[1] in st or nb[2] in st or nb[3] in st or nb[4] in st
 
-    # `room`, `at` and `others_at` scan ``pos`` in plain loops, not with list.count/index/in:
-    # compiled, those compare item by item through Python's generic comparison, and these loops
-    # compare machine ints (Zarcana decisions/s +15-25% compiled, about 4% fewer pure).
+    # `room`, `at` and `others_at` take a window cell (never -1, the stash). Where they scan
+    # ``pos``, they do it in plain loops, not with list.count/index/in: compiled, those compare
+    # item by item through Python's generic comparison, and these loops compare machine ints.
     def room(self, cell: int, ignore: bool = False) -> bool:
         """Basics: the population limit of three applies to placing, not to staying."""
-        if ignore:
-            return True
-        n = 0
-        for c in self.pos:
-            if c == cell:
-                n += 1
-        return n < POP_LIMIT
+        return ignore or self.occ[cell] < POP_LIMIT
 
     def at(self, cell: int) -> list[int]:
         """The pyramids on ``cell``, ascending."""
         out: list[int] = []
-        q = 0
-        for c in self.pos:
-            if c == cell:
-                out.append(q)
-            q += 1
+        n = self.occ[cell]
+        if n:
+            q = 0
+            for c in self.pos:
+                if c == cell:
+                    out.append(q)
+                    n -= 1
+                    if not n:
+                        break
+                q += 1
         return out
 
     def stash(self, player: int, size: int) -> int:
@@ -302,13 +306,13 @@ class ZarcanaState(State):
         return [q for q in range(base, base + PIECES) if self.pos[q] >= 0]
 
     def others_at(self, cell: int, player: int) -> bool:
-        b = player * PIECES
-        q = 0
-        for c in self.pos:
-            if c == cell and not b <= q < b + PIECES:
-                return True
-            q += 1
-        return False
+        n = self.occ[cell]
+        if n:
+            pos = self.pos
+            for q in range(player * PIECES, (player + 1) * PIECES):
+                if pos[q] == cell:
+                    n -= 1
+        return n > 0
 
     def perimeter(self) -> list[int]:
         """Empty-of-card spaces next to at least one card (the legal wasteland). The list is
@@ -334,19 +338,32 @@ class ZarcanaState(State):
         return len(self.deck) + len(self.discard)
 
     # ----- pieces ---------------------------------------------------------------------------
+    def _move(self, q: int, cell: int) -> None:
+        """Pyramid ``q`` to ``cell`` (-1: the stash), orientation untouched, with a new ``occ``."""
+        old = self.pos[q]
+        if cell != old:
+            occ = bytearray(self.occ)
+            if old >= 0:
+                occ[old] -= 1
+            if cell >= 0:
+                occ[cell] += 1
+            self.occ = bytes(occ)
+            self.pos[q] = cell
+
     def _place(self, q: int, cell: int, o: int = 0) -> None:
-        self.pos[q] = cell
+        self._move(q, cell)
         self.orient[q] = o
 
     def _destroy(self, q: int, why: str) -> None:
         self.emit({"type": "destroyed", "pyramid": piece_label(q), "why": why})
-        self.pos[q] = -1
-        self.orient[q] = 0
+        self._place(q, -1)
 
     def _swap_size(self, q: int, new: int) -> None:
-        """Replace pyramid ``q`` by stash pyramid ``new`` in place (orientation kept)."""
-        self.pos[new], self.orient[new] = self.pos[q], self.orient[q]
-        self.pos[q], self.orient[q] = -1, 0
+        """Replace pyramid ``q`` by stash pyramid ``new`` in place (orientation kept). Not
+        through `_move`: every cell keeps its count, so ``occ`` stays (a new one costs more)."""
+        pos, orient = self.pos, self.orient
+        pos[new], orient[new] = pos[q], orient[q]
+        pos[q], orient[q] = -1, 0
 
     def _reduce(self, q: int) -> None:
         """Attack: reduced one size; a small one dies. With no smaller size in the stash it dies
@@ -547,8 +564,9 @@ class ZarcanaState(State):
         if t not in self.stacks:
             return
         st = self.stacks
+        occ = self.occ
         for d in self.perimeter():
-            if _has(self.pos, d):
+            if occ[d]:
                 continue
             nb = NB[d]
             for o in range(1, 5):
@@ -561,9 +579,8 @@ class ZarcanaState(State):
         t, d = self.target(q), seq[0] - A_CELL
         stacks = self.stacks = self.stacks.copy()  # replaced, never changed in place: `stacks`
         stacks[d] = stacks.pop(t)
-        for v, c in enumerate(self.pos):
-            if c == t:
-                self.pos[v] = d
+        for v in self.at(t):
+            self._move(v, d)
         self.emit({"type": "transport", "from": list(cell_xy(t)), "to": list(cell_xy(d))})
         self._purge()
 
@@ -680,7 +697,7 @@ class ZarcanaState(State):
         v = seq[0] - A_PIECE
         here = self.pos[q]
         self._place(q, self.pos[v])
-        self.pos[v] = here
+        self._move(v, here)
 
     def _g_bomb(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
         yield ()
@@ -704,7 +721,7 @@ class ZarcanaState(State):
 
     def _g_push(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
         t = self.target(q)
-        if t >= 0 and t != self.pos[q] and _has(self.pos, t):
+        if t >= 0 and t != self.pos[q] and self.occ[t]:
             yield ()
 
     def _x_push(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
@@ -713,7 +730,7 @@ class ZarcanaState(State):
         ok = self.habitable(d)
         for v in self.at(t):
             if ok:
-                self.pos[v] = d
+                self._move(v, d)
             else:
                 self._destroy(v, "pushed")
 
@@ -827,7 +844,7 @@ class ZarcanaState(State):
     def _x_convert(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         v = seq[0] - A_PIECE
         new = self.stash(me, size_of(v))
-        self.pos[new], self.orient[new] = self.pos[v], self.orient[v]
+        self._place(new, self.pos[v], self.orient[v])
         self._destroy(v, "converted")
 
     # ----- the turn -------------------------------------------------------------------------
@@ -983,6 +1000,7 @@ class ZarcanaState(State):
         assert me is not None
         ctx, seq = self.ctx, tuple(self.chosen)
         self._next = None
+        stacks = self.stacks
         if ctx[0] == "hand":
             c = ctx[1]
             q = -1
@@ -997,7 +1015,10 @@ class ZarcanaState(State):
                 self._place(q, NB[self.pos[q]][seq[0] - A_ORIENT])
         elif ctx[0] == "attack" and seq[0] != DONE:
             self._x_attack(ctx[2], ctx[1], me, seq[1:])
-        self._purge()
+        # Only a card going can leave a pyramid alone in the wasteland (every move checks where
+        # it lands), and a step that takes one changes the stacks (see ``stacks``).
+        if self.stacks is not stacks:
+            self._purge()
         nxt = self._pop_next()
         if nxt is not None and self.pos[nxt[0][1]] >= 0:
             self._start_chain(*nxt)
@@ -1056,6 +1077,7 @@ class ZarcanaState(State):
         shift = dy * W + dx
         self.stacks = {c + shift: s for c, s in self.stacks.items()}
         self.pos = [c + shift if c >= 0 else -1 for c in self.pos]
+        self.occ = _occupancy(self.pos)
         self.emit({"type": "recenter", "dx": dx, "dy": dy})
 
     # ----- results -------------------------------------------------------------------------
@@ -1142,6 +1164,7 @@ class ZarcanaState(State):
         new._act_info = self._act_info
         new.pos = self.pos.copy()
         new.orient = self.orient.copy()
+        new.occ = self.occ  # bytes: shared
         new.stacks = self.stacks  # replaced when it changes, never changed in place: shared
         new.discard = self.discard  # replaced when it changes, never changed in place: shared
         new.reshuffles = self.reshuffles
