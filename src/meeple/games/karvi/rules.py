@@ -129,7 +129,7 @@ _V = TypeVar("_V")
 
 
 def _put(values: tuple[_V, ...], i: int, value: _V) -> tuple[_V, ...]:
-    """``values`` with ``value`` at ``i``."""
+    """``values`` with ``value`` at ``i``: `meeple.core.replaced` for a tuple."""
     new = list(values)
     new[i] = value
     return tuple(new)
@@ -137,9 +137,7 @@ def _put(values: tuple[_V, ...], i: int, value: _V) -> tuple[_V, ...]:
 
 def _added(values: tuple[int, ...], i: int, n: int) -> tuple[int, ...]:
     """``values`` with ``n`` added at ``i``."""
-    new = list(values)
-    new[i] += n
-    return tuple(new)
+    return _put(values, i, values[i] + n)
 
 
 _K = TypeVar("_K")
