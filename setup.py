@@ -8,9 +8,11 @@ Everything is in pyproject.toml; this file only adds mypyc extensions, and only 
 Without ``MEEPLE_COMPILE=1`` (the README's commands) the install is pure Python, as before. Opt-in
 because it needs a C compiler and Python's headers and takes one and a half minutes on a quiet
 2-core machine (more on a busy one), and because the pure modules are what the README's test
-command tests (`.ci/compiled.py` runs the engine, bot and table tests on a compiled copy). If
-mypy is missing or compiling fails, the install goes on pure and says so: all the modules or none,
-since they share one library. The build records a hash of each source it compiled in
+command tests (`.ci/compiled.py` runs the engine, bot and table tests on a compiled copy). With
+Cython too (in ``[compile]``), the Mersenne Twister the deals draw from is compiled as well
+(``meeple/core/_twister.pyx``: C arrays of machine words, which mypyc has no type for). If mypy is
+missing or compiling fails, the install goes on pure and says so: all the modules or none, since
+they share one library. The build records a hash of each source it compiled in
 ``meeple/_compiled.json``; `meeple` loads the pure modules instead when a source has changed
 since (an edited rules file is never shadowed by a stale build) or when ``MEEPLE_PURE=1``.
 """
@@ -23,7 +25,7 @@ import os
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
@@ -37,7 +39,10 @@ COMPILED = [
     "meeple/games/zarcana/rules.py",
     "meeple/games/karvi/rules.py",
 ]
+# Compiled with Cython (optional: without it, `meeple.core.rng` deals from random.Random).
+CYTHONIZED = ["meeple/core/_twister.pyx"]
 RECORD = HERE / "src" / "meeple" / "_compiled.json"
+BUILT: list[str] = []  # the sources of the extensions `extensions()` gave
 
 
 def say(text: str) -> None:
@@ -59,9 +64,9 @@ class AllOrNothing(build_ext):
                     Path(path).unlink(missing_ok=True)
             return
         RECORD.write_text(json.dumps({
-            f: hashlib.sha256((HERE / "src" / f).read_bytes()).hexdigest() for f in COMPILED
+            f: hashlib.sha256((HERE / "src" / f).read_bytes()).hexdigest() for f in BUILT
         }, indent=1) + "\n")
-        say(f"compiled {', '.join(COMPILED)}")
+        say(f"compiled {', '.join(BUILT)}")
 
 
 def extensions() -> list:
@@ -76,10 +81,20 @@ def extensions() -> list:
     # mypy names each module from its package folders (src/ has no __init__.py): meeple.core.game.
     # Errors in modules that are only imported (bots, renderers) are not ours to stop the build.
     try:
-        return mypycify(["--follow-imports=silent", *(f"src/{f}" for f in COMPILED)], opt_level="3")
+        built = mypycify(["--follow-imports=silent", *(f"src/{f}" for f in COMPILED)], opt_level="3")
     except (Exception, SystemExit) as exc:  # mypy reports type errors by exiting
         say(f"mypyc refused the sources ({exc}); installing pure Python")
         return []
+    BUILT.extend(COMPILED)
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        say("Cython is not installed: deals draw from random.Random (same cards, slower)")
+        return built
+    BUILT.extend(CYTHONIZED)
+    return built + cythonize(
+        [Extension(f[: -len(".pyx")].replace("/", "."), [f"src/{f}"]) for f in CYTHONIZED],
+        quiet=True, language_level=3)
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": AllOrNothing})

@@ -1,12 +1,12 @@
 """The opt-in compiled build (setup.py, ``MEEPLE_COMPILE=1``; issue 15), checked in CI.
 
-Compiles the very modules `setup.py` names, with mypyc, on a copy of ``src/``, checks that they
-load compiled, then runs the tests that drive the rules, the bots and tables with bots on that
-copy. The default install is pure Python and the README's test command tests it; this catches
+Compiles the very modules `setup.py` names, with mypyc and Cython, on a copy of ``src/``, checks
+that they load compiled, then runs the tests that drive the rules, the bots and tables with bots
+on that copy. The default install is pure Python and the README's test command tests it; this catches
 what only a compiled build does: a source mypyc refuses, a compiled method that refuses a
 duck-typed object, a state that no longer pickles (each happened once).
 
-    python .ci/compiled.py              # needs mypy (pip install -e '.[compile]') and gcc
+    python .ci/compiled.py              # needs mypy and Cython (pip install -e '.[compile]'), gcc
     python .ci/compiled.py -- -k karvi  # extra pytest arguments after --
 """
 
@@ -38,14 +38,14 @@ TESTS = [
 ]
 
 
-def compiled_list() -> list[str]:
-    """`setup.py`'s ``COMPILED``, read without running setup.py."""
+def compiled_list(name: str = "COMPILED") -> list[str]:
+    """`setup.py`'s ``COMPILED`` (mypyc) or ``CYTHONIZED`` list, read without running setup.py."""
     tree = ast.parse((REPO / "setup.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "COMPILED" for t in node.targets):
+                isinstance(t, ast.Name) and t.id == name for t in node.targets):
             return list(ast.literal_eval(node.value))
-    raise SystemExit("setup.py has no COMPILED list")
+    raise SystemExit(f"setup.py has no {name} list")
 
 
 def main() -> int:
@@ -62,8 +62,15 @@ def main() -> int:
             print(built.stdout[-4000:], built.stderr[-4000:], sep="\n")
             print("compiled build: mypyc refused the sources")
             return 1
-        print(f"compiled build: {len(files)} modules in {time.monotonic() - start:.0f} s")
-        modules = [f[:-3].replace("/", ".") for f in files]
+        cython = compiled_list("CYTHONIZED")
+        built = subprocess.run([sys.executable, "-m", "Cython.Build.Cythonize", "-i", "-q", *cython],
+                               cwd=src, capture_output=True, text=True)
+        if built.returncode:
+            print(built.stdout[-4000:], built.stderr[-4000:], sep="\n")
+            print("compiled build: Cython failed")
+            return 1
+        print(f"compiled build: {len(files) + len(cython)} modules in {time.monotonic() - start:.0f} s")
+        modules = [f.rsplit(".", 1)[0].replace("/", ".") for f in files + cython]
         check = ("import meeple, meeple._pure as p, importlib;"
                  f"[importlib.import_module(m) for m in {modules!r}];"
                  f"missing = set({modules!r}) - set(p.compiled());"

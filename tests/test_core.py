@@ -92,6 +92,53 @@ def test_rng_shuffle_gives_the_order_random_shuffle_gives():
             assert a == b and ours.getstate() == theirs.getstate()
 
 
+def _twister_keys() -> list[int]:
+    """Seeds at the edges of the one-word and two-word keys, and seeded random ones."""
+    edges = [0, 1, 2, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 2**63, 2**64 - 1]
+    return edges + [random.Random(i).getrandbits(64) for i in range(150)] + [
+        random.Random(-i).getrandbits(31) for i in range(50)]
+
+
+def test_shuffler_gives_the_orders_derive_and_shuffle_give():
+    """`rng.shuffler` (a deal's RNG) gives, shuffle after shuffle, what `shuffle` gives from
+    `derive`'s `random.Random`, in whichever build runs (compiled: `_twister`)."""
+    from meeple.core.rng import derive, shuffle, shuffler
+
+    for seed in range(300):
+        ours, theirs = shuffler(seed, 7, "deal", 2), derive(seed, 7, "deal", 2)
+        for size, unordered in ((15, 0), (15, 0), (52, 13), (105, 0), (1, 0), (0, 0), (700, 2)):
+            a, b = list(range(size)), list(range(size))
+            ours.shuffle(a, unordered=unordered)
+            shuffle(theirs, b, unordered)
+            assert a == b, (seed, size)
+
+
+def test_compiled_twister_draws_the_words_random_random_draws():
+    """The compiled build's Mersenne Twister (`meeple.core._twister`) against CPython's, for keys
+    of one and two 32-bit words: every ``getrandbits(k)`` (k <= 32) alike for 1,500 draws (past
+    the 624-word twist, twice), and every shuffle, with and without ``unordered``."""
+    twister = pytest.importorskip("meeple.core._twister", reason="pure Python: no compiled build")
+    from meeple.core.rng import shuffle
+
+    for key in _twister_keys():
+        ours, theirs = twister.Twister(key), random.Random(key)
+        for i in range(1500):
+            k = i * 7 % 33
+            assert ours.getrandbits(k) == theirs.getrandbits(k), (key, i)
+        ours, theirs = twister.Twister(key), random.Random(key)
+        for size in [*range(40), 52, 105, 1000]:
+            for unordered in (0, 1, 5):
+                a, b = list(range(size)), list(range(size))
+                ours.shuffle(a, unordered)
+                shuffle(theirs, b, unordered)
+                assert a == b, (key, size, unordered)
+    with pytest.raises(ValueError):
+        twister.Twister(1).getrandbits(33)
+    with pytest.raises(OverflowError):
+        twister.Twister(2**64)
+
+
+
 def test_default_options_are_validated_once_and_never_shared():
     """`make()` with no options reuses the player count's validated defaults (a playout makes a
     game each time), but each state gets its own dict, and a bad count is still refused."""

@@ -31,7 +31,10 @@ class PureFinder:
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
         if name not in self.names:
             return None
-        return importlib.util.spec_from_file_location(name, ROOT / (name.replace(".", "/") + ".py"))
+        source = ROOT / (name.replace(".", "/") + ".py")
+        if not source.exists():  # compiled only (the Cython Twister): pure Python goes without
+            raise ModuleNotFoundError(f"{name} runs compiled only", name=name)
+        return importlib.util.spec_from_file_location(name, source)
 
 
 def stale(record: dict[str, str]) -> bool:
@@ -54,7 +57,7 @@ def use_pure_if_stale() -> bool:
         return False
     if os.environ.get("MEEPLE_PURE") != "1" and not stale(record):
         return False
-    names = {f[:-3].replace("/", ".") for f in record}
+    names = {f.rsplit(".", 1)[0].replace("/", ".") for f in record}
     if not any(isinstance(f, PureFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, PureFinder(names))
     return True

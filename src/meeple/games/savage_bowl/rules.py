@@ -21,10 +21,10 @@ import random
 from importlib import resources
 from typing import Any, Final
 
-from meeple.core import BadPlayerCount, IllegalAction, State, derive
+from meeple.core import BadPlayerCount, IllegalAction, State
 from meeple.core.cards import deal_avoiding
 from meeple.core.game import mypyc_attr, replaced
-from meeple.core.rng import shuffle
+from meeple.core.rng import shuffler
 from meeple.core.text import does, name, plural, winners
 
 # ----- components, read from data --------------------------------------------------------------
@@ -152,7 +152,7 @@ class SavageBowlState(State):
         deck = mask_to_list(ALL_CARDS & ~self.removed)
         size = self.hand_size
         # = Random.shuffle's order, but for the order within the first hand, a set (a bitmask)
-        shuffle(derive(self.seed, self.salt, "deal", self.round), deck, unordered=size)
+        shuffler(self.seed, self.salt, "deal", self.round).shuffle(deck, unordered=size)
         self.hands = [sum(1 << c for c in deck[i * size : (i + 1) * size]) for i in range(n)]
         self.cham = (1 << n) - 1 if self.use_chameleons else 0  # seats with an unused Chameleon
         self.won = [0] * n

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from meeple.core import BadOption, IllegalAction, State
 from meeple.core.game import mypyc_attr, replaced
-from meeple.core.rng import derive, shuffle
+from meeple.core.rng import shuffle, shuffler
 from meeple.core.text import does, name, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
@@ -197,7 +197,7 @@ class ScarvusState(State):
         self.out_order: list[int] = []  # Fight in the Skies: players in the order they fell
         fdeck = list(FLIGHT_DECK) if self.flight_on else []
         if fdeck:  # Flight Cards: shuffled once per game
-            shuffle(derive(seed, 0, "flight"), fdeck)
+            shuffler(seed, 0, "flight").shuffle(fdeck)
         self.flight_deck = fdeck
         self.flight_hand = [[0] * NE for _ in range(players)]
         self.flight_discard: list[int] = []
@@ -238,10 +238,10 @@ class ScarvusState(State):
         self.peeks = [0] * n
         self.in_play = (1 << NC) - 1
         self.bid = None
-        rng = derive(self.seed, self.salt, "match", self.match)
+        rng = shuffler(self.seed, self.salt, "match", self.match)
         for c in range(NC):
             deck = list(DECK)
-            shuffle(rng, deck)
+            rng.shuffle(deck)
             for p in flying:
                 hand[p * NC + c] = deck.pop()
             self.daedalus[c] = deck.pop()

@@ -15,10 +15,10 @@ import random
 from importlib import resources
 from typing import Any, Final
 
-from meeple.core import BadOption, BadPlayerCount, State, derive
+from meeple.core import BadOption, BadPlayerCount, State
 from meeple.core.cards import deal_avoiding
 from meeple.core.game import mypyc_attr
-from meeple.core.rng import shuffle
+from meeple.core.rng import shuffler
 from meeple.core.text import does, name, plural
 
 # ----- components, read from data --------------------------------------------------------------
@@ -171,7 +171,7 @@ class TrickarusState(State):
         deck = mask_to_list(ALL_CARDS & ~self.removed)
         size = HAND_SIZE[self.players]
         # = Random.shuffle's order, but for the order within the first hand, a set (a bitmask)
-        shuffle(derive(self.seed, self.salt, "deal", self.round), deck, unordered=size)
+        shuffler(self.seed, self.salt, "deal", self.round).shuffle(deck, unordered=size)
         # hand i is deck[i * size : (i + 1) * size]; what is left (2 players: 11 cards) is hidden
         hands = [0] * self.players
         undealt = 0

@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from meeple.core import IllegalAction, State
 from meeple.core.game import mypyc_attr, replaced
-from meeple.core.rng import derive, shuffle
+from meeple.core.rng import derive, shuffle, shuffler
 from meeple.core.text import does, listing, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
@@ -236,7 +236,7 @@ class ZarcanaState(State):
         self._next: tuple[tuple[Any, ...], list[tuple[int, ...]]] | None = None
         # Setup: shuffle, a 3×3 grid, three cards each.
         self.deck = list(range(NUM_CARDS))
-        shuffle(derive(seed, self.salt, "deck"), self.deck)
+        shuffler(seed, self.salt, "deck").shuffle(self.deck)
         c0 = W // 2 - GRID // 2
         for y in range(GRID):
             for x in range(GRID):
@@ -410,7 +410,7 @@ class ZarcanaState(State):
                 return -1
             self.deck, self.discard = self.discard.copy(), []  # (the pile may be shared: `_copy`)
             self.reshuffles += 1
-            shuffle(derive(self.seed, self.salt, "reshuffle", self.reshuffles), self.deck)
+            shuffler(self.seed, self.salt, "reshuffle", self.reshuffles).shuffle(self.deck)
             self.emit({"type": "reshuffle", "count": self.reshuffles, "deck": len(self.deck)})
         deck = self.deck
         self.deck = deck[:-1]  # replaced, never changed in place: copies share it (see `_copy`)
