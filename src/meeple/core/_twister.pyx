@@ -16,7 +16,13 @@ Without a compiler, `meeple.core.rng` uses ``random.Random`` itself.
 """
 
 from libc.stdint cimport uint32_t, uint64_t
+from cpython.object cimport PyObject
 from libc.string cimport memcpy
+
+
+cdef extern from "Python.h":
+    ctypedef struct PyListObject:
+        PyObject **ob_item
 
 cdef enum:
     N = 624
@@ -47,29 +53,31 @@ cdef class Twister:
     cdef int index  # the next word to draw; words from here on are not yet twisted
 
     def __cinit__(self, uint64_t key):
-        # random.Random(key) for an int: the key's 32-bit words from the right, at least one.
-        cdef uint32_t init_key[2]
-        cdef Py_ssize_t key_length = 2 if key >> 32 else 1
-        cdef Py_ssize_t i = 1, j = 0, k
+        # random.Random(key) for an int: init_by_array with the key's 32-bit words from the
+        # right (one or two), adding word j + j in turn (``add``). Its loops' wrap-arounds are
+        # unrolled: N steps from word 1 (words 1..N-1, then word 0 takes word N-1 and word 1 is
+        # made again), then N-1 steps from word 2 (words 2..N-1, then the same wrap). Each word
+        # is made from the one before, kept in ``prev`` (a register, not a reload).
+        cdef uint32_t add[2]
+        cdef Py_ssize_t last_j = 1 if key >> 32 else 0  # a mask: j cycles over 0..last_j
+        cdef Py_ssize_t i
+        cdef uint32_t prev
         cdef uint32_t *mt = self.mt
-        init_key[0] = <uint32_t>key
-        init_key[1] = <uint32_t>(key >> 32)
+        add[0] = <uint32_t>key
+        add[1] = <uint32_t>(key >> 32) + 1
         memcpy(mt, _BASE, sizeof(_BASE))
-        for k in range(N):  # max(N, key_length) steps
-            mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + init_key[j] + <uint32_t>j
-            i += 1
-            j += 1
-            if i >= N:
-                mt[0] = mt[N - 1]
-                i = 1
-            if j >= key_length:
-                j = 0
-        for k in range(N - 1):
-            mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - <uint32_t>i
-            i += 1
-            if i >= N:
-                mt[0] = mt[N - 1]
-                i = 1
+        prev = mt[0]
+        for i in range(1, N):  # step i - 1, j = (i - 1) % key_length
+            prev = (mt[i] ^ ((prev ^ (prev >> 30)) * 1664525U)) + add[(i - 1) & last_j]
+            mt[i] = prev
+        mt[0] = prev
+        prev = (mt[1] ^ ((prev ^ (prev >> 30)) * 1664525U)) + add[(N - 1) & last_j]
+        mt[1] = prev
+        for i in range(2, N):
+            prev = (mt[i] ^ ((prev ^ (prev >> 30)) * 1566083941U)) - <uint32_t>i
+            mt[i] = prev
+        mt[0] = prev
+        mt[1] = (mt[1] ^ ((prev ^ (prev >> 30)) * 1566083941U)) - 1U
         mt[0] = 0x80000000U
         self.index = N
 
@@ -115,6 +123,8 @@ cdef class Twister:
         cdef Py_ssize_t i, j, stop = unordered if unordered > 1 else 1
         cdef uint64_t n, m
         cdef int k
+        cdef PyObject **items = (<PyListObject *>cards).ob_item
+        cdef PyObject *swap
         if size > 0xffffffff:
             raise OverflowError("Twister.shuffle takes fewer than 2**32 cards")
         for i in range(size - 1, stop - 1, -1):
@@ -127,4 +137,6 @@ cdef class Twister:
             j = self._word() >> (32 - k)
             while <uint64_t>j >= n:
                 j = self._word() >> (32 - k)
-            cards[i], cards[j] = cards[j], cards[i]
+            swap = items[i]  # (the list keeps the same references: no counts change)
+            items[i] = items[j]
+            items[j] = swap
