@@ -42,14 +42,12 @@ class Shuffler(Protocol):
     def shuffle(self, cards: list[Any], unordered: int = 0) -> None: ...
 
 
-class _RandomShuffler:
-    """`Shuffler` over a `random.Random` (pure Python, or a build without the Twister)."""
+class _DealRandom(random.Random):
+    """A `random.Random` whose ``shuffle`` is this module's `shuffle` (pure Python's `Shuffler`:
+    a subclass, not a wrapper, so a deal makes one object, as `derive` does)."""
 
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def shuffle(self, cards: list[Any], unordered: int = 0) -> None:
-        shuffle(self.rng, cards, unordered)
+    def shuffle(self, cards: list[Any], unordered: int = 0) -> None:  # type: ignore[override]
+        shuffle(self, cards, unordered)
 
 
 def shuffler(seed: int, salt: int, *keys: object) -> Shuffler:
@@ -62,7 +60,7 @@ def shuffler(seed: int, salt: int, *keys: object) -> Shuffler:
     if _Twister is not None:
         twister: Shuffler = _Twister(key)
         return twister
-    return _RandomShuffler(random.Random(key))
+    return _DealRandom(key)
 
 
 def new_salt(rng: random.Random) -> int:
