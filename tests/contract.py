@@ -241,7 +241,9 @@ def attrs(state) -> set[str]:
     return names
 
 
-CACHES = {"_legal", "_dist_memo"}  # the last legal actions; Karvi's map distances (shared on purpose)
+# The last legal actions; Karvi's map distances (shared on purpose); whether the event log is
+# shared with a clone (`clone` sets it on the original too: bookkeeping, not the game).
+CACHES = {"_legal", "_dist_memo", "_log_shared"}
 
 
 def plain(x):

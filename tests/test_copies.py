@@ -37,6 +37,31 @@ def test_clone_keeps_every_attribute_and_plays_alike(game, players):
         assert state.history == twin.history and state.scores() == twin.scores()
 
 
+@pytest.mark.parametrize(("game", "players"), GAMES)
+def test_a_clone_and_its_original_log_apart(game, players):
+    """`clone` shares the event log until either logs again (`State._log_shared`): whichever
+    plays on first, the other's log stays as it was, every seat's and the spectator's."""
+    def logs(s):
+        return [s.log(p, text=False) for p in [None, *range(players)]]
+
+    rng = random.Random(5)
+    for seed in range(3):
+        state = meeple.make(game, players=players, seed=seed)
+        for _ in range(rng.randrange(0, 40)):
+            if state.is_over():
+                break
+            state.apply(rng.choice(state.legal_actions()))
+        for first in ("original", "clone"):
+            twin = state.clone() if first == "original" else state
+            mover = state if first == "original" else state.clone()
+            still, size = logs(twin), twin.log_size()
+            for _ in range(12):
+                if mover.is_over():
+                    break
+                mover.apply(rng.choice(mover.legal_actions()))
+            assert logs(twin) == still and twin.log_size() == size
+
+
 def test_a_forgotten_attribute_is_caught(monkeypatch):
     """The attribute check can fail: a `_copy` that leaves one out is seen."""
     state = meeple.make("scarvus", players=4, seed=1)

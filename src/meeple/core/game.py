@@ -182,6 +182,10 @@ class State(ABC):
     # the history like everything else (a replay of the same actions gives the same span)
     _undo_floor: int = 0
     _undo_mark: bool = False
+    # Set by `clone` on the original and the copy, which then share one event log until either
+    # logs again: the first to log takes its own copy (`_own_log`). A clone then copies no event
+    # (a mid-game log is dozens; issue 15). Code that appends to ``_events`` checks it first.
+    _log_shared: bool = False
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players
@@ -353,10 +357,13 @@ class State(ABC):
         return new
 
     def clone(self) -> State:
-        """An independent copy (history and log included)."""
+        """An independent copy (history and log included; the log is shared until either logs
+        again, see `_log_shared`)."""
         new = self._copy()
         new.history = self.history.copy()
-        new._events = None if self._events is None else self._events.copy()
+        new._events = self._events
+        if self._events is not None:
+            self._log_shared = new._log_shared = True
         new._undo_mark = self._undo_mark
         new._undo_floor = self._undo_floor
         return new
@@ -386,11 +393,24 @@ class State(ABC):
     def emit(self, event: dict[str, Any], to: int | None = None) -> None:
         """Log an event: public (``to=None``) or private to player ``to``.
 
-        Hot paths may append ``(to, compact_tuple)`` to ``self._events`` directly and implement
-        `_format_event`; `log` then builds the dict only when someone reads it.
+        Hot paths may append ``(to, compact_tuple)`` to ``self._events`` directly (taking
+        `_own_log` first when ``_log_shared``) and implement `_format_event`; `log` then builds
+        the dict only when someone reads it.
         """
-        if self._events is not None:
-            self._events.append((to, event))
+        events = self._events
+        if events is not None:
+            if self._log_shared:
+                events = self._own_log()
+            events.append((to, event))
+
+    def _own_log(self) -> list[tuple[int | None, Any]]:
+        """The event log, copied first: `clone` left it shared with another state (only called
+        when ``_log_shared``, on a state that keeps a log)."""
+        events = self._events
+        assert events is not None
+        own = self._events = events.copy()
+        self._log_shared = False
+        return own
 
     def log(self, player: int | None, start: int = 0, text: bool = True) -> list[dict[str, Any]]:
         """The event log as ``player`` saw it (``None``: spectator, public events only).

@@ -502,8 +502,11 @@ class ScarvusState(State):
         """Log one of the most frequent events (a deal, a bid, an acceptance, a card discarded or
         drawn, a challenge, a feather) as a tuple: `_format_event` makes its dict only when the
         log is read."""
-        if self._events is not None:
-            self._events.append((to, event))
+        events = self._events
+        if events is not None:
+            if self._log_shared:  # (shared with a clone: see State._log_shared)
+                events = self._own_log()
+            events.append((to, event))
 
     def _format_event(self, event: tuple[Any, ...]) -> dict[str, Any]:
         """The dict of an event `_log` kept as a tuple."""

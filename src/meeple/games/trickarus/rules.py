@@ -193,6 +193,8 @@ class TrickarusState(State):
         self.to_move = self.leader  # the first round: seat 0 (R8); later, the last trick's winner
         events = self._events
         if events is not None:  # compact: made into dicts when the log is read (_format_event)
+            if self._log_shared:  # (shared with a clone: see State._log_shared)
+                events = self._own_log()
             for p in range(self.players):
                 events.append((p, ("deal", self.round, hands[p])))
             events.append((None, ("round", self.round, self.leader)))
@@ -257,6 +259,8 @@ class TrickarusState(State):
                 self.voids[p] |= lead_mask
         events = self._events
         if events is not None:
+            if self._log_shared:
+                events = self._own_log()
             events.append((None, (p, card, self.side)))  # a play; see _format_event
         if FLIPS[card]:  # Changing Between Day and Night: hands and table flip at once
             self.side ^= 1
@@ -295,6 +299,8 @@ class TrickarusState(State):
                 self.sun_reached = True
         events = self._events
         if events is not None:
+            if self._log_shared:
+                events = self._own_log()
             events.append((None, ("trick", winner, trick, lightning, before, self.pos[winner], into_sun)))
         self.last_trick = trick
         self.last_winner = winner

@@ -925,6 +925,8 @@ class ZarcanaState(State):
         self._legal = None
         events = self._events
         if events is not None:  # compact: the dict is made when the log is read (_format_event)
+            if self._log_shared:  # (shared with a clone: see State._log_shared)
+                events = self._own_log()
             events.append((None, (me, a, self.stage, self._act_detail(a))))
         if self.stage == CHAIN:
             self.chosen = [*self.chosen, a]  # replaced, never changed in place: see `_copy`
