@@ -15,15 +15,20 @@ from contract import attrs, config_id, configs, snapshot
 GAMES = [(g["id"], n) for g in meeple.games() for n in g["players"]]
 
 
+def played(state, rng: random.Random, most: int):
+    """``state`` after up to ``most`` random actions (fewer if the game ends)."""
+    for _ in range(most):
+        if state.is_over():
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    return state
+
+
 @pytest.mark.parametrize(("game", "players"), GAMES)
 def test_clone_keeps_every_attribute_and_plays_alike(game, players):
     rng = random.Random(7)
     for seed in range(3):
-        state = meeple.make(game, players=players, seed=seed)
-        for _ in range(rng.randrange(0, 60)):
-            if state.is_over():
-                break
-            state.apply(rng.choice(state.legal_actions()))
+        state = played(meeple.make(game, players=players, seed=seed), rng, rng.randrange(0, 60))
         twin = state.clone()
         assert attrs(twin) >= attrs(state)
         before = [state.view(p) for p in [None, *range(players)]]
@@ -46,19 +51,12 @@ def test_a_clone_and_its_original_log_apart(game, players):
 
     rng = random.Random(5)
     for seed in range(3):
-        state = meeple.make(game, players=players, seed=seed)
-        for _ in range(rng.randrange(0, 40)):
-            if state.is_over():
-                break
-            state.apply(rng.choice(state.legal_actions()))
+        state = played(meeple.make(game, players=players, seed=seed), rng, rng.randrange(0, 40))
         for first in ("original", "clone"):
             twin = state.clone() if first == "original" else state
             mover = state if first == "original" else state.clone()
             still, size = logs(twin), twin.log_size()
-            for _ in range(12):
-                if mover.is_over():
-                    break
-                mover.apply(rng.choice(mover.legal_actions()))
+            played(mover, rng, 12)
             assert logs(twin) == still and twin.log_size() == size
 
 
