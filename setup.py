@@ -91,10 +91,15 @@ def extensions() -> list:
     except ImportError:
         say("Cython is not installed: deals draw from random.Random (same cards, slower)")
         return built
+    try:
+        twister = cythonize(
+            [Extension(f[: -len(".pyx")].replace("/", "."), [f"src/{f}"]) for f in CYTHONIZED],
+            quiet=True, language_level=3)
+    except Exception as exc:  # a source tree without the .pyx, a Cython error
+        say(f"Cython failed ({exc}): deals draw from random.Random (same cards, slower)")
+        return built
     BUILT.extend(CYTHONIZED)
-    return built + cythonize(
-        [Extension(f[: -len(".pyx")].replace("/", "."), [f"src/{f}"]) for f in CYTHONIZED],
-        quiet=True, language_level=3)
+    return built + twister
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": AllOrNothing})
