@@ -344,8 +344,10 @@ class State(ABC):
         Why written out and not copied by a loop over the attributes (the former `_shallow`): compiled,
         each assignment is a store into the object's struct, where a generated Python function
         pays a descriptor call per attribute (issue 15). ``history`` and the log are shared here;
-        `clone` and `determinize` give the copy its own. `tests/test_copies.py` catches an
-        attribute a game's `_copy` leaves out; a subclass that adds attributes extends `_copy`."""
+        `clone` gives the copy its own history and keeps the log shared until either state logs
+        again (``_log_shared``); `determinize` gives it its own of both. `tests/test_copies.py`
+        catches an attribute a game's `_copy` leaves out; a subclass that adds attributes extends
+        `_copy`."""
         cls = type(self)
         new: State = cls.__new__(cls)
         new.players = self.players
