@@ -1,4 +1,5 @@
 // Shared browser helpers: API calls, stored seat secrets, small DOM builder. No build step.
+import { listen } from "./patch.js";
 
 // A POST carries an Idempotency-Key: if its answer is lost on the way (a network error, a
 // server restarting), it is sent again with the same key and gets the first answer, never a
@@ -50,7 +51,7 @@ export function h(tag, attrs, ...children) {
   if (classes.length) el.className = classes.join(" ");
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    if (k.startsWith("on")) listen(el, k.slice(2), v);  // recorded, so a patch can swap it
     else if (k === "dataset") Object.assign(el.dataset, v);
     else el.setAttribute(k, v === true ? "" : v);
   }
@@ -66,7 +67,7 @@ export function svg(tag, attrs, ...children) {
   const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null) continue;
-    if (k.startsWith("on")) el.addEventListener(k.slice(2), v); else el.setAttribute(k, v);
+    if (k.startsWith("on")) listen(el, k.slice(2), v); else el.setAttribute(k, v);
   }
   for (const c of children.flat()) if (c !== null && c !== undefined) el.append(c instanceof Node ? c : String(c));
   return el;

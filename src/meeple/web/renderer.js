@@ -2,7 +2,10 @@
 //
 // A game's renderer is the ES module src/meeple/games/<id>/web/renderer.js, served at
 // /games/<id>/web/renderer.js. It exports:
-//   render(root, ctx)        draw ctx.view into the element root (replace its content);
+//   render(root, ctx)        draw ctx.view into the element root (replace its content; the
+//                            page draws into a detached copy and patches the live board, so
+//                            add listeners with h/svg's on* attributes or listen() from
+//                            patch.js, and keep no references to the root between calls);
 //                            make legal choices clickable: an element with data-action="<id>"
 //                            whose click calls ctx.act(id).
 //   (log lines are not the renderer's: every event carries its sentence, ev.text, made by the
@@ -13,6 +16,7 @@
 // Games without a renderer use `generic` below, and every page also shows the generic panel
 // of labelled choices, so any game is playable from the day it is registered.
 import { h, seatName } from "./common.js";
+import { patch, patchFrom } from "./patch.js";
 
 const isScalar = (v) => v === null || typeof v !== "object";
 
@@ -67,14 +71,24 @@ export const generic = {
 
 const cache = new Map();
 
+// The renderer draws into a detached copy of the board and the live board is patched to match
+// (see patch.js): what did not change keeps its nodes, focus and scroll position.
+function patched(render) {
+  return (root, ctx) => {
+    const next = root.cloneNode(false);
+    render(next, ctx);
+    patchFrom(root, next);
+  };
+}
+
 // The game's renderer module, or the generic one when the game has none (or it fails to load).
 export async function loadRenderer(game) {
   if (cache.has(game.id)) return cache.get(game.id);
-  let r = generic;
+  let r = { ...generic, render: patched(generic.render) };
   if (game.renderer) {
     try {
       const mod = await import(game.renderer);
-      r = { render: mod.render || generic.render, describeEvent: generic.describeEvent };
+      r = { render: patched(mod.render || generic.render), describeEvent: generic.describeEvent };
       if (mod.css) document.head.append(h("style", {}, mod.css));
     } catch (err) {
       console.error("renderer failed to load; using the generic one", err);
@@ -91,8 +105,8 @@ export function logLine(ev, ctx) {
 
 // The generic panel of labelled choices: works for every game.
 export function choicesPanel(root, ctx) {
-  if (!ctx.legal.length) { root.replaceChildren(); return; }
-  root.replaceChildren(
+  if (!ctx.legal.length) { patch(root); return; }
+  patch(root,
     h("h3", {}, "Your choices"),
     h("div.choice-buttons", {}, ctx.legal.map((c) =>
       h("button.choice", { "data-choice": c.id, title: c.label, onclick: () => ctx.act(c.id) }, c.label))),

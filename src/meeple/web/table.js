@@ -1,6 +1,8 @@
 // The table page: one WebSocket, the game drawn by its renderer, the generic choices panel,
-// seats, log, clock, end screen and rematch. Everything is redrawn from the last state message.
+// seats, log, clock, end screen and rematch. Everything is drawn from the last state message and
+// the page is patched to match (patch.js), so focus, scroll and log lines stay put.
 import { api, h, myName, ordinal, save, saved, seatName, setMyName } from "./common.js";
+import { patch } from "./patch.js";
 import { choicesPanel, loadRenderer, logLine } from "./renderer.js";
 import { navbar } from "./account.js";
 
@@ -102,9 +104,9 @@ function undo(to) {
 
 function drawUndo() {
   const box = $("undo");
-  if (!last.can_undo) { box.replaceChildren(); return; }
+  if (!last.can_undo) { patch(box); return; }
   const steps = last.move - last.undo_start;
-  box.replaceChildren(
+  patch(box,
     h("button", { id: "undo-step", title: "take back your last step (Ctrl+Z)", onclick: () => undo() }, "Undo"),
     steps > 1 ? h("button", { id: "undo-turn", title: `take back all ${steps} steps of this turn`, onclick: () => undo(last.undo_start) }, "Undo the whole turn") : null,
     h("span.hint", {}, "Your turn is confirmed when it ends or when something new comes to light."));
@@ -127,7 +129,7 @@ function ctx() {
 
 function drawSeats() {
   const m = me();
-  $("seats").replaceChildren(...last.seats.map((s) => h(
+  patch($("seats"), last.seats.map((s) => h(
     `div.seat${s.seat === last.to_move && last.status === "running" ? ".to-move" : ""}${s.seat === last.seat ? ".mine" : ""}`,
     { "data-seat": s.seat },
     h("span.dot", { class: `dot ${s.kind === "bot" || s.zombie ? "bot" : s.connected ? "on" : "off"}` }),
@@ -233,8 +235,8 @@ function drawStatus() {
 function drawSeatActions() {
   const mine = last.seat !== null ? last.seats[last.seat] : null;
   const box = $("seat-actions");
-  if (!mine || last.status === "over") { box.replaceChildren(); return; }
-  box.replaceChildren(mine.zombie
+  if (!mine || last.status === "over") { patch(box); return; }
+  patch(box, mine.zombie
     ? h("button.primary", { id: "reclaim", onclick: () => ws.send(JSON.stringify({ type: "reclaim" })) }, "Take my seat back")
     : h("button", { id: "leave", onclick: () => ws.send(JSON.stringify({ type: "leave" })) }, "Leave (a bot plays for me)"));
 }
@@ -244,9 +246,10 @@ function drawLog() {
   const c = ctx();
   if (!last.legal.length && myTurnBefore) seenUpTo = log.length;  // my turn just ended
   myTurnBefore = last.legal.length > 0;
-  const items = log.map((ev, i) => h(`li${i >= seenUpTo && seenUpTo > 0 ? ".new" : ""}`, {}, logLine(ev, c)));
-  $("log").replaceChildren(...items);
-  $("log").scrollTop = $("log").scrollHeight;
+  const box = $("log");
+  const grew = log.length > box.children.length;
+  patch(box, log.map((ev, i) => h(`li${i >= seenUpTo && seenUpTo > 0 ? ".new" : ""}`, {}, logLine(ev, c))));
+  if (grew) box.scrollTop = box.scrollHeight;
 }
 
 // The last move, visible: the drawn things (cards, spots, places, players, cells) that look
@@ -257,7 +260,7 @@ function snapshot(root) {
   for (const a of MARKS) for (const e of root.querySelectorAll(`[${a}]`)) out.set(`${a}=${e.getAttribute(a)}`, strip(e));
   return out;
 }
-function strip(e) { return e.innerHTML.replace(/ (data-action|class|title|tabindex|role|data-keys)="[^"]*"/g, ""); }
+function strip(e) { return e.innerHTML.replace(/ (data-action|class|title|tabindex|role|aria-label)="[^"]*"/g, ""); }
 function markChanged(root, before) {
   if (!before.size) return;
   for (const a of MARKS) {
@@ -306,15 +309,17 @@ function keyboardChoices(root) {
         node.setAttribute("title", label);
       }
     }
-    if (node.tagName === "BUTTON" || node.dataset.keys) continue;
-    node.dataset.keys = "1";
+    if (node.tagName === "BUTTON") continue;
     node.setAttribute("tabindex", "0");
     node.setAttribute("role", "button");
-    node.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); node.dispatchEvent(new MouseEvent("click", { bubbles: true })); }
-    });
   }
 }
+$("board").addEventListener("keydown", (e) => {  // one listener for every drawn choice
+  const node = e.target.closest?.("[data-action]");
+  if (!node || node.tagName === "BUTTON" || (e.key !== "Enter" && e.key !== " ")) return;
+  e.preventDefault();
+  node.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+});
 
 // The rules panel: the game's summary (web/rules.json), the player-count differences, this
 // table's options and where the rulings are written down.
@@ -408,7 +413,22 @@ $("chat-form").addEventListener("submit", (e) => {
   $("chat-text").value = "";
 });
 
-function draw() {
+// Focus stays on what had it; if that is gone (a played card), it goes to the part of the page
+// it was in rather than to the page's body, so the keyboard and a screen reader keep their place.
+const PARTS = ["board", "choices", "undo", "seats", "seat-actions"];
+function keepFocus(drawAll) {
+  const had = document.activeElement;
+  const part = had && PARTS.find((id) => $(id).contains(had));
+  drawAll();
+  if (part && !had.isConnected) {
+    $(part).setAttribute("tabindex", "-1");
+    $(part).focus({ preventScroll: true });
+  }
+}
+
+function draw() { keepFocus(drawAll); }
+
+function drawAll() {
   const c = ctx();
   drawStatus();
   drawSeats();

@@ -1269,7 +1269,9 @@ class ZarcanaState(State):
             c = self.top(cell) if cell >= 0 else -1
             return {"on": CODE[c] if c >= 0 else None}
         if A_ORIENT <= a < A_SIZE and self.stage == REORIENTING and self.reo:
-            return {"pyramid": piece_label(self.reo[0])}
+            q = self.reo[0]  # named by where it stands: a player may have several of a size
+            c = self.top(self.pos[q]) if self.pos[q] >= 0 else -1
+            return {"pyramid": piece_label(q), "on": CODE[c] if c >= 0 else None}
         return _NO_DETAIL
 
     def _where(self, cell: int) -> str:
@@ -1339,8 +1341,8 @@ class ZarcanaState(State):
             return f"{does(p, player, 'take', 'takes')} the {NAME[CARD_ID[event['card']]]} card into {'your' if p == player else 'their'} hand."
         if t == "copy":
             return f"It copies {NAME[CARD_ID[event['card']]]}."
-        if t == "declare":
-            return f"{does(p, player, 'declare', 'declares')} the final round."
+        if t == "declare":  # the declaring action has its own sentence: say what follows
+            return "The final round begins: everyone has one more turn."
         if t == "recenter":
             return "The board is shifted to stay in view."
         if t == "game_end":
@@ -1374,7 +1376,7 @@ class ZarcanaState(State):
                 return f"{own[0].upper()}{own[1:]} uses {on}." if event.get("on") else f"{does(p, player, 'choose', 'chooses')} {pyr}."
             return f"{does(p, player, 'choose', 'chooses')} {pyr} on {on}."
         if "orient" in j:
-            it = piece_words(event["pyramid"], player, p) if "pyramid" in event else "the pyramid"
+            it = f"{piece_words(event['pyramid'], player, p)} on {on}" if "pyramid" in event else "the pyramid"
             if j["orient"] == "up":
                 return f"{does(p, player, 'stand', 'stands')} {it} up."
             return f"{does(p, player, 'point', 'points')} {it} {ORIENT_WORDS[j['orient']]}."

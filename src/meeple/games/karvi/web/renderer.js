@@ -5,6 +5,7 @@
 // is the game's own words). Follows the interface in src/meeple/web/renderer.js.
 
 import { h as el, svg } from "/static/common.js";
+import { listen } from "/static/patch.js";
 
 const COLOUR = ["#2f9e44", "#1c7ed6", "#f08c00", "#9c36b5"];
 const SHAPE = ["●", "■", "▲", "◆"];  // each player's colour has a symbol too
@@ -19,7 +20,6 @@ const PLACE = {
   Waterford: [-9.6, 51.6], "Northern map": [-11.5, 63.8], "Vík í Mýrdal": [-19.0, 63.4],
 };
 const MAP_W = 760, MAP_H = 560;
-let mapScroll = null;  // kept across redraws
 
 const name = (ctx, p) => (ctx.seats && ctx.seats[p] && ctx.seats[p].name) || `Player ${p + 1}`;
 
@@ -51,7 +51,7 @@ function die(d, i, ctx, by, used) {
   const node = el("span", { class: `kv-die${d.done ? " done" : ""}`, style: `--c:${COLOUR[d.player]}`, title: `Player ${d.player + 1}'s die: ${d.beer} beer`, "data-die": i },
     `${SHAPE[d.player]}${d.beer}`);
   const choice = by.get(`die:${i}`) || by.get(`gold_beer:${i}`);
-  if (choice) node.addEventListener("click", (e) => e.stopPropagation());  // not the spot's choice
+  if (choice) listen(node, "click", (e) => e.stopPropagation());  // not the spot's choice
   return clickable(node, choice, ctx, used);
 }
 
@@ -71,7 +71,7 @@ function clickable(node, choice, ctx, used) {
   node.classList.add("legal");
   node.setAttribute("data-action", choice.id);
   node.setAttribute("title", choice.label);
-  node.addEventListener("click", () => ctx.act(choice.id));
+  listen(node, "click", () => ctx.act(choice.id));
   return node;
 }
 
@@ -90,7 +90,7 @@ function trackView(v, ctx, by, used) {
         el("span", { class: "kv-cost" }, `${k + 1}`), el("span", { class: "kv-label" }, spotText(sp)),
         el("span", { class: "kv-dice" }, diceAt.get(T + k) || [])),
       by.get(`move_die:${T + k}`) || by.get(`spot:${T + k}`), ctx, used)));
-  return el("div", { class: "kv-row" }, track, stop);
+  return el("div", { class: "kv-row", id: "kv-track" }, track, stop);
 }
 
 // The sea map: places projected from their real longitude and latitude, routes, ships, buildings.
@@ -143,14 +143,11 @@ function mapView(v, ctx, by, used) {
       g.classList.add("legal");
       g.setAttribute("data-action", choice.id);
       g.querySelector("title").textContent = `${choice.label} — ${tip}`;
-      g.addEventListener("click", () => ctx.act(choice.id));
+      listen(g, "click", () => ctx.act(choice.id));
     }
     root.append(g);
   });
-  const pan = el("div", { class: "kv-pan", "data-pan": "" }, root);
-  requestAnimationFrame(() => { if (mapScroll) { pan.scrollLeft = mapScroll[0]; pan.scrollTop = mapScroll[1]; } });
-  pan.addEventListener("scroll", () => { mapScroll = [pan.scrollLeft, pan.scrollTop]; });
-  return pan;
+  return el("div", { class: "kv-pan", id: "kv-map", "data-pan": "" }, root);  // the page keeps its scroll
 }
 
 function warriors(war, pick) {
@@ -203,12 +200,12 @@ export function render(root, ctx) {
   const used = new Set();
   const track = trackView(v, ctx, by, used);
   const sea = mapView(v, ctx, by, used);
-  const players = el("div", { class: "kv-players" }, v.players.map((pl, p) => board(pl, p, v, ctx, by, used)));
+  const players = el("div", { class: "kv-players", id: "kv-players" }, v.players.map((pl, p) => board(pl, p, v, ctx, by, used)));
   const supply = supplyView(v, ctx, by, used);
   const me = ctx.seat !== null && ctx.seat !== undefined ? v.players[ctx.seat] : null;
   const mine = me && me.hand_text ? handView(me, ctx, by, used) : null;
   const rest = ctx.legal.filter((c) => !used.has(c.id));
-  const choices = rest.length ? el("div", { class: "kv-choices" },
+  const choices = rest.length ? el("div", { class: "kv-choices", id: "kv-choices" },
     el("b", {}, v.decision ? "Choose:" : "Your turn:"),
     rest.map((c) => el("button", { class: "kv-choice", "data-action": c.id, title: c.label, onclick: () => ctx.act(c.id) }, c.label))) : null;
   root.replaceChildren(el("div", { class: "kv-board" },
@@ -220,7 +217,7 @@ export function render(root, ctx) {
 // The face-up trade cards and the three upgrade-card stacks.
 function supplyView(v, ctx, by, used) {
   const TYPES = ["helmet", "beer", "ship"];
-  return el("div", { class: "kv-supply" },
+  return el("div", { class: "kv-supply", id: "kv-supply" },
     el("b", {}, "Trade cards:"),
     v.display.map((x) => clickable(el("span", { class: "kv-tcard", "data-trade-card": x, title: `trade card ${x + 1}` }, `trade card ${x + 1}`),
       by.get(`trade_card:${x}`), ctx, used)),
@@ -243,7 +240,7 @@ function handView(me, ctx, by, used) {
     return el("div", { class: "kv-card tile", "data-tile": x ?? i }, el("span", {}, t),
       x !== null ? act(x, "place_tile", "place") : null, x !== null ? act(x, "pick", "keep") : null);
   });
-  return el("div", { class: "kv-mine" },
+  return el("div", { class: "kv-mine", id: "kv-mine" },
     el("b", {}, "Your hand: "), cards.length ? cards : "—",
     el("b", {}, "Face down above your board: "), tiles);
 }

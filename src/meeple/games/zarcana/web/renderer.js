@@ -3,6 +3,7 @@
 // (spaces, pyramids and hand cards on the drawing, the rest as buttons beside it).
 // Follows the interface in src/meeple/web/renderer.js.
 import { h as el, svg } from "/static/common.js";
+import { listen } from "/static/patch.js";
 
 const OWNER = ["#d94f3d", "#2f7de1", "#2faa5e", "#9b51e0"];
 const TYPE = {
@@ -17,9 +18,9 @@ const SIZE = { small: 0.55, medium: 0.75, large: 0.95 };
 const ANGLE = { N: 0, E: 90, S: 180, W: 270 };
 const FACING = { N: "north", E: "east", S: "south", W: "west" };
 // Pan and zoom: the board keeps its natural size (84 px a space, big enough for a finger) inside
-// a box that scrolls (drag or swipe); the buttons zoom. Kept per tab, across redraws.
+// a box that scrolls (drag or swipe); the buttons zoom. The zoom is kept per tab; the box keeps
+// its scroll position across moves because the page patches it rather than replacing it.
 let zoom = 1;
-const keepScroll = { left: null, top: null };
 
 const name = (ctx, p) => (ctx.seats && ctx.seats[p] && ctx.seats[p].name) || `Seat ${p + 1}`;
 
@@ -166,41 +167,49 @@ export function render(root, ctx) {
   })) : el("p", { class: "zc-muted" }, ctx.seat === null ? "Watching: hands are hidden." : "");
   const buttons = legal.rest.length ? el("div", { class: "zc-buttons" }, legal.rest.map((c) =>
     el("button", { class: "zc-choice", "data-action": c.id, onclick: () => ctx.act(c.id) }, c.label))) : null;
-  const old = root.querySelector(".zc-pan");
-  if (old) { keepScroll.left = old.scrollLeft; keepScroll.top = old.scrollTop; }
-  const pan = el("div", { class: "zc-pan", "data-pan": "" }, board(v, ctx, legal));
+  const pan = el("div", { class: "zc-pan", id: "zc-pan", "data-pan": "" }, board(v, ctx, legal));
   dragToPan(pan);
-  const zoomBy = (f) => () => { zoom = Math.min(2, Math.max(0.4, zoom * f)); render(root, ctx); };
-  const zoomBar = el("div", { class: "zc-zoom" },
-    el("button", { onclick: zoomBy(1 / 1.25), title: "zoom out", "aria-label": "zoom out" }, "−"),
-    el("button", { onclick: zoomBy(1.25), title: "zoom in", "aria-label": "zoom in" }, "+"),
-    el("button", { onclick: () => { zoom = 1; render(root, ctx); }, title: "actual size" }, "1:1"),
+  const zoomTo = (f) => (e) => {  // resizes the drawn board in place: no redraw
+    zoom = f === 1 ? 1 : Math.min(2, Math.max(0.4, zoom * f));
+    const b = e.currentTarget.closest(".zc-table").querySelector(".zc-board");
+    if (!b) return;
+    const [, , w, h] = b.getAttribute("viewBox").split(" ").map(Number);
+    b.setAttribute("width", w * zoom);
+    b.setAttribute("height", h * zoom);
+  };
+  const zoomBar = el("div", { class: "zc-zoom", id: "zc-zoom" },
+    el("button", { onclick: zoomTo(1 / 1.25), title: "zoom out", "aria-label": "zoom out" }, "−"),
+    el("button", { onclick: zoomTo(1.25), title: "zoom in", "aria-label": "zoom in" }, "+"),
+    el("button", { onclick: zoomTo(1), title: "actual size" }, "1:1"),
     el("span", { class: "zc-muted" }, "drag to move the board; hover or long-press a card for its text"));
   root.replaceChildren(el("div", { class: "zc-table" },
     header, players, zoomBar, pan, buttons,
     el("div", { class: "zc-hand-box" }, el("h4", {}, "Your hand"), hand)));
 }
 
-// Mouse drag scrolls the board (touch screens scroll it natively).
+// Mouse drag scrolls the board (touch screens scroll it natively). The handlers act on
+// currentTarget: after a patch they sit on the live box, not on the drawing they came with.
+let start = null;
 function dragToPan(box) {
-  let start = null;
-  box.addEventListener("pointerdown", (e) => {
+  listen(box, "pointerdown", (e) => {
     if (e.pointerType !== "mouse") return;
-    start = { x: e.clientX, y: e.clientY, left: box.scrollLeft, top: box.scrollTop, moved: false };
+    const b = e.currentTarget;
+    start = { x: e.clientX, y: e.clientY, left: b.scrollLeft, top: b.scrollTop, moved: false };
   });
-  box.addEventListener("pointermove", (e) => {
+  listen(box, "pointermove", (e) => {
     if (!start) return;
     const dx = e.clientX - start.x, dy = e.clientY - start.y;
     if (Math.abs(dx) + Math.abs(dy) > 4) start.moved = true;
-    box.scrollLeft = start.left - dx;
-    box.scrollTop = start.top - dy;
+    e.currentTarget.scrollLeft = start.left - dx;
+    e.currentTarget.scrollTop = start.top - dy;
   });
-  box.addEventListener("click", (e) => { if (start && start.moved) { e.stopPropagation(); e.preventDefault(); } start = null; }, true);
-  box.addEventListener("pointerup", () => { if (start && !start.moved) start = null; });
-  box.addEventListener("pointerleave", () => { start = null; });
-  requestAnimationFrame(() => {
-    if (keepScroll.left !== null) { box.scrollLeft = keepScroll.left; box.scrollTop = keepScroll.top; }
-    else { box.scrollLeft = (box.scrollWidth - box.clientWidth) / 2; box.scrollTop = (box.scrollHeight - box.clientHeight) / 2; }
+  listen(box, "click", (e) => { if (start && start.moved) { e.stopPropagation(); e.preventDefault(); } start = null; }, true);
+  listen(box, "pointerup", () => { if (start && !start.moved) start = null; });
+  listen(box, "pointerleave", () => { start = null; });
+  requestAnimationFrame(() => {  // a board drawn for the first time opens on its middle
+    if (!box.isConnected) return;
+    box.scrollLeft = (box.scrollWidth - box.clientWidth) / 2;
+    box.scrollTop = (box.scrollHeight - box.clientHeight) / 2;
   });
 }
 
