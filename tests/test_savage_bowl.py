@@ -627,7 +627,9 @@ def test_hidden_discards_won_tricks_and_eliminated_hands():
                 for viewer in [None, *range(players)]:
                     shown = quoted_codes(s.view(viewer))
                     won = cards(sum(s.won_cards))
-                    assert not shown & won, f"won tricks visible to {viewer}"
+                    # ruling R8: the trick just taken stays face up until the next one's first card
+                    taken = {CODE[c] for c in s.last_trick[2]} if s.last_trick and not s.trick else set()
+                    assert not (shown & won) - taken, f"won tricks visible to {viewer}"
                     for q in range(players):
                         if q == viewer:
                             continue
@@ -639,6 +641,7 @@ def test_hidden_discards_won_tricks_and_eliminated_hands():
                         assert cards(s.discards[viewer]) <= shown  # your own discard you know
                         assert cards(s.hands[viewer]) <= shown
                     assert {CODE[c] for c in playing} <= shown  # the open trick is public
+                    assert taken <= shown
                 saw_discard |= any(s.discards)
                 s.apply(rng.choice(s.legal_actions()))
             assert saw_discard

@@ -140,6 +140,9 @@ class SavageBowlState(State):
         self.points = [0] * players
         self.results: list[dict[str, Any]] = []  # public, one entry per finished round
         self.last_champ: list[int] = []  # Runaway Champ holders of the last finished round
+        # The last finished trick (winner, order, cards, colours), only ever replaced: the
+        # views show it until the next trick's first card (ruling R8).
+        self.last_trick: tuple[Any, ...] = ()
         self.round = 0
         self.first_leader = 0  # ruling: seat 0 starts the game (seats are arbitrary)
         self._deal()  # sets to_move: the first leader
@@ -332,6 +335,7 @@ class SavageBowlState(State):
             self.cham &= ~(1 << winner)
             self.emit({"type": "eliminated", "player": winner})
         self.next_leader = winner
+        self.last_trick = (winner, self.order, self.trick, self.tcol)  # (the lists are not reused)
         self.trick = []
         self.tcol = []
         if first_half:
@@ -476,6 +480,7 @@ class SavageBowlState(State):
                 for i, c in enumerate(self.trick)
             ],
             "lead_colour": COLOURS[self.tcol[0]] if self.trick else None,  # never a Chameleon
+            "last_trick": None if self.trick else self._last_trick_view(),  # ruling R8
             "tricks_won": list(self.won),
             "eliminated": [bool(self.out >> p & 1) for p in range(n)],
             "chameleon_unused": [bool(self.cham >> p & 1) for p in range(n)],
@@ -502,6 +507,14 @@ class SavageBowlState(State):
             v["ranking"] = self.ranking()
         return v
 
+    def _last_trick_view(self) -> dict[str, Any] | None:
+        if not self.last_trick:
+            return None
+        winner, order, trick, tcol = self.last_trick
+        return {"winner": winner, "cards": [
+            {"player": order[i], **card_json(c), "as": COLOURS[tcol[i] & 7], "chameleon": tcol[i] >= CHAM_FLAG}
+            for i, c in enumerate(trick)]}
+
     def _copy(self) -> SavageBowlState:
         # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
         # place is copied, the rest shared: points, results, last_champ, champ, sheet,
@@ -521,6 +534,7 @@ class SavageBowlState(State):
         new.points = self.points
         new.results = self.results
         new.last_champ = self.last_champ
+        new.last_trick = self.last_trick
         new.round = self.round
         new.first_leader = self.first_leader
         new.hands = self.hands.copy()

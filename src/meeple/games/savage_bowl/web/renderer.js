@@ -99,11 +99,18 @@ export function render(root, ctx) {
     el("span", {}, `Target: exactly ${v.target}`),
     v.lead_colour ? el("span", {}, `Lead: ${colourOf(v.lead_colour).name}`) : null);
 
-  const trick = el("div", { class: "sb-trick" },
-    v.trick.length ? v.trick.map((t) => el("div", { class: "sb-played", "data-played": t.player },
-      card(t, { as: t.chameleon ? t.as : null }), el("span", {}, name(ctx, t.player))))
-      : el("div", { class: "sb-empty" }, v.over ? "Game over"
-        : v.phase === "discard" ? `${name(ctx, v.to_move)} got the Yellow Card and discards` : "No card played yet"));
+  // The trick being played; between tricks, the one just finished (until the next card).
+  const played = (t) => el("div", { class: "sb-played", "data-played": t.player },
+    card(t, { as: t.chameleon ? t.as : null }), el("span", {}, name(ctx, t.player)));
+  const last = v.last_trick;
+  const waiting = v.over ? "Game over"
+    : v.phase === "discard" ? `${name(ctx, v.to_move)} got the Yellow Card and discards` : "No card played yet";
+  const trick = v.trick.length ? el("div", { class: "sb-trick" }, v.trick.map(played))
+    : last ? el("div", { class: "sb-trick last", "data-last-trick": "" },
+      el("div", { class: "sb-last-title" }, `Last trick: ${name(ctx, last.winner)} took it`, v.phase === "discard" && !v.over ? ` · ${waiting}` : ""),
+      last.cards.map((t) => el("div", { class: `sb-played${t.player === last.winner ? " winner" : ""}`, "data-last": t.player },
+        card(t, { as: t.chameleon ? t.as : null }), el("span", {}, name(ctx, t.player)))))
+      : el("div", { class: "sb-trick" }, el("div", { class: "sb-empty" }, waiting));
 
   const myTurn = ctx.legal.length > 0;
   let hand = null;
@@ -151,6 +158,9 @@ export const css = `
 .sb-trick { display: flex; gap: 1rem; flex-wrap: wrap; justify-content: center; }
 .sb-played { display: grid; justify-items: center; gap: .25rem; color: #fff; font-size: .85rem; }
 .sb-empty { color: #e3efe8; font-style: italic; }
+.sb-trick.last .sb-last-title { flex-basis: 100%; text-align: center; color: #e3efe8; font-style: italic; }
+.sb-trick.last .sb-played { opacity: .8; }
+.sb-trick.last .sb-played.winner { opacity: 1; } .sb-trick.last .sb-played.winner .sb-card { box-shadow: 0 0 0 3px #ffd43b; }
 .sb-sheet h4 { margin: 0 0 .3rem; } .sb-slots { display: grid; grid-template-columns: repeat(5, auto); gap: .3rem; }
 .sb-slot { display: grid; justify-items: center; gap: .15rem; }
 .sb-slot .sb-card { transform: scale(.7); margin: -14px -10px; }

@@ -1,0 +1,103 @@
+"""What a player notices at the table, in Debian's chromium: the page is patched rather than
+redrawn (focus and log lines stay put), and the small breaks of wording and drawing stay fixed.
+Off unless MEEPLE_TEST_BROWSER=1 (the gate, server and browser helpers are test_browser's)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from test_browser import (  # noqa: F401
+    browser, create_in_lobby, new_page, server, wait_turn_or_end,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def move_by_script(page, selector="#choices button.choice"):
+    """Make a move by clicking a choice from a script (which moves no focus); wait until the
+    page has the next state and it is this seat's turn again or the game is over."""
+    before = page.evaluate("document.body.dataset.move")
+    page.evaluate(f"document.querySelector({selector!r}).click()")
+    page.wait_for_function(f"() => document.body.dataset.move !== '{before}'")
+    return wait_turn_or_end(page)
+
+
+def test_focus_and_log_lines_survive_a_move(browser, server):
+    """Keyboard focus stays on the element that had it, and the log's lines are the same nodes
+    after a move (new lines are appended, the old ones are not drawn again)."""
+    errors: list[str] = []
+    page = new_page(browser, errors)
+    create_in_lobby(page, server.url, "zarcana", 2, seats={1: "bot:random"})
+    assert wait_turn_or_end(page) == "running"
+    page.evaluate("""() => {
+      const z = document.querySelector('#board button[aria-label="zoom in"]');
+      z.__probe = 'zoom'; z.focus();
+      document.querySelector('#log li').__probe = 'first line';
+    }""")
+    lines = page.locator("#log li").count()
+    assert move_by_script(page) == "running"
+    assert page.evaluate("document.activeElement.__probe") == "zoom"
+    assert page.evaluate("document.querySelector('#log li').__probe") == "first line"
+    assert page.locator("#log li").count() > lines
+    # a choice taken from the keyboard: focus stays in the choices (or the board), not the body
+    page.focus("#choices button.choice")
+    before = page.evaluate("document.body.dataset.move")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => document.body.dataset.move !== '{before}'")
+    wait_turn_or_end(page)
+    assert page.evaluate("document.activeElement !== document.body && "
+                         "!!document.activeElement.closest('#choices, #board')")
+    assert not errors, errors
+
+
+def test_the_undo_bar_says_nothing_odd(browser, server):
+    """Karvi's undo bar: "Undo" alone (no "Undo null") after one step of a turn."""
+    errors: list[str] = []
+    page = new_page(browser, errors)
+    create_in_lobby(page, server.url, "karvi", 2, seats={1: "bot:random"})
+    rng = random.Random(2)
+    seen = 0
+    for _ in range(60):
+        if wait_turn_or_end(page) == "over":
+            break
+        text = page.locator("#undo").inner_text()
+        if text:
+            seen += 1
+            assert "null" not in text and "undefined" not in text, text
+        choices = page.locator("#choices button.choice")
+        before = page.evaluate("document.body.dataset.move")
+        choices.nth(rng.randrange(choices.count())).click()
+        page.wait_for_function(f"() => document.body.dataset.move !== '{before}' || "
+                               "!document.body.classList.contains('sending')")
+    assert seen
+    assert not errors, errors
+
+
+def test_savage_bowl_shows_the_trick_just_taken_until_the_next_starts(browser, server):
+    """Between tricks the table shows the trick just taken and who took it, not an empty felt."""
+    errors: list[str] = []
+    page = new_page(browser, errors)
+    create_in_lobby(page, server.url, "savage_bowl", 4, seats={i: "bot:random" for i in range(1, 4)})
+    rng = random.Random(4)
+    checked = 0
+    for _ in range(80):
+        if wait_turn_or_end(page) == "over" or checked >= 2:
+            break
+        empty = page.locator("#board .sb-trick:not(.last) .sb-played").count() == 0
+        first = page.evaluate("document.querySelectorAll('#log li').length") < 8
+        if empty and not first and page.locator("#board [data-player]").count():
+            board = page.locator("#board").inner_text()
+            assert "No card played yet" not in board
+            last = page.locator("#board [data-last-trick] .sb-played")
+            assert last.count() >= 3, board  # every player's card in it (one may sit out)
+            assert "took it" in page.locator("#board [data-last-trick]").inner_text()
+            checked += 1
+        cards = page.locator("#board [data-action]")
+        before = page.evaluate("document.body.dataset.move")
+        cards.nth(rng.randrange(cards.count())).click()
+        page.wait_for_function(f"() => document.body.dataset.move !== '{before}' || "
+                               "!document.body.classList.contains('sending')")
+    assert checked
+    assert not errors, errors
