@@ -101,3 +101,29 @@ def test_savage_bowl_shows_the_trick_just_taken_until_the_next_starts(browser, s
                                "!document.body.classList.contains('sending')")
     assert checked
     assert not errors, errors
+
+
+def test_scarvus_bids_are_on_the_ladder_only(browser, server):
+    """Scarvus' bids are offered once, on the bid ladder; the side panel does not repeat them."""
+    errors: list[str] = []
+    page = new_page(browser, errors)
+    create_in_lobby(page, server.url, "scarvus", 3, seats={1: "bot:random", 2: "bot:random"})
+    rng = random.Random(6)
+    for _ in range(60):
+        assert wait_turn_or_end(page) == "running"
+        ladder = page.locator("#board .sc-ladder [data-action]").count()
+        if ladder:
+            break
+        board = page.locator("#board [data-action]")
+        before = page.evaluate("document.body.dataset.move")
+        board.nth(rng.randrange(board.count())).click()
+        page.wait_for_function(f"() => document.body.dataset.move !== '{before}' || "
+                               "!document.body.classList.contains('sending')")
+    else:
+        raise AssertionError("no bid came up")
+    assert ladder > 10
+    panel = page.locator("#choices button.choice").all_inner_texts()
+    assert not [t for t in panel if t.startswith("bid ")], panel
+    assert f"Bids: {ladder} on the board" in page.locator("#choices").inner_text()
+    page.screenshot(path="/tmp/ui/scarvus-bids.png")
+    assert not errors, errors

@@ -103,12 +103,22 @@ export function logLine(ev, ctx) {
   return ev && typeof ev.text === "string" ? ev.text : generic.describeEvent(ev, ctx);
 }
 
-// The generic panel of labelled choices: works for every game.
+// The generic panel of labelled choices: works for every game. A drawing that lays out a whole
+// family of choices itself (Scarvus' bid ladder) marks that part with data-choices-here="what
+// they are"; those choices are not repeated here, only named.
 export function choicesPanel(root, ctx) {
   if (!ctx.legal.length) { patch(root); return; }
+  const here = new Set(), notes = [];
+  for (const part of document.querySelectorAll("#board [data-choices-here]")) {
+    const ids = [...part.querySelectorAll("[data-action]")].map((e) => e.getAttribute("data-action"));
+    ids.forEach((id) => here.add(id));
+    if (ids.length) notes.push(`${part.getAttribute("data-choices-here")}: ${ids.length} on the board`);
+  }
+  const listed = ctx.legal.filter((c) => !here.has(String(c.id)));
   patch(root,
     h("h3", {}, "Your choices"),
-    h("div.choice-buttons", {}, ctx.legal.map((c) =>
-      h("button.choice", { "data-choice": c.id, title: c.label, onclick: () => ctx.act(c.id) }, c.label))),
+    notes.map((n) => h("p.choice-note", {}, n)),
+    listed.length ? h("div.choice-buttons", {}, listed.map((c) =>
+      h("button.choice", { "data-choice": c.id, title: c.label, onclick: () => ctx.act(c.id) }, c.label))) : null,
   );
 }

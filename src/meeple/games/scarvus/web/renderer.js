@@ -54,7 +54,7 @@ function bidGrid(view, ctx) {
   if (!bids.length) return null;
   const numbers = [...new Set(bids.map((a) => a.json.bid))].sort((x, y) => x - y);
   const at = new Map(bids.map((a) => [`${a.json.bid}:${a.json.colour}`, a]));
-  return h("div.sc-bids", {},
+  return h("div.sc-bids", { "data-choices-here": "Bids" },  // the ladder is the one place for bids
     h("div.sc-bids-title", {}, "Bid: the players' cards of a colour add up to at least…"),
     h("div.sc-ladder", { role: "grid", "aria-label": "bid ladder" },
       h("table.sc-grid", {},
