@@ -127,3 +127,26 @@ def test_scarvus_bids_are_on_the_ladder_only(browser, server):
     assert f"Bids: {ladder} on the board" in page.locator("#choices").inner_text()
     page.screenshot(path="/tmp/ui/scarvus-bids.png")
     assert not errors, errors
+
+
+def test_zarcana_cards_on_the_board_are_named_and_previewed(browser, server):
+    """Zarcana's board shows each card's name (not "G2", "M9", "A★"), and pointing at a card
+    shows it large, with its text, beside the board."""
+    errors: list[str] = []
+    page = new_page(browser, errors)
+    create_in_lobby(page, server.url, "zarcana", 2, seats={1: "bot:random"})
+    assert wait_turn_or_end(page) == "running"
+    names = page.locator("#board [data-cell]").evaluate_all(
+        "els => els.filter(e => e.querySelector('text')).map(e => [...e.querySelectorAll('text')]"
+        ".map(t => t.textContent).join(' '))")
+    assert names
+    short = [n for n in names if any(len(w) == 2 and w[0] in "GMAB" and not w[1].isalpha() for w in n.split())]
+    assert not short, short
+    assert all(any(len(w) >= 4 for w in n.split()) for n in names), names
+    cell = page.locator("#board [data-card-here]").first
+    tip = cell.locator("title").first.text_content()
+    cell.hover()
+    preview = page.locator("#zc-preview")
+    assert tip.split(": ", 1)[1][:30] in preview.inner_text()
+    assert preview.bounding_box()["width"] > 180
+    assert not errors, errors

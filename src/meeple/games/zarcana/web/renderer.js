@@ -13,7 +13,7 @@ const TYPE = {
   build: { fill: "#fbf0d4", ink: "#7a5600", letter: "B", name: "Build" },
   special: { fill: "#ece3fb", ink: "#4d2a8f", letter: "", name: "Special" },
 };
-const CELL = 84;
+const CELL = 84;  // a space, in px at zoom 1: a finger's width with room for a card's name
 const SIZE = { small: 0.55, medium: 0.75, large: 0.95 };
 const ANGLE = { N: 0, E: 90, S: 180, W: 270 };
 const FACING = { N: "north", E: "east", S: "south", W: "west" };
@@ -37,7 +37,7 @@ function cardInfo(code) {
   return { type: "special", short: words.join(" "), value: null, title: words.join(" ") };
 }
 const clip = (text, n) => (text.length > n ? text.slice(0, n - 1) + "…" : text);
-// A Special card's name in at most two lines of about 12 characters.
+// A card's name in at most two lines of about 12 characters.
 function wrap(text) {
   const lines = [""];
   for (const w of text.split(" ")) {
@@ -72,6 +72,24 @@ function pyramid(p, cx, cy, r, action, ctx) {
   return g;
 }
 
+// The large preview beside the board: the card under the pointer (or last tapped), in full.
+function previewBox(card, stack) {
+  if (!card) return el("div", { class: "zc-preview empty", id: "zc-preview", "aria-live": "polite" }, "Point at a card on the board (or tap it) to read it here.");
+  const t = TYPE[cardInfo(stack[stack.length - 1]).type];
+  return el("div", { class: "zc-preview", id: "zc-preview", "aria-live": "polite", style: `--fill:${t.fill};--ink:${t.ink}` },
+    el("div", { class: "zc-preview-head" }, el("b", {}, card.name), el("span", { class: "zc-preview-value" }, String(card.value))),
+    el("p", {}, card.text),
+    stack.length > 1 ? el("p", { class: "zc-muted" }, `On top of ${stack.length - 1} more card${stack.length === 2 ? "" : "s"}.`) : null);
+}
+let previewAt = null;  // the space whose card the preview shows, kept across moves
+function preview(k, card, stack) {
+  return () => {
+    previewAt = k;
+    const box = document.getElementById("zc-preview");
+    if (box) box.replaceWith(previewBox(card, stack));
+  };
+}
+
 function board(v, ctx, legal) {
   const cards = new Map(v.board.map((b) => [`${b.x},${b.y}`, b.stack]));
   const tops = new Map(v.board.map((b) => [`${b.x},${b.y}`, b]));
@@ -102,13 +120,16 @@ function board(v, ctx, legal) {
         const top = tops.get(k);
         const info = cardInfo(stack[stack.length - 1]);
         const t = TYPE[info.type];
-        const g = svg("g", attrs,
+        // The card's full name (a Common card's without its number, which is in the corner),
+        // squeezed to the space's width when long; the whole card, large, on hover or tap.
+        const title = info.type === "special" ? top.name : top.name.replace(/ \d+$/, "");
+        const g = svg("g", { ...attrs, "data-card-here": k, onpointerenter: preview(k, top, stack), onpointerdown: preview(k, top, stack) },
           svg("rect", { x: px + 3, y: py + 3, width: CELL - 6, height: CELL - 6, rx: 7, fill: t.fill, stroke: t.ink, "stroke-width": 1.5 }),
-          info.type === "special"
-            ? wrap(top.name).map((line, i) => svg("text", { x: px + 8, y: py + 16 + i * 11, "font-size": 10, "font-weight": 700, fill: t.ink }, line))
-            : svg("text", { x: px + 8, y: py + 17, "font-size": 12, "font-weight": 700, fill: t.ink }, info.short),
-          svg("text", { x: px + CELL - 8, y: py + CELL - 8, "font-size": 13, "font-weight": 700, "text-anchor": "end", fill: t.ink }, String(top.value)),
-          stack.length > 1 ? svg("text", { x: px + CELL - 8, y: py + 17, "font-size": 10, "text-anchor": "end", fill: t.ink }, `×${stack.length}`) : null);
+          wrap(title).map((line, i) => svg("text", {
+            x: px + 7, y: py + 16 + i * 12, "font-size": 10.5, "font-weight": 700, fill: t.ink,
+            textLength: line.length > 11 ? CELL - 14 : null, lengthAdjust: "spacingAndGlyphs" }, line)),
+          svg("text", { x: px + CELL - 8, y: py + CELL - 8, "font-size": 17, "font-weight": 800, "text-anchor": "end", fill: t.ink }, String(top.value)),
+          stack.length > 1 ? svg("text", { x: px + 8, y: py + CELL - 9, "font-size": 10, fill: t.ink }, `×${stack.length}`) : null);
         g.append(svg("title", {}, `${top.name} (${top.value})${stack.length > 1 ? ` on ${stack.length - 1} more` : ""}: ${top.text}`));
         root.append(g);
       } else {
@@ -168,6 +189,7 @@ export function render(root, ctx) {
   const buttons = legal.rest.length ? el("div", { class: "zc-buttons" }, legal.rest.map((c) =>
     el("button", { class: "zc-choice", "data-action": c.id, onclick: () => ctx.act(c.id) }, c.label))) : null;
   const pan = el("div", { class: "zc-pan", id: "zc-pan", "data-pan": "" }, board(v, ctx, legal));
+  const shown = previewAt && v.board.find((b) => `${b.x},${b.y}` === previewAt);
   dragToPan(pan);
   const zoomTo = (f) => (e) => {  // resizes the drawn board in place: no redraw
     zoom = f === 1 ? 1 : Math.min(2, Math.max(0.4, zoom * f));
@@ -181,9 +203,9 @@ export function render(root, ctx) {
     el("button", { onclick: zoomTo(1 / 1.25), title: "zoom out", "aria-label": "zoom out" }, "−"),
     el("button", { onclick: zoomTo(1.25), title: "zoom in", "aria-label": "zoom in" }, "+"),
     el("button", { onclick: zoomTo(1), title: "actual size" }, "1:1"),
-    el("span", { class: "zc-muted" }, "drag to move the board; hover or long-press a card for its text"));
+    el("span", { class: "zc-muted" }, "drag to move the board; point at or tap a card to read it in full"));
   root.replaceChildren(el("div", { class: "zc-table" },
-    header, players, zoomBar, pan, buttons,
+    header, players, zoomBar, el("div", { class: "zc-board-row", id: "zc-board-row" }, pan, previewBox(shown, shown && shown.stack)), buttons,
     el("div", { class: "zc-hand-box" }, el("h4", {}, "Your hand"), hand)));
 }
 
@@ -218,6 +240,13 @@ export const css = `
 .zc-zoom { display: flex; gap: .3rem; align-items: center; flex-wrap: wrap; }
 .zc-zoom button { min-width: 40px; min-height: 40px; }
 .zc-board { display: block; }
+.zc-board-row { display: grid; grid-template-columns: minmax(0, max-content) minmax(12rem, 16rem); gap: .6rem; align-items: start; }
+.zc-preview { border: 2px solid var(--ink, #8a7f66); background: var(--fill, #fffdf8); color: var(--ink, #23211c); border-radius: 10px; padding: .6rem .7rem; font-size: .95rem; min-height: 8rem; }
+.zc-preview.empty { color: #7a7466; border-style: dashed; font-size: .85rem; }
+.zc-preview-head { display: flex; justify-content: space-between; gap: .5rem; font-size: 1.15rem; }
+.zc-preview-value { font-weight: 800; font-size: 1.6rem; line-height: 1; }
+.zc-preview p { margin: .4rem 0 0; }
+@media (max-width: 700px) { .zc-board-row { grid-template-columns: minmax(0, 1fr); } .zc-preview { min-height: 0; } }
 .zc-choice { min-height: 40px; }
 .zc-table { display: grid; gap: .6rem; }
 .zc-header { display: flex; gap: 1rem; flex-wrap: wrap; font-weight: 600; padding: .4rem .8rem; border-radius: 8px; background: #efe6cf; }
