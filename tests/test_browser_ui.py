@@ -5,6 +5,7 @@ Off unless MEEPLE_TEST_BROWSER=1 (the gate, server and browser helpers are test_
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -149,4 +150,42 @@ def test_zarcana_cards_on_the_board_are_named_and_previewed(browser, server):
     preview = page.locator("#zc-preview")
     assert tip.split(": ", 1)[1][:30] in preview.inner_text()
     assert preview.bounding_box()["width"] > 180
+    assert not errors, errors
+
+
+TRACK_ORDER = """() => {  // each action-track spot next to the one before it: beside it, or just below
+  const spots = [...document.querySelectorAll('#board .kv-track [data-spot]')]
+    .sort((a, b) => a.dataset.spot - b.dataset.spot).map(e => e.getBoundingClientRect());
+  const out = [];
+  for (let i = 1; i < spots.length; i++) {
+    const a = spots[i - 1], b = spots[i];
+    const beside = Math.abs(a.top - b.top) < 4 && Math.abs(Math.abs(a.left - b.left) - a.width) < a.width * 0.5;
+    const below = Math.abs(a.left - b.left) < 4 && b.top > a.top && b.top - a.bottom < a.height;
+    if (!beside && !below) out.push(`spot ${i} to ${i + 1}`);
+  }
+  return [spots.length, out];
+}"""
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_karvi_track_in_order_map_zoom_and_cards_that_say_what_they_do(browser, server, size):
+    """Karvi's action track reads in order at any width (each spot beside or below the one
+    before), the map has zoom buttons, and trade cards say what they do."""
+    errors: list[str] = []
+    page = new_page(browser, errors, size)
+    create_in_lobby(page, server.url, "karvi", 3, seats={1: "bot:random", 2: "bot:random"})
+    assert wait_turn_or_end(page) == "running"
+    count, jumps = page.evaluate(TRACK_ORDER)
+    assert count >= 15 and not jumps, jumps
+    chips = page.locator("#board [data-trade-card]").all_inner_texts()
+    assert chips and all(re.search("[a-z]{4,}", c) and "trade card" not in c for c in chips), chips
+    pan = page.locator("#board [data-pan]")
+    width = page.locator("#board .kv-sea").bounding_box()["width"]
+    page.get_by_role("button", name="whole map").click()
+    fitted = page.locator("#board .kv-sea").bounding_box()["width"]
+    assert fitted <= pan.bounding_box()["width"] + 1
+    page.get_by_role("button", name="zoom the map in").click()
+    assert page.locator("#board .kv-sea").bounding_box()["width"] > fitted
+    if size == "phone":
+        assert fitted < width
     assert not errors, errors

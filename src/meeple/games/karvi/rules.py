@@ -1895,6 +1895,9 @@ class KarviState(State):
             "discarded_specials": list(self.discarded_specials),
             "sites": {self.nodes[n]: list(v) for n, v in self.sites.items()},
             "display": list(self.display), "trade_deck": len(self.trade_deck),
+            # every face-up trade card in words (the display's and the players'), for the drawing
+            "trade_card_words": {str(x): Wd.trade_card_words(x) for x in
+                                 [*self.display, *(x for pl in self.p for x in pl.trade_cards)]},
             "upgrade_decks": [
                 [f"{C.UPGRADE_CARDS[c]['type']}{C.UPGRADE_CARDS[c]['level']}" for c in dk] for dk in self.decks
             ],

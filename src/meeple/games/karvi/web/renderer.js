@@ -20,6 +20,7 @@ const PLACE = {
   Waterford: [-9.6, 51.6], "Northern map": [-11.5, 63.8], "Vík í Mýrdal": [-19.0, 63.4],
 };
 const MAP_W = 760, MAP_H = 560;
+let mapZoom = null;  // the map's scale (null: its natural size, 1), kept across moves
 
 const name = (ctx, p) => (ctx.seats && ctx.seats[p] && ctx.seats[p].name) || `Player ${p + 1}`;
 
@@ -75,16 +76,33 @@ function clickable(node, choice, ctx, used) {
   return node;
 }
 
+// Where spot i lies on a track that snakes through rows of `cols` spots (left to right, then
+// right to left), and which way the track goes on from it: the order reads at any width.
+function snake(i, cols, last) {
+  const row = Math.floor(i / cols), k = i % cols, back = row % 2 === 1;
+  const next = i === last ? "end" : k === cols - 1 ? "down" : back ? "left" : "right";
+  return { row: row + 1, col: back ? cols - k : k + 1, next };
+}
+
 function trackView(v, ctx, by, used) {
   const diceAt = new Map();
   v.dice.forEach((d, i) => { if (!diceAt.has(d.pos)) diceAt.set(d.pos, []); diceAt.get(d.pos).push(die(d, i, ctx, by, used)); });
-  const track = el("div", { class: "kv-track", "aria-label": "action track" }, v.track.map((sp, i) => clickable(
-    el("div", { class: `kv-spot${sp.blocked ? " blocked" : ""}`, "data-spot": i, title: sp.blocked ? "blocked with 2 players" : `${spotText(sp)}; costs ${sp.cost} beer` },
-      el("span", { class: "kv-cost" }, `${sp.cost} beer`), el("span", { class: "kv-label" }, spotText(sp)),
+  const last = v.track.length - 1;
+  const track = el("ol", { class: "kv-track", "aria-label": "action track, in order" }, v.track.map((sp, i) => {
+    const wide = snake(i, 5, last), narrow = snake(i, 3, last);
+    return clickable(
+      el("li", {
+        class: `kv-spot${sp.blocked ? " blocked" : ""}`, "data-spot": i, "data-next5": wide.next, "data-next3": narrow.next,
+        style: `--r5:${wide.row};--c5:${wide.col};--r3:${narrow.row};--c3:${narrow.col}`,
+        title: sp.blocked ? "blocked with 2 players" : `spot ${i + 1}: ${spotText(sp)}; costs ${sp.cost} beer`,
+      },
+      el("span", { class: "kv-cost" }, el("span", { class: "kv-no" }, String(i + 1)), sp.cost ? ` ${sp.cost} beer` : " free"),
+      el("span", { class: "kv-label" }, spotText(sp)),
       el("span", { class: "kv-dice" }, diceAt.get(i) || [])),
-    by.get(`move_die:${i}`) || by.get(`spot:${i}`), ctx, used)));
+      by.get(`move_die:${i}`) || by.get(`spot:${i}`), ctx, used);
+  }));
   const T = v.track.length;
-  const stop = el("div", { class: "kv-stop", "aria-label": "stop area" }, el("b", {}, `Stop area (${v.stop_tiles_left} tiles left)`),
+  const stop = el("div", { class: "kv-stop", "aria-label": "stop area" }, el("b", {}, `Then the stop area (${v.stop_tiles_left} tiles left)`),
     v.stop_area.map((sp, k) => clickable(
       el("div", { class: "kv-spot stop", "data-spot": T + k, title: `stop area place ${k + 1}: ${spotText(sp)}` },
         el("span", { class: "kv-cost" }, `${k + 1}`), el("span", { class: "kv-label" }, spotText(sp)),
@@ -101,7 +119,8 @@ function mapView(v, ctx, by, used) {
   const sx = (MAP_W - 120) / (x1 - x0 || 1), sy = (MAP_H - 90) / (y1 - y0 || 1);
   const at = v.nodes.map((_, i) => [60 + (lon[i] - x0) * sx, 45 + (y1 - lat[i]) * sy]);
   const idx = new Map(v.nodes.map((n, i) => [n, i]));
-  const root = svg("svg", { viewBox: `0 0 ${MAP_W} ${MAP_H}`, width: MAP_W, height: MAP_H, class: "kv-sea", role: "img", "aria-label": "the sea map" });
+  const z = mapZoom ?? 1;
+  const root = svg("svg", { viewBox: `0 0 ${MAP_W} ${MAP_H}`, width: MAP_W * z, height: MAP_H * z, class: "kv-sea", role: "img", "aria-label": "the sea map" });
   root.append(svg("rect", { x: 0, y: 0, width: MAP_W, height: MAP_H, rx: 14, fill: "#bcdcf0" }));
   const routes = (v.map && v.map.routes) || [];
   for (const [a, b] of routes) {
@@ -147,7 +166,26 @@ function mapView(v, ctx, by, used) {
     }
     root.append(g);
   });
-  return el("div", { class: "kv-pan", id: "kv-map", "data-pan": "" }, root);  // the page keeps its scroll
+  const pan = el("div", { class: "kv-pan", id: "kv-map", "data-pan": "" }, root);  // the page keeps its scroll
+  return el("div", { class: "kv-map-box", id: "kv-map-box" }, zoomBar(), pan);
+}
+
+// Zoom buttons for the map (a phone shows a part of it at its natural size): they resize the
+// drawn map in place, no redraw; "whole map" fits it to the box's width.
+function zoomBar() {
+  const set = (f) => (e) => {
+    const box = e.currentTarget.closest(".kv-map-box");
+    const map = box.querySelector(".kv-sea");
+    const fit = box.querySelector(".kv-pan").clientWidth / MAP_W;
+    mapZoom = f === "fit" ? fit : Math.min(2, Math.max(Math.min(fit, 0.4), (mapZoom ?? 1) * f));
+    map.setAttribute("width", MAP_W * mapZoom);
+    map.setAttribute("height", MAP_H * mapZoom);
+  };
+  return el("div", { class: "kv-zoom" },
+    el("button", { type: "button", onclick: set(1 / 1.25), title: "zoom out", "aria-label": "zoom the map out" }, "−"),
+    el("button", { type: "button", onclick: set(1.25), title: "zoom in", "aria-label": "zoom the map in" }, "+"),
+    el("button", { type: "button", onclick: set("fit"), title: "the whole map" }, "whole map"),
+    el("span", { class: "kv-muted" }, "swipe or scroll to move the map"));
 }
 
 function warriors(war, pick) {
@@ -169,7 +207,8 @@ function board(pl, p, v, ctx, by, used) {
   const lane = (tiles, kind) => el("div", { class: "kv-lane", title: `${kind} track: spaces 1, 3 and 5 improve ${kind === "trade" ? "beer" : "provisions"}, 2 and 4 release buildings and more, 6 opens Francia` },
     el("span", { class: "kv-lane-name" }, kind), Array.from({ length: 6 }, (_, i) => {
       const t = tiles[i];
-      return el("span", { class: `kv-box${t !== undefined ? " full" : ""}`, title: t !== undefined ? pl.tile_words[String(t)] || "a tile" : `space ${i + 1}` }, t !== undefined ? "▣" : String(i + 1));
+      const words = t !== undefined ? pl.tile_words[String(t)] || "a tile" : null;
+      return el("span", { class: `kv-box${t !== undefined ? " full" : ""}`, title: words || `space ${i + 1}` }, words ? words.split(" ")[0] : String(i + 1));
     }));
   const slots = Object.entries(pl.slots).map(([slot, tiles]) => el("span", { class: `kv-slot${tiles.length ? " full" : ""}`, title: `${slot === "head" ? "figurehead" : slot} slot: ${tiles.length} tile${tiles.length === 1 ? "" : "s"}` }, slot === "head" ? "figurehead" : slot));
   const runes = pl.rune_spots.map((s, k) => {
@@ -189,8 +228,12 @@ function board(pl, p, v, ctx, by, used) {
       el("span", { class: "kv-good", title: "towers and trading posts in the supply, ready to build" }, `towers ${pl.towers.supply} · posts ${pl.posts.supply}`)),
     el("div", {}, `strength ${pl.strength} `, warriors(pl.warriors, pickWarrior)),
     lane(pl.trade_track, "trade"), lane(pl.raid_track, "raid"),
+    pl.trade_cards.length ? el("div", { class: "kv-small" }, "trade cards: ", pl.trade_cards.map((x) => tradeCard(v, x))) : null,
     el("div", { class: "kv-small" }, "ship: ", slots, " · runes: ", runes,
-      pl.beside.length ? el("span", { title: pl.beside.map((x) => pl.tile_words[String(x)]).join("\n") }, ` · ${pl.beside.length} tile${pl.beside.length === 1 ? "" : "s"} beside`) : null,
+      pl.beside.length ? [" · beside the board: ", ...pl.beside.map((x) => {
+        const words = pl.tile_words[String(x)] || "a tile";
+        return el("span", { class: "kv-tile", title: words }, words.replace(/ \(.*$/, ""));
+      })] : null,
       ` · at ${pl.ship}`));
 }
 
@@ -214,13 +257,20 @@ export function render(root, ctx) {
     choices, track, sea, supply, players, mine));
 }
 
+// A trade card as a chip that says what it does ("+3 provisions"); its number in the tooltip.
+function tradeCard(v, x) {
+  const words = (v.trade_card_words && v.trade_card_words[String(x)]) || `trade card ${x + 1}`;
+  const what = words.replace(/^trade card \d+ \((.*)\)$/, "$1");
+  return el("span", { class: "kv-tcard", "data-trade-card": x, title: words },
+    el("span", { class: "kv-tcard-no" }, `#${x + 1}`), ` ${what}`);
+}
+
 // The face-up trade cards and the three upgrade-card stacks.
 function supplyView(v, ctx, by, used) {
   const TYPES = ["helmet", "beer", "ship"];
   return el("div", { class: "kv-supply", id: "kv-supply" },
     el("b", {}, "Trade cards:"),
-    v.display.map((x) => clickable(el("span", { class: "kv-tcard", "data-trade-card": x, title: `trade card ${x + 1}` }, `trade card ${x + 1}`),
-      by.get(`trade_card:${x}`), ctx, used)),
+    v.display.map((x) => clickable(tradeCard(v, x), by.get(`trade_card:${x}`), ctx, used)),
     el("span", { class: "kv-muted" }, ` (${v.trade_deck} in the deck)`),
     el("b", {}, " Upgrade cards:"),
     TYPES.map((t, i) => clickable(el("span", { class: `kv-stack ${t}`, "data-stack": t, title: `${t} cards: ${v.upgrade_decks[i].length} left` },
@@ -250,7 +300,13 @@ export const css = `
 .kv-header { font-weight: 700; padding: .35rem .7rem; border-radius: 8px; background: #e7eef7; }
 .kv-row { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 1fr); gap: .6rem; }
 .kv-track, .kv-stop { display: grid; gap: .25rem; align-content: start; }
-.kv-track { grid-template-columns: repeat(5, minmax(0, 1fr)); }
+.kv-track { grid-template-columns: repeat(5, minmax(0, 1fr)); column-gap: .8rem; row-gap: .7rem; list-style: none; margin: 0; padding: 0; }
+.kv-track > .kv-spot { grid-row: var(--r5); grid-column: var(--c5); position: relative; }
+.kv-track > .kv-spot::after { position: absolute; color: #8a5a00; font-weight: 800; font-size: .9rem; pointer-events: none; }
+.kv-track > [data-next5=right]::after { content: "→"; right: -.75rem; top: 40%; }
+.kv-track > [data-next5=left]::after { content: "←"; left: -.75rem; top: 40%; }
+.kv-track > [data-next5=down]::after { content: "↓"; bottom: -.8rem; left: 45%; }
+.kv-no { display: inline-grid; place-items: center; min-width: 1.3rem; height: 1.3rem; border-radius: 50%; background: #8a5a00; color: #fff; font-size: .7rem; }
 .kv-spot { display: grid; gap: .1rem; padding: .3rem; border: 1px solid #cfd6df; border-radius: 7px; background: #fff; font-size: .8rem; min-height: 3.4rem; overflow-wrap: anywhere; }
 .kv-spot.blocked { background: repeating-linear-gradient(45deg, #eee, #eee 6px, #ddd 6px, #ddd 12px); opacity: .6; }
 .kv-spot.stop { background: #f6f1e6; min-height: 2.6rem; }
@@ -259,6 +315,11 @@ export const css = `
 .kv-die { display: inline-grid; place-items: center; min-width: 1.6rem; height: 1.4rem; padding: 0 .15rem; border-radius: 4px; background: var(--c); color: #fff; font-weight: 800; margin-right: .15rem; font-size: .75rem; }
 .kv-die.done { opacity: .55; }
 .kv-pan { max-width: 100%; max-height: 70vh; overflow: auto; border-radius: 14px; }
+.kv-map-box { display: grid; gap: .3rem; min-width: 0; }
+.kv-zoom { display: flex; gap: .3rem; align-items: center; flex-wrap: wrap; font-size: .8rem; }
+.kv-zoom button { min-width: 40px; min-height: 40px; }
+.kv-tcard-no { font-size: .7rem; color: #8a7350; }
+.kv-tile { display: inline-block; padding: 0 .3rem; margin-right: .15rem; border-radius: 4px; background: #f1ecdf; }
 .kv-sea { display: block; }
 .kv-place.legal { cursor: pointer; }
 .kv-sea text { pointer-events: none; }
@@ -273,7 +334,7 @@ export const css = `
 .kv-good.fur { background: #f3d9c4; } .kv-good.silver { background: #e3e7ec; } .kv-good.gold { background: #ffe8a3; }
 .kv-lane { display: flex; gap: .15rem; align-items: center; }
 .kv-lane-name { width: 2.8rem; color: #6b7280; font-size: .75rem; }
-.kv-box { width: 1.5rem; height: 1.5rem; display: inline-grid; place-items: center; border: 1px solid #c7cdd4; border-radius: 4px; font-size: .7rem; color: #9aa3ad; }
+.kv-box { min-width: 1.5rem; height: 1.5rem; padding: 0 .15rem; display: inline-grid; place-items: center; border: 1px solid #c7cdd4; border-radius: 4px; font-size: .7rem; color: #9aa3ad; }
 .kv-box.full { background: var(--c); color: #fff; border-color: var(--c); }
 .kv-slot, .kv-rune { display: inline-block; padding: 0 .3rem; margin-right: .15rem; border: 1px dashed #aab; border-radius: 4px; font-size: .75rem; }
 .kv-slot.full, .kv-rune.full { border-style: solid; background: #f1ecdf; }
@@ -294,6 +355,11 @@ export const css = `
 @media (max-width: 600px) {
   .kv-row { grid-template-columns: minmax(0, 1fr); }
   .kv-track { grid-template-columns: repeat(3, minmax(0, 1fr)); }
+  .kv-track > .kv-spot { grid-row: var(--r3); grid-column: var(--c3); }
+  .kv-track > [data-next5]::after { content: none; }
+  .kv-track > [data-next3=right]::after { content: "→"; right: -.75rem; top: 40%; left: auto; bottom: auto; }
+  .kv-track > [data-next3=left]::after { content: "←"; left: -.75rem; top: 40%; right: auto; bottom: auto; }
+  .kv-track > [data-next3=down]::after { content: "↓"; bottom: -.8rem; left: 45%; top: auto; right: auto; }
   .kv-stop { grid-template-columns: repeat(3, minmax(0, 1fr)); }
   .kv-stop > b { grid-column: 1 / -1; }
   .kv-spot { min-height: 44px; }
