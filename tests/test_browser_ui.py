@@ -9,9 +9,11 @@ import re
 
 import pytest
 
-from test_browser import (  # noqa: F401
-    browser, create_in_lobby, new_page, server, wait_turn_or_end,
-)
+import test_browser
+from test_browser import create_in_lobby, new_page, wait_turn_or_end
+
+browser = test_browser.browser  # test_browser's fixtures: one server and chromium for the module
+server = test_browser.server
 
 pytestmark = pytest.mark.browser
 
@@ -188,4 +190,41 @@ def test_karvi_track_in_order_map_zoom_and_cards_that_say_what_they_do(browser, 
     assert page.locator("#board .kv-sea").bounding_box()["width"] > fitted
     if size == "phone":
         assert fitted < width
+    assert not errors, errors
+
+
+RENDER = """async ([url, view]) => {  // a game's renderer on a view of our making, in a page of the site
+  const m = await import(url);
+  const root = document.createElement('div');
+  document.body.append(root);
+  m.render(root, { view, seat: 0, legal: [], seats: [{ seat: 0, name: 'Ann' }, { seat: 1, name: 'Bo' }],
+                   act() {}, over: false, ranking: null, scores: null, replay: false });
+  return root.innerText;
+}"""
+
+
+def _ones(game):
+    """A real view of ``game`` with its counts set to 1 where the drawing writes them."""
+    import meeple
+
+    view = meeple.make(game, players=2, seed=1).view(0)
+    if game == "zarcana":
+        view.update(hand_sizes=[1, 1], scores=[1, 1], declared_by=1, turns_left=1)
+    else:
+        view["stop_tiles_left"] = 1
+        view["players"][0]["points"] = 1
+        next(iter(view["stacks"].values()))["size"] = 1
+    return view
+
+
+@pytest.mark.parametrize("game", ["zarcana", "karvi"])
+def test_one_of_a_thing_is_singular(browser, server, game):
+    """"1 card", "1 point", "1 tile", "1 turn": never "1 cards"."""
+    errors: list[str] = []
+    page = new_page(browser, errors)
+    page.goto(server.url + "/")
+    text = page.evaluate(RENDER, [f"/games/{game}/web/renderer.js", _ones(game)])
+    assert text.strip()
+    wrong = re.findall(r"\b1 (?:cards|tiles|points|pts|turns|lives|games)\b", text)
+    assert not wrong, wrong
     assert not errors, errors

@@ -79,4 +79,7 @@ export function seatName(seats, n) {
   return s.name || (s.kind === "invited" ? "(invited)" : `Seat ${n + 1}`);
 }
 
+// "1 card", "2 cards"; `many` for a plural that is not word + "s".
+export function plural(n, one, many = `${one}s`) { return `${n} ${n === 1 ? one : many}`; }
+
 export function ordinal(n) { return n + (["th", "st", "nd", "rd"][(n % 100 > 10 && n % 100 < 14) ? 0 : n % 10] || "th"); }

@@ -1,5 +1,5 @@
 // A player's profile: ratings per game with a history chart, games played and won, recent games.
-import { api, h, ordinal } from "./common.js";
+import { api, h, ordinal, plural } from "./common.js";
 import { navbar, ratingText } from "./account.js";
 
 const $ = (id) => document.getElementById(id);
@@ -20,7 +20,7 @@ try {
   const p = await api(`/api/players/${encodeURIComponent(username)}`);
   document.title = `meeple — ${p.username}`;
   $("name").textContent = p.username;
-  $("summary").textContent = `${p.games_played} games played, ${p.games_won} won · since ${p.since.slice(0, 10)}`;
+  $("summary").textContent = `${plural(p.games_played, "game")} played, ${p.games_won} won · since ${p.since.slice(0, 10)}`;
   $("ratings").replaceChildren(...(p.ratings.length ? p.ratings.map((r) => h("div.rating-card", { "data-game": r.game },
     h("strong", {}, r.title), " ", h("span.rating", {}, ratingText(r)),
     h("span.muted", {}, ` · ${r.games} rated games, ${r.wins} won${r.provisional ? " · provisional" : ""}`),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from meeple.core.text import plural
+
 from . import components as C
 from . import words as Wd
 
@@ -37,7 +39,7 @@ def render_text(view: dict[str, Any]) -> str:
         mark = " X" if sp["blocked"] else ""
         here = " ".join(dice_at.get(i, []))
         lines.append(f"  {i:2} [{sp['cost']}] {_spot(sp)}{mark}" + (f"  <- {here}" if here else ""))
-    lines.append(f"Stop area ({view['stop_tiles_left']} tiles left):")
+    lines.append(f"Stop area ({plural(view['stop_tiles_left'], 'tile')} left):")
     t = len(view["track"])
     for k, sp in enumerate(view["stop_area"]):
         here = " ".join(dice_at.get(t + k, []))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from meeple.core.text import plural
+
 from .rules import CARD_ID, CARDS
 
 _ARROW = {"up": "o", "N": "^", "E": ">", "S": "v", "W": "<"}
@@ -78,5 +80,5 @@ def _header(view: dict[str, Any]) -> str:
         parts.append(f"P{view['to_move'] + 1} to move")
     parts.append(f"deck {view['deck_size']}, discards {len(view['discard'])}, reshuffles {view['reshuffles']}")
     if view["declared_by"] is not None:
-        parts.append(f"final round declared by P{view['declared_by'] + 1} ({view['turns_left']} turns left)")
+        parts.append(f"final round declared by P{view['declared_by'] + 1} ({plural(view['turns_left'], 'turn')} left)")
     return " · ".join(parts)

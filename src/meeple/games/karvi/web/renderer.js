@@ -4,7 +4,7 @@
 // track, ship moves on the map; every other choice is a labelled button on the board (the label
 // is the game's own words). Follows the interface in src/meeple/web/renderer.js.
 
-import { h as el, svg } from "/static/common.js";
+import { h as el, plural, svg } from "/static/common.js";
 import { listen } from "/static/patch.js";
 
 const COLOUR = ["#2f9e44", "#1c7ed6", "#f08c00", "#9c36b5"];
@@ -29,10 +29,10 @@ const ACTION = { beer: "beer", provisions: "provisions", income: "income", upgra
 function step(s) {
   const [op, a, b] = s;
   switch (op) {
-    case "points": return `+${a} points`;
+    case "points": return `+${plural(a, "point")}`;
     case "fur": case "silver": case "gold": return `${a} ${op}`;
     case "res": return `${a} fur/silver`;
-    case "provisions": return `+${a} provisions`;
+    case "provisions": return `+${plural(a, "provision")}`;
     case "beer": return `+${a ?? 1} beer`;
     case "warrior": return `warrior (${a})`;
     case "strength": return `+${a} strength`;
@@ -102,7 +102,7 @@ function trackView(v, ctx, by, used) {
       by.get(`move_die:${i}`) || by.get(`spot:${i}`), ctx, used);
   }));
   const T = v.track.length;
-  const stop = el("div", { class: "kv-stop", "aria-label": "stop area" }, el("b", {}, `Then the stop area (${v.stop_tiles_left} tiles left)`),
+  const stop = el("div", { class: "kv-stop", "aria-label": "stop area" }, el("b", {}, `Then the stop area (${plural(v.stop_tiles_left, "tile")} left)`),
     v.stop_area.map((sp, k) => clickable(
       el("div", { class: "kv-spot stop", "data-spot": T + k, title: `stop area place ${k + 1}: ${spotText(sp)}` },
         el("span", { class: "kv-cost" }, `${k + 1}`), el("span", { class: "kv-label" }, spotText(sp)),
@@ -138,7 +138,7 @@ function mapView(v, ctx, by, used) {
     const site = v.sites[n] || [];
     const special = v.special_stacks && v.special_stacks[n];
     const tip = [n, kind === "sea" ? "open sea" : kind === "map" ? "map spot (needs the map)" : kind === "start" ? "the start harbour" : "a place",
-      obstructed ? "in the yellow area: needs the map" : "", stack ? `${stack.size} tiles to scout` : "",
+      obstructed ? "in the yellow area: needs the map" : "", stack ? `${plural(stack.size, "tile")} to scout` : "",
       special ? `${special.size} special rune stones` : "", site.length ? `built by ${site.map((p) => name(ctx, p)).join(", ")}` : ""]
       .filter(Boolean).join(" · ");
     const g = svg("g", { class: `kv-place ${kind}`, "data-node": n },
@@ -218,7 +218,7 @@ function board(pl, p, v, ctx, by, used) {
   return el("div", {
     class: `kv-player${p === v.to_move ? " to-move" : ""}${p === ctx.seat ? " me" : ""}`, "data-player": p, style: `--c:${COLOUR[p]}`,
   },
-    el("div", {}, el("span", { class: "kv-who" }, SHAPE[p]), el("strong", {}, name(ctx, p)), ` · ${pl.points} points`,
+    el("div", {}, el("span", { class: "kv-who" }, SHAPE[p]), el("strong", {}, name(ctx, p)), ` · ${plural(pl.points, "point")}`,
       v.over ? el("span", { class: "kv-place" }, ` place ${ctx.ranking ? ctx.ranking[p] : ""}`) : null),
     el("div", { class: "kv-goods" },
       el("span", { class: "kv-good fur", title: "fur" }, `fur ${pl.fur}`), el("span", { class: "kv-good silver", title: "silver" }, `silver ${pl.silver}`),

@@ -1,7 +1,7 @@
 // Scarvus (Knizia's Icarus) in the browser: the colours still in play with their decks, discards
 // and your card; the bid marker; every player's feathers or Lives, revealed cards and Flight
 // cards; a bid grid and buttons for your legal choices. Interface: src/meeple/web/renderer.js.
-import { h, seatName } from "/static/common.js";
+import { h, plural, seatName } from "/static/common.js";
 
 const COLOUR = {
   red: "#d94f3d", orange: "#f08c1a", yellow: "#e8b923", green: "#2faa5e",
@@ -73,7 +73,7 @@ function players(view, ctx) {
   return h("div.sc-players", {}, Array.from({ length: view.players }, (_, p) => {
     const f = view.feathers[p];
     const status = view.lives
-      ? (view.alive[p] ? `${"♥".repeat(view.lives[p])} ${view.lives[p]} lives` : "out")
+      ? (view.alive[p] ? `${"♥".repeat(view.lives[p])} ${plural(view.lives[p], "life", "lives")}` : "out")
       : [...Array.from({ length: f.singed }, () => h("span.sc-feather.singed", { title: "singed feather" }, "−2")),
         ...Array.from({ length: f.burnt }, () => h("span.sc-feather.burnt", { title: "burnt feather" }, "−5")),
         ` score ${view.scores[p]}`];

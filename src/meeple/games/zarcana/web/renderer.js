@@ -2,7 +2,7 @@
 // and orientation, the wasteland around the cards, your hand, and every legal choice clickable
 // (spaces, pyramids and hand cards on the drawing, the rest as buttons beside it).
 // Follows the interface in src/meeple/web/renderer.js.
-import { h as el, svg } from "/static/common.js";
+import { h as el, plural, svg } from "/static/common.js";
 import { listen } from "/static/patch.js";
 
 const OWNER = ["#d94f3d", "#2f7de1", "#2faa5e", "#9b51e0"];
@@ -79,7 +79,7 @@ function previewBox(card, stack) {
   return el("div", { class: "zc-preview", id: "zc-preview", "aria-live": "polite", style: `--fill:${t.fill};--ink:${t.ink}` },
     el("div", { class: "zc-preview-head" }, el("b", {}, card.name), el("span", { class: "zc-preview-value" }, String(card.value))),
     el("p", {}, card.text),
-    stack.length > 1 ? el("p", { class: "zc-muted" }, `On top of ${stack.length - 1} more card${stack.length === 2 ? "" : "s"}.`) : null);
+    stack.length > 1 ? el("p", { class: "zc-muted" }, `On top of ${plural(stack.length - 1, "more card")}.`) : null);
 }
 let previewAt = null;  // the space whose card the preview shows, kept across moves
 function preview(k, card, stack) {
@@ -168,7 +168,7 @@ export function render(root, ctx) {
   const header = el("div", { class: "zc-header" },
     el("span", {}, `Turn ${v.turn + 1}`),
     el("span", {}, `Deck ${v.deck_size} · discards ${v.discard.length} · reshuffles ${v.reshuffles}`),
-    v.declared_by !== null ? el("span", { class: "zc-hot" }, `Final round declared by ${name(ctx, v.declared_by)} (${v.turns_left} turn${v.turns_left === 1 ? "" : "s"} left)`) : null,
+    v.declared_by !== null ? el("span", { class: "zc-hot" }, `Final round declared by ${name(ctx, v.declared_by)} (${plural(v.turns_left, "turn")} left)`) : null,
     v.playing ? el("span", {}, `Playing ${v.playing_name}`) : null,
     v.reorient_next ? el("span", {}, `Reorienting ${v.reorient_next}`) : null);
   const players = el("div", { class: "zc-players" }, v.scores.map((s, p) => el("div", {
@@ -176,7 +176,7 @@ export function render(root, ctx) {
   },
     el("span", { class: "zc-token", style: `background:${OWNER[p % 4]}` }, String(p + 1)),
     el("strong", {}, name(ctx, p)),
-    el("span", { class: "zc-muted" }, `${s} pts · ${v.hand_sizes[p]} cards · stash ${v.stash[p].join("/")}`),
+    el("span", { class: "zc-muted" }, `${plural(s, "point")} · ${plural(v.hand_sizes[p], "card")} · stash ${v.stash[p].join("/")}`),
     v.over ? el("span", { class: "zc-place" }, `place ${v.ranking[p]}`) : null)));
   const hand = v.hand_cards ? el("div", { class: "zc-hand", "aria-label": "your hand" }, v.hand_cards.map((c) => {
     const info = cardInfo(c.code);
