@@ -228,3 +228,27 @@ def test_one_of_a_thing_is_singular(browser, server, game):
     wrong = re.findall(r"\b1 (?:cards|tiles|points|pts|turns|lives|games)\b", text)
     assert not wrong, wrong
     assert not errors, errors
+
+
+def test_no_console_error_while_logged_out(browser, server):
+    """A guest's pages ask who is logged in without an error in the console (/api/me still
+    answers 401 to a guest, for the callers that rely on it)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    page = new_page(browser, [])
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    create_in_lobby(page, server.url, "trickarus", 3, seats={1: "bot:random", 2: "bot:random"})
+    wait_turn_or_end(page)
+    for path in ("/", "/leaderboard/trickarus", "/my", "/play"):
+        page.goto(server.url + path)
+        page.wait_for_selector("#nav-login")
+    assert not problems, problems
+    with urllib.request.urlopen(server.url + "/api/session") as r:
+        assert r.status == 200 and json.load(r) == {"user": None}
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(server.url + "/api/me")
+    assert e.value.code == 401

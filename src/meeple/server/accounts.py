@@ -294,6 +294,13 @@ def router(accounts: Accounts, limits: RateLimits, secure: bool, on_claim: Any,
     async def me(request: Request) -> dict[str, Any]:
         return await me_json(await current(request))
 
+    @api.get("/api/session")
+    async def session(request: Request) -> dict[str, Any]:
+        """Who is logged in, if anyone: what every page asks first, so a guest is not an error
+        (a 401 in the browser's console on each page)."""
+        user = await asyncio.to_thread(accounts.session_user, session_token(request))
+        return {"user": await me_json(user) if user is not None else None}
+
     @api.post("/api/password")
     async def change_password(body: PasswordChange, request: Request) -> dict[str, Any]:
         user = await current(request)

@@ -4,8 +4,8 @@ import { api, h } from "./common.js";
 let meCache;
 export async function whoami() {
   if (meCache === undefined) {
-    const res = await fetch("/api/me");
-    meCache = res.ok ? await res.json() : null;
+    const res = await fetch("/api/session");  // 200 for a guest too (/api/me answers 401)
+    meCache = res.ok ? (await res.json()).user : null;
   }
   return meCache;
 }

@@ -25,5 +25,7 @@ async function refresh() {
       h("a.button", { href: `/table/${t.id}` }, "Open"))) : [h("p.muted", {}, "no tables; try Play now")]));
   } catch (e) { $("error").textContent = e.message; }
 }
-await refresh();
-setInterval(refresh, 10000);
+if (me) {  // a guest is on the way to the log-in page: no call that would answer 401
+  await refresh();
+  setInterval(refresh, 10000);
+}
