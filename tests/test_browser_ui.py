@@ -252,3 +252,36 @@ def test_no_console_error_while_logged_out(browser, server):
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(server.url + "/api/me")
     assert e.value.code == 401
+
+
+LOG_NUMBERS = """() => {  // lines 1..1200 of the log, new ones marked: is each number inside the log box?
+  const log = document.getElementById('log');
+  const probe = document.createElement('span');
+  probe.style.font = getComputedStyle(log).font;
+  probe.style.position = 'absolute';
+  document.body.append(probe);
+  log.replaceChildren(...Array.from({ length: 1200 }, (_, i) => {
+    const li = document.createElement('li');
+    li.textContent = `line ${i + 1}`;
+    if (i > 90) li.className = 'new';
+    return li;
+  }));
+  const box = log.getBoundingClientRect().left + log.clientLeft;
+  const out = [];
+  for (const n of [9, 99, 100, 999, 1000]) {
+    const li = log.children[n];
+    probe.textContent = `${n + 1}. `;
+    const room = li.getBoundingClientRect().left + parseFloat(getComputedStyle(li).borderLeftWidth) - box;
+    if (probe.getBoundingClientRect().width > room) out.push(`line ${n + 1}: ${Math.round(probe.getBoundingClientRect().width)}px in ${Math.round(room)}px`);
+  }
+  probe.remove();
+  return out;
+}"""
+
+
+def test_log_line_numbers_are_not_clipped(browser, server):
+    """Line numbers of three and four digits fit beside the log's lines, new ones too."""
+    page = new_page(browser, [])
+    create_in_lobby(page, server.url, "trickarus", 3, seats={1: "bot:random", 2: "bot:random"})
+    wait_turn_or_end(page)
+    assert page.evaluate(LOG_NUMBERS) == []
