@@ -285,3 +285,18 @@ def test_log_line_numbers_are_not_clipped(browser, server):
     create_in_lobby(page, server.url, "trickarus", 3, seats={1: "bot:random", 2: "bot:random"})
     wait_turn_or_end(page)
     assert page.evaluate(LOG_NUMBERS) == []
+
+
+def test_lobby_options_are_in_players_words(browser, server):
+    """Every game's options in the lobby read as players' words: a title, what it does, and values
+    such as "yes", "by number" or "standard"; no "null", "ruling R..", or snake_case."""
+    page = new_page(browser, [])
+    page.goto(server.url + "/")
+    for card in page.locator("[data-game]").all():
+        card.locator("summary").click()
+    fields = page.locator("label.field:has([data-option])")
+    assert fields.count() >= 15
+    text = "\n".join(fields.all_inner_texts())
+    for bad in ("null", "ruling", "calibrated", "true", "false", "_"):
+        assert bad not in text.lower(), (bad, text)
+    assert "Track length" in text and "standard" in text and "by number" in text

@@ -10,12 +10,15 @@ nameInput.addEventListener("change", () => setMyName(nameInput.value.trim()));
 
 let games = [];
 
+// An option in players' words: its description reads "Title: what it does"; values read as
+// words ("yes", "by number", "standard" for the game's own default of null).
+const valueWords = (c) => (c === null ? "standard" : c === true ? "yes" : c === false ? "no" : String(c).replace(/_/g, " "));
 function optionField(opt) {
   const sel = h("select", { name: `opt-${opt.name}`, "data-option": opt.name },
-    opt.choices.map((c, i) => h("option", { value: i, selected: JSON.stringify(c) === JSON.stringify(opt.default) },
-      c === null ? "default" : String(c))));
-  return h("label.field", { title: opt.description }, opt.name.replace(/_/g, " "), sel,
-    h("small.muted", {}, opt.description));
+    opt.choices.map((c, i) => h("option", { value: i, selected: JSON.stringify(c) === JSON.stringify(opt.default) }, valueWords(c))));
+  const [title, ...rest] = opt.description.split(": ");
+  return h("label.field", { title: opt.name }, rest.length ? title : opt.name.replace(/_/g, " "), sel,
+    h("small.muted", {}, rest.length ? rest.join(": ") : opt.description));
 }
 
 // meeple.bots.DEFAULT_LEVEL: the level a new table seats unless the host picks another.

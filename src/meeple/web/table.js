@@ -330,7 +330,7 @@ async function drawRules() {
   const opts = (game.options || []).map((o) => {
     const v = info && info.options && o.name in info.options ? info.options[o.name] : o.default;
     const [title, ...rest] = o.description.split(": ");
-    return h("li", {}, h("b", {}, `${title}: `), v === null ? "off" : v === true ? "on" : v === false ? "off" : String(v),
+    return h("li", {}, h("b", {}, `${title}: `), v === null ? "standard" : v === true ? "on" : v === false ? "off" : String(v).replace(/_/g, " "),
       rest.length ? h("span.muted", {}, ` — ${rest.join(": ")}`) : null);
   });
   body.replaceChildren(...[

@@ -21,18 +21,22 @@ _INFO = dict(
         Option("draft_start", False, (False, True), "Draft start cards: choose start cards in turn"),
         Option("variety", False, (False, True), "More action variety: action boards and stop tiles on their B sides"),
         Option("chaos", False, (False, True), "Chaos variant: swap same-size action boards, random sides"),
-        Option("draw_two", False, (False, True), "Whenever you get an upgrade card, draw 2 and keep 1"),
+        Option("draw_two", False, (False, True), "Draw two: whenever you get an upgrade card, draw 2 and keep 1"),
         Option("less_luck", False, (False, True), "Less luck: draft the upgrade tiles and rune stones"),
         # Readings players could reasonably disagree on (docs/games/karvi.md, rulings); the
         # defaults are the closest reading of the rulebook's words.
         Option("zero_move_any", False, (False, True),
-               "Any ship may 'move 0 spots' to use its location again (rulebook: a displaced ship)"),
+               "Stay to use a place again: any ship may sail 0 spaces to use its place again "
+               "(the rulebook says so of a displaced ship)"),
         Option("locked_spots_open", False, (False, True),
-               "A die may take a locked action spot before the improvement (it then does nothing)"),
+               "Locked spots open: a die may go to a locked action spot before it is unlocked "
+               "(it then does nothing)"),
         Option("trade_track_first", False, (False, True),
-               "A trade tile goes on the track before its bonus (as the example tells it)"),
+               "Trade tile first: a trade tile goes on the track before its bonus is taken (as "
+               "the rulebook's example tells it)"),
         Option("card_move_equal_pays", False, (False, True),
-               "Ship-card moves pay to displace an equally strong ship (card text: only a stronger one)"),
+               "Displacing an equal ship: moves from ship cards pay to displace an equally "
+               "strong ship too (the card text says only a stronger one)"),
     ),
     num_actions=NUM_ACTIONS,
     state_factory=KarviState,

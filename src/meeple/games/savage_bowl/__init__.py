@@ -41,12 +41,12 @@ GAME = GameInfo(
                "Chameleon cards: one per player per round, played with a card to copy the colour "
                "of the last card played (the rulebook leaves them out of a first game)"),
         Option("offcolour", "equal", ("by_number", "equal"),
-               "first half: how cards neither trump nor of the led colour rank for 'second "
-               "strongest': all alike, then by play order (ruling R1, the rulebook compares "
-               "numbers only within a colour), or by number across colours"),
+               "Other colours in the first half: when finding the second strongest card, cards "
+               "that are neither trump nor the led colour are all equal (the one played first "
+               "ranks higher), or rank by their numbers"),
         Option("ties", "first_played", ("first_played", "last_played"),
-               "equal strength (a Chameleon copy, or off-colour cards): the card played first "
-               "is stronger, or the card played last"),
+               "Ties: of two equally strong cards (a Chameleon copy, or other colours), the one "
+               "played first is stronger, or the one played last"),
     ),
     num_actions=NUM_ACTIONS,
     state_factory=SavageBowlState,

@@ -43,8 +43,9 @@ GAME = GameInfo(
                "Talons Challenge: after an acceptance every other player in turn may challenge; "
                "an unsafe bid gives that challenger a Flight card"),
         Option("lives", None, (None, *range(1, MAX_LIVES + 1)),
-               "Fight in the Skies: null = feathers as penalties; a number = Lives per player, "
-               "the last flyer wins (3 recommended; more only with 5 or fewer players)"),
+               "Fight in the Skies: each player has this many Lives instead of collecting "
+               "feathers, and the last one flying wins (3 recommended; more only with 5 or fewer "
+               "players); standard is the usual game with feathers"),
     ),
     num_actions=NUM_ACTIONS,
     state_factory=ScarvusState,

@@ -17,14 +17,15 @@ GAME = GameInfo(
     player_counts=(2, 3, 4, 5),
     options=(
         Option("mode", "competitive", ("competitive", "cooperative"),
-               "competitive (2-5 players) or co-operative (3-5: land everyone within the round limit)"),
+               "Mode: competitive (2-5 players), or co-operative (3-5 players: land everyone within the round limit)"),
         Option("lightning_variant", False, (False, True),
                "Lightning Card Variant: Lightning beats non-trump cards (its winner still moves down)"),
         Option("coop_landed", "came_back", ("came_back", "on_ground"),
-               "co-op scoring (ruling R5): a player counts as landed once back on the ground "
-               "after leaving it, or whenever on the ground (even if they never left it)"),
+               "Who has landed (co-operative): a player who came back to the ground after leaving "
+               "it, or anyone on the ground, even if they never left it"),
         Option("track", None, (None, *range(2, 31)),
-               "score-track spaces below the sun; null = calibrated default per player count"),
+               "Track length: the spaces below the sun; standard is the length that suits the "
+               "number of players"),
     ),
     num_actions=NUM_CARDS,
     state_factory=TrickarusState,

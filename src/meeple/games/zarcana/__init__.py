@@ -26,15 +26,16 @@ GAME = GameInfo(
     player_counts=(2, 3, 4),
     options=(
         Option("tiebreak", False, (False, True),
-               "optional rule: of tied players, whoever solely occupies the highest-ranked card wins"),
+               "Tie-break: of tied players, whoever alone occupies the highest-ranked card wins"),
         Option("tiebreak_depth", "highest", ("highest", "all"),
-               "with the tie-break: only the highest solely occupied card decides (equal ones stay "
-               "tied), or 'all': then the next highest, and so on (ruling R15)"),
+               "Tie-break depth: only the highest card a player occupies alone decides (equal "
+               "ones stay tied), or all of them: then the next highest, and so on"),
         Option("unreducible", "destroyed", ("destroyed", "unharmed"),
-               "a pyramid an Attack would reduce when its owner has no smaller one in the stash"),
+               "Attacked smallest pyramid: when an Attack would reduce a pyramid and its owner "
+               "has no smaller one left, it is destroyed, or unharmed"),
         Option("harvest_own", False, (False, True),
-               "Harvest by a standing pyramid may take the card it stands on (ruling R21: by "
-               "default only Destroy Occupied Territory removes its user's own card)"),
+               "Harvest your own card: a standing pyramid's Harvest may take the card it stands "
+               "on (otherwise only Destroy Occupied Territory removes your own card)"),
     ),
     num_actions=NUM_ACTIONS,
     state_factory=ZarcanaState,
