@@ -10,10 +10,18 @@ import re
 import pytest
 
 import test_browser
-from test_browser import create_in_lobby, new_page, wait_turn_or_end
+from test_browser import click_a_choice, create_in_lobby, new_page, wait_turn_or_end
 
 browser = test_browser.browser  # test_browser's fixtures: one server and chromium for the module
 server = test_browser.server
+
+
+def at_table(browser, server, game, players, size="desktop"):
+    """A page seated at a new table of ``game``, the other seats random bots; its error list."""
+    errors: list[str] = []
+    page = new_page(browser, errors, size)
+    create_in_lobby(page, server.url, game, players, seats={i: "bot:random" for i in range(1, players)})
+    return page, errors
 
 pytestmark = pytest.mark.browser
 
@@ -30,9 +38,7 @@ def move_by_script(page, selector="#choices button.choice"):
 def test_focus_and_log_lines_survive_a_move(browser, server):
     """Keyboard focus stays on the element that had it, and the log's lines are the same nodes
     after a move (new lines are appended, the old ones are not drawn again)."""
-    errors: list[str] = []
-    page = new_page(browser, errors)
-    create_in_lobby(page, server.url, "zarcana", 2, seats={1: "bot:random"})
+    page, errors = at_table(browser, server, "zarcana", 2)
     assert wait_turn_or_end(page) == "running"
     page.evaluate("""() => {
       const z = document.querySelector('#board button[aria-label="zoom in"]');
@@ -57,9 +63,7 @@ def test_focus_and_log_lines_survive_a_move(browser, server):
 
 def test_the_undo_bar_says_nothing_odd(browser, server):
     """Karvi's undo bar: "Undo" alone (no "Undo null") after one step of a turn."""
-    errors: list[str] = []
-    page = new_page(browser, errors)
-    create_in_lobby(page, server.url, "karvi", 2, seats={1: "bot:random"})
+    page, errors = at_table(browser, server, "karvi", 2)
     rng = random.Random(2)
     seen = 0
     for _ in range(60):
@@ -69,20 +73,14 @@ def test_the_undo_bar_says_nothing_odd(browser, server):
         if text:
             seen += 1
             assert "null" not in text and "undefined" not in text, text
-        choices = page.locator("#choices button.choice")
-        before = page.evaluate("document.body.dataset.move")
-        choices.nth(rng.randrange(choices.count())).click()
-        page.wait_for_function(f"() => document.body.dataset.move !== '{before}' || "
-                               "!document.body.classList.contains('sending')")
+        click_a_choice(page, rng)  # on the drawing when it offers one
     assert seen
     assert not errors, errors
 
 
 def test_savage_bowl_shows_the_trick_just_taken_until_the_next_starts(browser, server):
     """Between tricks the table shows the trick just taken and who took it, not an empty felt."""
-    errors: list[str] = []
-    page = new_page(browser, errors)
-    create_in_lobby(page, server.url, "savage_bowl", 4, seats={i: "bot:random" for i in range(1, 4)})
+    page, errors = at_table(browser, server, "savage_bowl", 4)
     rng = random.Random(4)
     checked = 0
     for _ in range(80):
@@ -97,31 +95,21 @@ def test_savage_bowl_shows_the_trick_just_taken_until_the_next_starts(browser, s
             assert last.count() >= 3, board  # every player's card in it (one may sit out)
             assert "took it" in page.locator("#board [data-last-trick]").inner_text()
             checked += 1
-        cards = page.locator("#board [data-action]")
-        before = page.evaluate("document.body.dataset.move")
-        cards.nth(rng.randrange(cards.count())).click()
-        page.wait_for_function(f"() => document.body.dataset.move !== '{before}' || "
-                               "!document.body.classList.contains('sending')")
+        click_a_choice(page, rng)  # on the drawing when it offers one
     assert checked
     assert not errors, errors
 
 
 def test_scarvus_bids_are_on_the_ladder_only(browser, server):
     """Scarvus' bids are offered once, on the bid ladder; the side panel does not repeat them."""
-    errors: list[str] = []
-    page = new_page(browser, errors)
-    create_in_lobby(page, server.url, "scarvus", 3, seats={1: "bot:random", 2: "bot:random"})
+    page, errors = at_table(browser, server, "scarvus", 3)
     rng = random.Random(6)
     for _ in range(60):
         assert wait_turn_or_end(page) == "running"
         ladder = page.locator("#board .sc-ladder [data-action]").count()
         if ladder:
             break
-        board = page.locator("#board [data-action]")
-        before = page.evaluate("document.body.dataset.move")
-        board.nth(rng.randrange(board.count())).click()
-        page.wait_for_function(f"() => document.body.dataset.move !== '{before}' || "
-                               "!document.body.classList.contains('sending')")
+        click_a_choice(page, rng)  # on the drawing when it offers one
     else:
         raise AssertionError("no bid came up")
     assert ladder > 10
@@ -135,9 +123,7 @@ def test_scarvus_bids_are_on_the_ladder_only(browser, server):
 def test_zarcana_cards_on_the_board_are_named_and_previewed(browser, server):
     """Zarcana's board shows each card's name (not "G2", "M9", "A★"), and pointing at a card
     shows it large, with its text, beside the board."""
-    errors: list[str] = []
-    page = new_page(browser, errors)
-    create_in_lobby(page, server.url, "zarcana", 2, seats={1: "bot:random"})
+    page, errors = at_table(browser, server, "zarcana", 2)
     assert wait_turn_or_end(page) == "running"
     names = page.locator("#board [data-cell]").evaluate_all(
         "els => els.filter(e => e.querySelector('text')).map(e => [...e.querySelectorAll('text')]"
@@ -173,9 +159,7 @@ TRACK_ORDER = """() => {  // each action-track spot next to the one before it: b
 def test_karvi_track_in_order_map_zoom_and_cards_that_say_what_they_do(browser, server, size):
     """Karvi's action track reads in order at any width (each spot beside or below the one
     before), the map has zoom buttons, and trade cards say what they do."""
-    errors: list[str] = []
-    page = new_page(browser, errors, size)
-    create_in_lobby(page, server.url, "karvi", 3, seats={1: "bot:random", 2: "bot:random"})
+    page, errors = at_table(browser, server, "karvi", 3, size)
     assert wait_turn_or_end(page) == "running"
     count, jumps = page.evaluate(TRACK_ORDER)
     assert count >= 15 and not jumps, jumps
