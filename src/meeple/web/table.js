@@ -420,9 +420,12 @@ function keepFocus(drawAll) {
   const had = document.activeElement;
   const part = had && PARTS.find((id) => $(id).contains(had));
   drawAll();
-  if (part && !had.isConnected) {
-    $(part).setAttribute("tabindex", "-1");
-    $(part).focus({ preventScroll: true });
+  if (part && !had.isConnected) {  // (an emptied part is hidden: then the board)
+    for (const id of [part, "board"]) {
+      $(id).setAttribute("tabindex", "-1");
+      $(id).focus({ preventScroll: true });
+      if (document.activeElement === $(id)) break;
+    }
   }
 }
 
