@@ -8,8 +8,6 @@ import json
 
 import pytest
 
-import meeple
-
 np = pytest.importorskip("numpy")
 pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
