@@ -1,0 +1,320 @@
+"""Train Trickarus' ``learned`` level: OpenSpiel's PPO through meeple's OpenSpiel adapter.
+
+    pip install torch==2.13.0     # a CPU build first (see docs/learned.md), then
+    pip install -e '.[train]'     # meeple[interop] + PyTorch + matplotlib
+    nice -n 10 python examples/train.py     # 27 minutes on 2 cores: the shipped weights
+    python examples/train.py --episodes 20000 --out /tmp/learned.npz --plot /tmp/curve.png
+
+The game is ``meeple_trickarus`` (2 players) from `meeple.interop.openspiel`, stepped by OpenSpiel's
+own `rl_environment.Environment` (chance nodes, rewards, legal actions), 16 at a time in its
+`SyncVectorEnv`; the learner is OpenSpiel's PyTorch `PPO` (legal-action masking, GAE), with one
+ReLU hidden layer instead of its default tanh ones. One thing is changed in OpenSpiel's loop: the
+environment's ``info_state`` is the learned bot's own encoding (`meeple.games.trickarus.learned.
+features` of the player's view) instead of the adapter's generic tensor, because the weights must
+stay bound to an encoding that ships with them and computes without numpy.
+
+The opponent, drawn per game from ``--opponents`` (meeple's levels: ``random``, ``medium``, ...;
+``self`` is the learner's recent greedy policy), moves inside the environment, so every time step
+is the learner's; the learner alternates seats (seat 0 leads the first trick). Every
+``--eval-every`` games the greedy policy is exported and played **by the bot's own
+standard-library code** (`LearnedBot`) against ``random`` and ``medium`` on fixed deals, both
+seats: the learning curve (``--plot``). The best evaluation point is what ``--out`` keeps.
+docs/learned.md tells the whole story; run it under ``nice``: the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from open_spiel.python import rl_environment
+from open_spiel.python.pytorch.ppo import PPO, PPOAgent, layer_init
+from open_spiel.python.vector_env import SyncVectorEnv
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from torch import nn
+
+import meeple
+from meeple.bots import make_bot
+from meeple.games.trickarus import learned
+from meeple.interop.openspiel import load, meeple_state
+
+GAME = "trickarus"
+PLAYERS = 2
+DEFAULT_OUT = Path(learned.__file__).with_name(learned.WEIGHTS)
+DEFAULT_PLOT = Path(__file__).resolve().parents[1] / "docs" / "learned" / "trickarus_curve.png"
+TimeStep, StepType = rl_environment.TimeStep, rl_environment.StepType
+
+
+class FeatureEnvironment(rl_environment.Environment):
+    """OpenSpiel's RL environment whose ``info_state`` is `learned.features` of the mover's view.
+
+    Only the player to move gets an encoding (the others get None): an agent reads its
+    ``info_state`` only on its own turn, so encoding every seat at every step would be waste.
+    """
+
+    def get_time_step(self, first: bool = False) -> rl_environment.TimeStep:
+        state = self._state
+        terminal = state.is_terminal()
+        self._should_reset = terminal
+        player = state.current_player()
+        n = self.num_players
+        info: list[list[float] | None] = [None] * n
+        legal: list[list[int]] = [[] for _ in range(n)]
+        if not terminal:
+            info[player] = learned.features(meeple_state(state).view(player))
+            legal[player] = state.legal_actions(player)
+        observations = {"info_state": info, "legal_actions": legal, "current_player": player,
+                        "serialized_state": []}
+        if first:
+            return TimeStep(observations, None, None, StepType.FIRST)
+        discounts = [0.0] * n if terminal else list(self._discounts)
+        return TimeStep(observations, list(state.rewards()), discounts,
+                        StepType.LAST if terminal else StepType.MID)
+
+    def reset(self) -> rl_environment.TimeStep:
+        self._should_reset = False
+        self._state = self._game.new_initial_state()
+        self._sample_external_events()
+        return self.get_time_step(first=True)
+
+
+def seated(ts: rl_environment.TimeStep, seat: int) -> rl_environment.TimeStep:
+    """``ts`` as seen with seats renumbered so that ``seat`` is player 0 (2 players).
+
+    The learner is OpenSpiel's agent for player 0; this lets it play seat 1 as well."""
+    if seat == 0:
+        return ts
+    obs = ts.observations
+    cur = obs["current_player"]
+    flipped = {"info_state": obs["info_state"][::-1], "legal_actions": obs["legal_actions"][::-1],
+               "current_player": 1 - cur if cur in (0, 1) else cur, "serialized_state": []}
+    return TimeStep(flipped, None if ts.rewards is None else ts.rewards[::-1],
+                    None if ts.discounts is None else ts.discounts[::-1], ts.step_type)
+
+
+def export(agent: PPO) -> dict[str, np.ndarray]:
+    """The agent's policy network as the arrays ``w0, b0, ...`` that `learned.Policy` reads."""
+    layers = [m for m in agent.network.actor if isinstance(m, nn.Linear)]
+    out = {}
+    for i, layer in enumerate(layers):
+        out[f"w{i}"] = layer.weight.detach().numpy().astype(np.float32)
+        out[f"b{i}"] = layer.bias.detach().numpy().astype(np.float32)
+    return out
+
+
+def as_policy(arrays: dict[str, np.ndarray]) -> learned.Policy:
+    return learned.Policy.from_arrays({k: (v.shape, v.ravel().tolist()) for k, v in arrays.items()})
+
+
+def evaluate(policy: learned.Policy, opponent: str, games: int, seed: int) -> float:
+    """Mean return of the greedy policy (the shipped bot's code) against ``opponent``: the same
+    ``games`` deals at every evaluation, the learner at seat 0 in even games, seat 1 in odd."""
+    info = meeple.game_info(GAME)
+    total = 0.0
+    for g in range(games):
+        seat = g % 2
+        state = meeple.make(GAME, players=PLAYERS, seed=seed + g // 2)
+        bots = {seat: learned.LearnedBot(policy=policy), 1 - seat: make_bot(opponent, info, seed + g)}
+        while not state.is_over():
+            state.apply(bots[state.to_move].choose(state))
+        total += state.returns()[seat]
+    return total / games
+
+
+class VersusEnvironment:
+    """One seat learns, the other is a meeple bot drawn per episode from ``opponents``.
+
+    A single-agent view of `FeatureEnvironment` for OpenSpiel's PPO and `SyncVectorEnv`: the
+    opponent's moves are played inside `step`, so every time step is the learner's turn (or the
+    end), renumbered (`seated`) so that the learner is player 0. The learner's seat alternates
+    episode by episode (seat 0 leads the first trick).
+    """
+
+    def __init__(self, seed: int, opponents: list[tuple[str, float]], shared: dict[str, object]) -> None:
+        self.env = FeatureEnvironment(load(GAME, PLAYERS), seed=seed)
+        self.rng = random.Random(seed)
+        self.names = [n for n, _ in opponents]
+        self.weights = [w for _, w in opponents]
+        self.shared = shared  # "self": the learner's latest exported policy
+        self.info = meeple.game_info(GAME)
+        self.episodes = seed  # so that the envs of one vector start at different seats
+        self.seat = 0
+        self.bot: object = None
+        self.last = None
+
+    def _advance(self, ts: rl_environment.TimeStep) -> rl_environment.TimeStep:
+        while not ts.last() and ts.observations["current_player"] != self.seat:
+            ts = self.env.step([self.bot.choose(meeple_state(self.env.get_state))])  # type: ignore[attr-defined]
+        self.last = seated(ts, self.seat)
+        return self.last
+
+    def reset(self) -> rl_environment.TimeStep:
+        self.seat = self.episodes % 2
+        self.episodes += 1
+        name = self.rng.choices(self.names, self.weights)[0]
+        self.bot = (learned.LearnedBot(policy=self.shared["self"]) if name == "self"  # type: ignore[arg-type]
+                    else make_bot(name, self.info, self.rng.randrange(2**31)))
+        return self._advance(self.env.reset())
+
+    def step(self, actions: list[int]) -> rl_environment.TimeStep:
+        return self._advance(self.env.step(actions))
+
+    def get_time_step(self) -> rl_environment.TimeStep:
+        return self.last
+
+
+class ReluAgent(PPOAgent):
+    """OpenSpiel's PPO network with ReLU layers of ``HIDDEN`` units (its default is 64-64 tanh):
+    what `learned.Policy` evaluates."""
+
+    HIDDEN: tuple[int, ...] = (256,)
+
+    def __init__(self, num_actions: int, observation_shape: tuple[int, ...], device: str) -> None:
+        super().__init__(num_actions, observation_shape, device)
+
+        def mlp(out: int, std: float) -> nn.Sequential:
+            layers: list[nn.Module] = []
+            size = int(np.prod(observation_shape))
+            for h in self.HIDDEN:
+                layers += [layer_init(nn.Linear(size, h)), nn.ReLU()]
+                size = h
+            return nn.Sequential(*layers, layer_init(nn.Linear(size, out), std=std))
+
+        self.actor = mlp(num_actions, 0.01)
+        self.critic = mlp(1, 1.0)
+
+
+def plot(curve: list[tuple[int, float, float, float]], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    episodes = [c[0] for c in curve]
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    ax.plot(episodes, [(c[1] + 1) / 2 for c in curve], marker="o", label="vs random (greedy, fixed deals)")
+    ax.plot(episodes, [(c[2] + 1) / 2 for c in curve], marker="o", label="vs medium (greedy, fixed deals)")
+    ax.plot(episodes, [(c[3] + 1) / 2 for c in curve], color="grey", alpha=0.6, label="training games (moving mean)")
+    ax.axhline(0.5, color="black", lw=0.8, ls=":")
+    ax.set_xlabel("training games")
+    ax.set_ylabel("score share (win 1, tie 1/2)")
+    ax.set_ylim(0, 1)
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=250_000, help="training games (about)")
+    parser.add_argument("--opponents", default="random:2,medium:1,self:1",
+                        help="opponent levels with weights: meeple levels, or self (the learner)")
+    parser.add_argument("--hidden", default="256", help="hidden layer sizes")
+    parser.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
+    parser.add_argument("--envs", type=int, default=16, help="games stepped together")
+    parser.add_argument("--steps", type=int, default=32, help="steps per env per update")
+    parser.add_argument("--entropy", type=float, default=0.01, help="PPO's entropy coefficient")
+    parser.add_argument("--eval-every", type=int, default=20_000, help="episodes")
+    parser.add_argument("--eval-games", type=int, default=200, help="per opponent, per point")
+    parser.add_argument("--max-minutes", type=float, default=27.0,
+                        help="stop (and keep the best point so far) after this long")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the weights (.npz)")
+    parser.add_argument("--plot", type=Path, default=DEFAULT_PLOT, help="the learning curve (.png)")
+    args = parser.parse_args()
+
+    console = Console()
+    random.seed(args.seed)
+    np.random.seed(args.seed)  # PPO shuffles its minibatches with np.random
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)
+    info = meeple.game_info(GAME)
+    opponents = []
+    for part in args.opponents.split(","):
+        name, _, w = part.partition(":")
+        if name.strip() != "self":
+            make_bot(name.strip(), info, 0)  # fail now on a bad level, not mid-run
+        opponents.append((name.strip(), float(w or 1)))
+    ReluAgent.HIDDEN = tuple(int(h) for h in args.hidden.split(","))
+    shared: dict[str, object] = {}
+    envs = SyncVectorEnv([VersusEnvironment(args.seed * 1000 + i, opponents, shared)
+                          for i in range(args.envs)])
+    agent = PPO(input_shape=(learned.FEATURES,), num_actions=learned.NUM_CARDS, num_players=PLAYERS,
+                player_id=0, num_envs=args.envs, steps_per_batch=args.steps, learning_rate=args.lr,
+                gamma=1.0, gae_lambda=0.95, entropy_coef=args.entropy, agent_fn=ReluAgent)
+    shared["self"] = as_policy(export(agent))
+
+    eval_seed = 1_000_000 + args.seed
+    curve: list[tuple[int, float, float, float]] = []
+    recent: list[float] = []
+    best: tuple[float, int, dict[str, np.ndarray]] | None = None
+    start = time.monotonic()
+    columns = (TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+               TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[status]}"))
+    episode = next_eval = next_snapshot = 0
+    next_eval += args.eval_every
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("train", total=args.episodes, status="")
+        time_step = envs.reset()
+        while episode < args.episodes:
+            for _ in range(args.steps):
+                outputs = agent.step(time_step)
+                time_step, reward, done, ended = envs.step(outputs, reset_if_done=True)
+                agent.post_step([r[0] for r in reward], done)
+                for ts in ended:
+                    if ts.last():
+                        recent.append(ts.rewards[0])
+                        episode += 1
+                        progress.advance(task)
+            agent.learn(time_step)
+            if episode >= next_snapshot:  # "self" plays the learner's recent policy
+                shared["self"] = as_policy(export(agent))
+                next_snapshot = episode + 2000
+            out_of_time = time.monotonic() - start > args.max_minutes * 60
+            if episode >= next_eval or episode >= args.episodes or out_of_time:
+                next_eval += args.eval_every
+                arrays = export(agent)
+                policy = as_policy(arrays)
+                vs_random = evaluate(policy, "random", args.eval_games, eval_seed)
+                vs_medium = evaluate(policy, "medium", args.eval_games, eval_seed)
+                train_mean = float(np.mean(recent[-3000:]))
+                curve.append((episode, vs_random, vs_medium, train_mean))
+                score = vs_random + vs_medium
+                if best is None or score > best[0]:
+                    best = (score, episode, arrays)
+                progress.update(task, status=f"vs random {(vs_random + 1) / 2:.0%}, "
+                                             f"vs medium {(vs_medium + 1) / 2:.0%}")
+                console.log(f"{episode} games: score share vs random {(vs_random + 1) / 2:.3f}, "
+                            f"vs medium {(vs_medium + 1) / 2:.3f}, training games {(train_mean + 1) / 2:.3f}")
+            if out_of_time:
+                console.log(f"[yellow]stopping at {episode} games: --max-minutes {args.max_minutes:g}")
+                break
+    assert best is not None
+    minutes = (time.monotonic() - start) / 60
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(args.out, **best[2])
+    png = args.plot
+    png.parent.mkdir(parents=True, exist_ok=True)
+    plot(curve, png, f"Trickarus 2p, OpenSpiel PPO {args.hidden} ReLU, {episode} games in {minutes:.0f} min "
+                     f"(kept: {best[1]})")
+    console.print(f"kept the policy after {best[1]} games -> {args.out} ({args.out.stat().st_size:,} bytes); "
+                  f"learning curve {png}; {minutes:.1f} minutes")
+
+
+if __name__ == "__main__":
+    main()
