@@ -1,9 +1,14 @@
 """Train Trickarus' ``learned`` level: OpenSpiel's PPO through meeple's OpenSpiel adapter.
 
     pip install torch==2.13.0     # a CPU build first (see docs/learned.md), then
-    pip install -e '.[train]'     # meeple[interop] + PyTorch + matplotlib
-    nice -n 10 python examples/train.py     # 27 minutes on 2 cores: the shipped weights
-    python examples/train.py --episodes 20000 --out /tmp/learned.npz --plot /tmp/curve.png
+    pip install -e '.[train]'     # meeple[interop] + PyTorch + dm-tree + matplotlib
+    nice -n 10 python examples/train_trickarus.py     # 27 minutes on 2 cores: the shipped weights
+    python examples/train_trickarus.py --episodes 20000 --out /tmp/learned.npz --plot /tmp/curve.png
+
+This is the recipe of the weights Trickarus ships (`meeple.games.trickarus.learned`, its own
+encoding, played without numpy). For any game at any count, on the game's own tensors, use
+``examples/train.py``. The outputs go to the working folder; copying ``learned.npz`` into
+``src/meeple/games/trickarus/`` is what replaces the shipped level.
 
 The game is ``meeple_trickarus`` (2 players) from `meeple.interop.openspiel`, stepped by OpenSpiel's
 own `rl_environment.Environment` (chance nodes, rewards, legal actions), 16 at a time in its
@@ -52,8 +57,8 @@ from meeple.interop.openspiel import load, meeple_state
 
 GAME = "trickarus"
 PLAYERS = 2
-DEFAULT_OUT = Path(learned.__file__).with_name(learned.WEIGHTS)
-DEFAULT_PLOT = Path(__file__).resolve().parents[1] / "docs" / "learned" / "trickarus_curve.png"
+DEFAULT_OUT = Path(learned.WEIGHTS)  # the working folder, never the package
+DEFAULT_PLOT = Path("trickarus_curve.png")
 TimeStep, StepType = rl_environment.TimeStep, rl_environment.StepType
 
 
@@ -143,7 +148,9 @@ class VersusEnvironment:
     """
 
     def __init__(self, seed: int, opponents: list[tuple[str, float]], shared: dict[str, object]) -> None:
-        self.env = FeatureEnvironment(load(GAME, PLAYERS), seed=seed)
+        # rl_environment ignores ``seed`` when handed a game object: the sampler draws the deals
+        self.env = FeatureEnvironment(load(GAME, PLAYERS),
+                                      chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed))
         self.rng = random.Random(seed)
         self.names = [n for n, _ in opponents]
         self.weights = [w for _, w in opponents]
