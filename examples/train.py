@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> None:
     curve: list[tuple[int, float, float]] = []
     recent: list[float] = []
     best: tuple[float, int, dict[str, np.ndarray]] | None = None
-    start = time.monotonic()
+    start, cpu_start = time.monotonic(), time.process_time()
     episode, next_eval, next_snapshot = 0, args.eval_every, 0
     columns = (TextColumn("[bold]training"), BarColumn(), TextColumn("{task.fields[games]} games"),
                TimeElapsedColumn(), TextColumn("ETA {task.fields[eta]}"), TextColumn("{task.fields[status]}"))
@@ -326,14 +326,16 @@ def main(argv: list[str] | None = None) -> None:
                 break
     assert best is not None
     minutes = (time.monotonic() - start) / 60
+    cpu_minutes = (time.process_time() - cpu_start) / 60  # a loaded machine gives less than minutes
     save_policy(out, args.game, players, best[2], options, trainer="examples/train.py",
-                episodes=episode, kept=best[1], minutes=round(minutes, 2), seed=args.seed,
+                episodes=episode, kept=best[1], minutes=round(minutes, 2),
+                cpu_minutes=round(cpu_minutes, 2), seed=args.seed,
                 hidden=list(hidden), opponents=args.opponents)
     if args.plot is not None:
         plot(curve, args.plot, f"{info.title} {players}p, PPO {args.hidden} ReLU, {episode} games "
                                f"in {minutes:.0f} min (kept: {best[1]})")
     console.print(f"kept the policy after {best[1]} of {episode} games -> {out} "
-                  f"({out.stat().st_size:,} bytes); {minutes:.1f} minutes. Play it: "
+                  f"({out.stat().st_size:,} bytes); {minutes:.1f} minutes ({cpu_minutes:.1f} of CPU). Play it: "
                   f"meeple arena {args.game} --players {players} --bots random,learned:{out}")
 
 
