@@ -4,6 +4,7 @@ only their seat's information; a broken one is reported by name and counted, nev
 
 from __future__ import annotations
 
+import csv
 import sys
 import textwrap
 from collections import Counter
@@ -142,9 +143,12 @@ def test_broken_agents_are_counted_by_name_and_the_series_goes_on(tmp_path: Path
     assert stats["pz:broken_agents:crash"].errors > 0 and "RuntimeError: boom" in stats["pz:broken_agents:crash"].fault
     assert stats["pz:broken_agents:cheat"].illegal > 0 and stats["pz:broken_agents:cheat"].errors == 0
     assert stats["pz:broken_agents:nonsense"].illegal > 0 and "play the best card" in stats["pz:broken_agents:nonsense"].fault
-    code, out = _cli("scarvus", "--bots", "random,pz:broken_agents:crash", "--players", "3", "--games", "2")
+    code, out = _cli("scarvus", "--bots", "random,pz:broken_agents:crash", "--players", "3",
+                     "--games", "2", "--out", str(tmp_path / "r.csv"), "--no-plot")
     assert code == 0, out
     assert "pz:broken_agents:crash" in out and "raised at" in out and "boom" in out
+    rows = {r["bot"]: r for r in csv.DictReader((tmp_path / "r.csv").open())}
+    assert int(rows["pz:broken_agents:crash"]["errors"]) > 0 and rows["random"]["errors"] == "0"
 
 
 @pytest.mark.parametrize("spec,words", [

@@ -500,6 +500,8 @@ def write_csv(result: ArenaResult, path: Path) -> None:
                 "mean_iterations",
                 "cap_hits",
                 "p95_cpu_seconds",
+                "errors",
+                "illegal",
             ]
         )
         for s in result.stats:
@@ -520,6 +522,8 @@ def write_csv(result: ArenaResult, path: Path) -> None:
                     "" if s.mean_iterations is None else f"{s.mean_iterations:.1f}",
                     s.cap_hits,
                     f"{s.p95_cpu_seconds:.4f}",
+                    s.errors,
+                    s.illegal,
                 ]
             )
 
