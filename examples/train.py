@@ -194,30 +194,93 @@ def eta(start: float, done: int, episodes: int, max_minutes: float) -> float:
     return min(by_clock, (episodes - done) * elapsed / done)
 
 
-def main(argv: list[str] | None = None) -> None:
+def add_training_arguments(parser: argparse.ArgumentParser, *, episodes: int, max_minutes: float,
+                           opponents: str, hidden: str, envs: int, eval_every: int,
+                           eval_games: int) -> None:
+    """The PPO run's options (this script's and ``train_trickarus.py``'s), with their defaults."""
+    parser.add_argument("--episodes", type=int, default=episodes, help="training games (at most)")
+    parser.add_argument("--max-minutes", type=float, default=max_minutes,
+                        help="stop (keeping the best point so far) after this long")
+    parser.add_argument("--opponents", default=opponents,
+                        help="opponent levels with weights: meeple levels, or self (the learner)")
+    parser.add_argument("--hidden", default=hidden, help="hidden layer sizes, comma-separated")
+    parser.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
+    parser.add_argument("--envs", type=int, default=envs, help="games stepped together")
+    parser.add_argument("--steps", type=int, default=32, help="steps per env per update")
+    parser.add_argument("--entropy", type=float, default=0.01, help="PPO's entropy coefficient")
+    parser.add_argument("--eval-every", type=int, default=eval_every, help="episodes")
+    parser.add_argument("--eval-games", type=int, default=eval_games, help="games per opponent per point")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def opponent_weights(spec: str, info: meeple.GameInfo) -> list[tuple[str, float]]:
+    """``random:3,self:1`` as (level, weight) pairs; a bad level fails now, not mid-run."""
+    opponents = []
+    for part in spec.split(","):
+        name, _, w = part.partition(":")
+        if name.strip() != "self":
+            make_bot(name.strip(), info, 0)
+        opponents.append((name.strip(), float(w or 1)))
+    return opponents
+
+
+def seed_everything(seed: int) -> None:
+    """Python's, numpy's (PPO shuffles its minibatches with np.random) and PyTorch's generators."""
     import torch
-    from open_spiel.python.pytorch.ppo import PPO, PPOAgent, layer_init
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
+
+
+def relu_agent(hidden: tuple[int, ...]) -> type:
+    """OpenSpiel's PPO network with ReLU layers of ``hidden`` units: what `LearnedPolicy` runs."""
+    from open_spiel.python.pytorch.ppo import PPOAgent, layer_init
+    from torch import nn
+
+    class ReluAgent(PPOAgent):
+        def __init__(self, num_actions: int, observation_shape: tuple[int, ...], device: str) -> None:
+            super().__init__(num_actions, observation_shape, device)
+
+            def mlp(width: int, std: float) -> nn.Sequential:
+                layers: list[nn.Module] = []
+                n = int(np.prod(observation_shape))
+                for h in hidden:
+                    layers += [layer_init(nn.Linear(n, h)), nn.ReLU()]
+                    n = h
+                return nn.Sequential(*layers, layer_init(nn.Linear(n, width), std=std))
+
+            self.actor = mlp(num_actions, 0.01)
+            self.critic = mlp(1, 1.0)
+
+    return ReluAgent
+
+
+def export(agent: Any) -> dict[str, np.ndarray]:
+    """The agent's policy network as the arrays ``w0, b0, ...`` (PyTorch's out x in layout)."""
+    from torch import nn
+
+    linear = [m for m in agent.network.actor if isinstance(m, nn.Linear)]
+    arrays = {}
+    for i, layer in enumerate(linear):
+        arrays[f"w{i}"] = layer.weight.detach().numpy().astype(np.float32).copy()
+        arrays[f"b{i}"] = layer.bias.detach().numpy().astype(np.float32).copy()
+    return arrays
+
+
+def main(argv: list[str] | None = None) -> None:
+    from open_spiel.python.pytorch.ppo import PPO
     from open_spiel.python.vector_env import SyncVectorEnv
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-    from torch import nn
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="trickarus", help="a meeple game id")
     parser.add_argument("--players", type=int, default=None, help="default: the fewest the game takes")
     parser.add_argument("--option", "-o", action="append", default=[], help="game option NAME=VALUE")
-    parser.add_argument("--episodes", type=int, default=1_000_000, help="training games (at most)")
-    parser.add_argument("--max-minutes", type=float, default=10.0, help="stop (keeping the best point) after this long")
-    parser.add_argument("--opponents", default="random:3,self:1",
-                        help="opponent levels with weights: meeple levels, or self (the learner)")
-    parser.add_argument("--hidden", default="128", help="hidden layer sizes, comma-separated")
-    parser.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
-    parser.add_argument("--envs", type=int, default=8, help="games stepped together")
-    parser.add_argument("--steps", type=int, default=32, help="steps per env per update")
-    parser.add_argument("--entropy", type=float, default=0.01, help="PPO's entropy coefficient")
-    parser.add_argument("--eval-every", type=int, default=2000, help="episodes")
-    parser.add_argument("--eval-games", type=int, default=60, help="games against random per point")
-    parser.add_argument("--seed", type=int, default=0)
+    add_training_arguments(parser, episodes=1_000_000, max_minutes=10.0, opponents="random:3,self:1",
+                           hidden="128", envs=8, eval_every=2000, eval_games=60)
     parser.add_argument("--out", type=Path, default=None, help="the weights (.npz); default: a new file here")
     parser.add_argument("--plot", type=Path, default=None, help="the learning curve (.png), if wanted")
     args = parser.parse_args(argv)
@@ -234,52 +297,18 @@ def main(argv: list[str] | None = None) -> None:
     options = info.resolve_options(players, options)
     out = args.out or default_out(args.game, players)
     console = Console()
-    random.seed(args.seed)
-    np.random.seed(args.seed)  # PPO shuffles its minibatches with np.random
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(1)
-    opponents = []
-    for part in args.opponents.split(","):
-        name, _, w = part.partition(":")
-        if name.strip() != "self":
-            make_bot(name.strip(), info, 0)  # fail now on a bad level, not mid-run
-        opponents.append((name.strip(), float(w or 1)))
+    seed_everything(args.seed)
+    opponents = opponent_weights(args.opponents, info)
     hidden = tuple(int(h) for h in args.hidden.split(","))
     game = load(args.game, players, **options)
     size = game.observation_tensor_size()
-
-    class ReluAgent(PPOAgent):
-        """OpenSpiel's PPO network with ReLU layers of ``hidden`` units: what `LearnedPolicy` runs."""
-
-        def __init__(self, num_actions: int, observation_shape: tuple[int, ...], device: str) -> None:
-            super().__init__(num_actions, observation_shape, device)
-
-            def mlp(width: int, std: float) -> nn.Sequential:
-                layers: list[nn.Module] = []
-                n = int(np.prod(observation_shape))
-                for h in hidden:
-                    layers += [layer_init(nn.Linear(n, h)), nn.ReLU()]
-                    n = h
-                return nn.Sequential(*layers, layer_init(nn.Linear(n, width), std=std))
-
-            self.actor = mlp(num_actions, 0.01)
-            self.critic = mlp(1, 1.0)
-
-    def export() -> dict[str, np.ndarray]:
-        linear = [m for m in agent.network.actor if isinstance(m, nn.Linear)]
-        arrays = {}
-        for i, layer in enumerate(linear):
-            arrays[f"w{i}"] = layer.weight.detach().numpy().astype(np.float32).copy()
-            arrays[f"b{i}"] = layer.bias.detach().numpy().astype(np.float32).copy()
-        return arrays
-
     meta = {"game": args.game, "players": players, "options": options}
     shared: dict[str, Any] = {}
     envs = SyncVectorEnv(make_envs(game, args.seed, args.envs, opponents, shared))
     agent = PPO(input_shape=(size,), num_actions=info.num_actions, num_players=players,
                 player_id=0, num_envs=args.envs, steps_per_batch=args.steps, learning_rate=args.lr,
-                gamma=1.0, gae_lambda=0.95, entropy_coef=args.entropy, agent_fn=ReluAgent)
-    shared["self"] = LearnedPolicy(meta, export())
+                gamma=1.0, gae_lambda=0.95, entropy_coef=args.entropy, agent_fn=relu_agent(hidden))
+    shared["self"] = LearnedPolicy(meta, export(agent))
 
     eval_seed = 1_000_000 + args.seed
     curve: list[tuple[int, float, float]] = []
@@ -307,12 +336,12 @@ def main(argv: list[str] | None = None) -> None:
             progress.update(task, completed=min(1.0, elapsed / (elapsed + left)) if elapsed + left else 1.0,
                             games=episode, eta=time.strftime("%M:%S", time.gmtime(left)))
             if episode >= next_snapshot:  # "self" plays the learner's recent policy
-                shared["self"] = LearnedPolicy(meta, export())
+                shared["self"] = LearnedPolicy(meta, export(agent))
                 next_snapshot = episode + 1000
             finished = episode >= args.episodes or elapsed > args.max_minutes * 60
             if episode >= next_eval or finished:
                 next_eval = episode + args.eval_every
-                arrays = export()
+                arrays = export(agent)
                 vs_random = evaluate(LearnedPolicy(meta, arrays), args.game, players, options,
                                      "random", args.eval_games, eval_seed)
                 train_mean = float(np.mean(recent[-2000:])) if recent else float("nan")

@@ -35,9 +35,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
 from open_spiel.python import rl_environment
-from open_spiel.python.pytorch.ppo import PPO, PPOAgent, layer_init
+from open_spiel.python.pytorch.ppo import PPO
 from open_spiel.python.vector_env import SyncVectorEnv
 from rich.console import Console
 from rich.progress import (
@@ -46,9 +45,8 @@ from rich.progress import (
     Progress,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
-from torch import nn
+from train import add_training_arguments, eta, export, opponent_weights, relu_agent, seed_everything
 
 import meeple
 from meeple.bots import make_bot
@@ -107,16 +105,6 @@ def seated(ts: rl_environment.TimeStep, seat: int) -> rl_environment.TimeStep:
                "current_player": 1 - cur if cur in (0, 1) else cur, "serialized_state": []}
     return TimeStep(flipped, None if ts.rewards is None else ts.rewards[::-1],
                     None if ts.discounts is None else ts.discounts[::-1], ts.step_type)
-
-
-def export(agent: PPO) -> dict[str, np.ndarray]:
-    """The agent's policy network as the arrays ``w0, b0, ...`` that `learned.Policy` reads."""
-    layers = [m for m in agent.network.actor if isinstance(m, nn.Linear)]
-    out = {}
-    for i, layer in enumerate(layers):
-        out[f"w{i}"] = layer.weight.detach().numpy().astype(np.float32)
-        out[f"b{i}"] = layer.bias.detach().numpy().astype(np.float32)
-    return out
 
 
 def as_policy(arrays: dict[str, np.ndarray]) -> learned.Policy:
@@ -182,27 +170,6 @@ class VersusEnvironment:
         return self.last
 
 
-class ReluAgent(PPOAgent):
-    """OpenSpiel's PPO network with ReLU layers of ``HIDDEN`` units (its default is 64-64 tanh):
-    what `learned.Policy` evaluates."""
-
-    HIDDEN: tuple[int, ...] = (256,)
-
-    def __init__(self, num_actions: int, observation_shape: tuple[int, ...], device: str) -> None:
-        super().__init__(num_actions, observation_shape, device)
-
-        def mlp(out: int, std: float) -> nn.Sequential:
-            layers: list[nn.Module] = []
-            size = int(np.prod(observation_shape))
-            for h in self.HIDDEN:
-                layers += [layer_init(nn.Linear(size, h)), nn.ReLU()]
-                size = h
-            return nn.Sequential(*layers, layer_init(nn.Linear(size, out), std=std))
-
-        self.actor = mlp(num_actions, 0.01)
-        self.critic = mlp(1, 1.0)
-
-
 def plot(curve: list[tuple[int, float, float, float]], path: Path, title: str) -> None:
     import matplotlib
 
@@ -228,42 +195,23 @@ def plot(curve: list[tuple[int, float, float, float]], path: Path, title: str) -
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--episodes", type=int, default=250_000, help="training games (about)")
-    parser.add_argument("--opponents", default="random:2,medium:1,self:1",
-                        help="opponent levels with weights: meeple levels, or self (the learner)")
-    parser.add_argument("--hidden", default="256", help="hidden layer sizes")
-    parser.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
-    parser.add_argument("--envs", type=int, default=16, help="games stepped together")
-    parser.add_argument("--steps", type=int, default=32, help="steps per env per update")
-    parser.add_argument("--entropy", type=float, default=0.01, help="PPO's entropy coefficient")
-    parser.add_argument("--eval-every", type=int, default=20_000, help="episodes")
-    parser.add_argument("--eval-games", type=int, default=200, help="per opponent, per point")
-    parser.add_argument("--max-minutes", type=float, default=27.0,
-                        help="stop (and keep the best point so far) after this long")
-    parser.add_argument("--seed", type=int, default=0)
+    add_training_arguments(parser, episodes=250_000, max_minutes=27.0,
+                           opponents="random:2,medium:1,self:1", hidden="256", envs=16,
+                           eval_every=20_000, eval_games=200)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the weights (.npz)")
     parser.add_argument("--plot", type=Path, default=DEFAULT_PLOT, help="the learning curve (.png)")
     args = parser.parse_args()
 
     console = Console()
-    random.seed(args.seed)
-    np.random.seed(args.seed)  # PPO shuffles its minibatches with np.random
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(1)
-    info = meeple.game_info(GAME)
-    opponents = []
-    for part in args.opponents.split(","):
-        name, _, w = part.partition(":")
-        if name.strip() != "self":
-            make_bot(name.strip(), info, 0)  # fail now on a bad level, not mid-run
-        opponents.append((name.strip(), float(w or 1)))
-    ReluAgent.HIDDEN = tuple(int(h) for h in args.hidden.split(","))
+    seed_everything(args.seed)
+    opponents = opponent_weights(args.opponents, meeple.game_info(GAME))
     shared: dict[str, object] = {}
     envs = SyncVectorEnv([VersusEnvironment(args.seed * 1000 + i, opponents, shared)
                           for i in range(args.envs)])
     agent = PPO(input_shape=(learned.FEATURES,), num_actions=learned.NUM_CARDS, num_players=PLAYERS,
                 player_id=0, num_envs=args.envs, steps_per_batch=args.steps, learning_rate=args.lr,
-                gamma=1.0, gae_lambda=0.95, entropy_coef=args.entropy, agent_fn=ReluAgent)
+                gamma=1.0, gae_lambda=0.95, entropy_coef=args.entropy,
+                agent_fn=relu_agent(tuple(int(h) for h in args.hidden.split(","))))
     shared["self"] = as_policy(export(agent))
 
     eval_seed = 1_000_000 + args.seed
@@ -272,11 +220,11 @@ def main() -> None:
     best: tuple[float, int, dict[str, np.ndarray]] | None = None
     start = time.monotonic()
     columns = (TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
-               TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[status]}"))
+               TimeElapsedColumn(), TextColumn("ETA {task.fields[eta]}"), TextColumn("{task.fields[status]}"))
     episode = next_eval = next_snapshot = 0
     next_eval += args.eval_every
     with Progress(*columns, console=console) as progress:
-        task = progress.add_task("train", total=args.episodes, status="")
+        task = progress.add_task("train", total=args.episodes, status="", eta="?")
         time_step = envs.reset()
         while episode < args.episodes:
             for _ in range(args.steps):
@@ -288,6 +236,8 @@ def main() -> None:
                         recent.append(ts.rewards[0])
                         episode += 1
                         progress.advance(task)
+            left = eta(start, episode, args.episodes, args.max_minutes)  # the sooner budget
+            progress.update(task, eta=time.strftime("%M:%S", time.gmtime(left)))
             agent.learn(time_step)
             if episode >= next_snapshot:  # "self" plays the learner's recent policy
                 shared["self"] = as_policy(export(agent))
