@@ -57,7 +57,7 @@ class MoverEnvironment(rl_environment.Environment):
         info: list[Any] = [None] * n
         legal: list[list[int]] = [[] for _ in range(n)]
         if not terminal:
-            info[player] = state.observation_tensor(player)
+            info[player] = self.encode(state, player)
             legal[player] = state.legal_actions(player)
         observations = {"info_state": info, "legal_actions": legal, "current_player": player,
                         "serialized_state": []}
@@ -67,6 +67,10 @@ class MoverEnvironment(rl_environment.Environment):
         discounts = [0.0] * n if terminal else list(self._discounts)
         return TimeStep(observations, list(state.rewards()), discounts,
                         StepType.LAST if terminal else StepType.MID)
+
+    def encode(self, state: Any, player: int) -> Any:
+        """The learner's input: the game's observation tensor."""
+        return state.observation_tensor(player)
 
     def reset(self) -> rl_environment.TimeStep:
         self._should_reset = False
@@ -269,6 +273,17 @@ def export(agent: Any) -> dict[str, np.ndarray]:
     return arrays
 
 
+def collect(agent: Any, envs: Any, time_step: Any, steps: int, returns: list[float]) -> Any:
+    """``steps`` steps of every environment, the learner (player 0) acting; each finished game's
+    return goes to ``returns``. The last time step, for PPO's ``learn``."""
+    for _ in range(steps):
+        outputs = agent.step(time_step)
+        time_step, reward, done, ended = envs.step(outputs, reset_if_done=True)
+        agent.post_step([r[0] for r in reward], done)
+        returns.extend(ts.rewards[0] for ts in ended if ts.last())
+    return time_step
+
+
 def main(argv: list[str] | None = None) -> None:
     from open_spiel.python.pytorch.ppo import PPO
     from open_spiel.python.vector_env import SyncVectorEnv
@@ -322,14 +337,8 @@ def main(argv: list[str] | None = None) -> None:
         task = progress.add_task("train", total=1.0, games=0, eta="?", status="")
         time_step = envs.reset()
         while True:
-            for _ in range(args.steps):
-                outputs = agent.step(time_step)
-                time_step, reward, done, ended = envs.step(outputs, reset_if_done=True)
-                agent.post_step([r[0] for r in reward], done)
-                for ts in ended:
-                    if ts.last():
-                        recent.append(ts.rewards[0])
-                        episode += 1
+            time_step = collect(agent, envs, time_step, args.steps, recent)
+            episode = len(recent)
             agent.learn(time_step)
             elapsed = time.monotonic() - start
             left = eta(start, episode, args.episodes, args.max_minutes)

@@ -33,6 +33,7 @@ import argparse
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from open_spiel.python import rl_environment
@@ -46,7 +47,17 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
-from train import add_training_arguments, eta, export, opponent_weights, relu_agent, seed_everything
+from train import (
+    MoverEnvironment,
+    add_training_arguments,
+    collect,
+    eta,
+    export,
+    opponent_weights,
+    relu_agent,
+    seated,
+    seed_everything,
+)
 
 import meeple
 from meeple.bots import make_bot
@@ -60,51 +71,12 @@ DEFAULT_PLOT = Path("trickarus_curve.png")
 TimeStep, StepType = rl_environment.TimeStep, rl_environment.StepType
 
 
-class FeatureEnvironment(rl_environment.Environment):
-    """OpenSpiel's RL environment whose ``info_state`` is `learned.features` of the mover's view.
+class FeatureEnvironment(MoverEnvironment):
+    """OpenSpiel's RL environment whose ``info_state`` is `learned.features` of the mover's view
+    (only the mover's, as in `train.MoverEnvironment`)."""
 
-    Only the player to move gets an encoding (the others get None): an agent reads its
-    ``info_state`` only on its own turn, so encoding every seat at every step would be waste.
-    """
-
-    def get_time_step(self, first: bool = False) -> rl_environment.TimeStep:
-        state = self._state
-        terminal = state.is_terminal()
-        self._should_reset = terminal
-        player = state.current_player()
-        n = self.num_players
-        info: list[list[float] | None] = [None] * n
-        legal: list[list[int]] = [[] for _ in range(n)]
-        if not terminal:
-            info[player] = learned.features(meeple_state(state).view(player))
-            legal[player] = state.legal_actions(player)
-        observations = {"info_state": info, "legal_actions": legal, "current_player": player,
-                        "serialized_state": []}
-        if first:
-            return TimeStep(observations, None, None, StepType.FIRST)
-        discounts = [0.0] * n if terminal else list(self._discounts)
-        return TimeStep(observations, list(state.rewards()), discounts,
-                        StepType.LAST if terminal else StepType.MID)
-
-    def reset(self) -> rl_environment.TimeStep:
-        self._should_reset = False
-        self._state = self._game.new_initial_state()
-        self._sample_external_events()
-        return self.get_time_step(first=True)
-
-
-def seated(ts: rl_environment.TimeStep, seat: int) -> rl_environment.TimeStep:
-    """``ts`` as seen with seats renumbered so that ``seat`` is player 0 (2 players).
-
-    The learner is OpenSpiel's agent for player 0; this lets it play seat 1 as well."""
-    if seat == 0:
-        return ts
-    obs = ts.observations
-    cur = obs["current_player"]
-    flipped = {"info_state": obs["info_state"][::-1], "legal_actions": obs["legal_actions"][::-1],
-               "current_player": 1 - cur if cur in (0, 1) else cur, "serialized_state": []}
-    return TimeStep(flipped, None if ts.rewards is None else ts.rewards[::-1],
-                    None if ts.discounts is None else ts.discounts[::-1], ts.step_type)
+    def encode(self, state: Any, player: int) -> list[float]:
+        return learned.features(meeple_state(state).view(player))
 
 
 def as_policy(arrays: dict[str, np.ndarray]) -> learned.Policy:
@@ -152,7 +124,7 @@ class VersusEnvironment:
     def _advance(self, ts: rl_environment.TimeStep) -> rl_environment.TimeStep:
         while not ts.last() and ts.observations["current_player"] != self.seat:
             ts = self.env.step([self.bot.choose(meeple_state(self.env.get_state))])  # type: ignore[attr-defined]
-        self.last = seated(ts, self.seat)
+        self.last = seated(ts, self.seat, PLAYERS)
         return self.last
 
     def reset(self) -> rl_environment.TimeStep:
@@ -227,15 +199,9 @@ def main() -> None:
         task = progress.add_task("train", total=args.episodes, status="", eta="?")
         time_step = envs.reset()
         while episode < args.episodes:
-            for _ in range(args.steps):
-                outputs = agent.step(time_step)
-                time_step, reward, done, ended = envs.step(outputs, reset_if_done=True)
-                agent.post_step([r[0] for r in reward], done)
-                for ts in ended:
-                    if ts.last():
-                        recent.append(ts.rewards[0])
-                        episode += 1
-                        progress.advance(task)
+            time_step = collect(agent, envs, time_step, args.steps, recent)
+            progress.advance(task, len(recent) - episode)
+            episode = len(recent)
             left = eta(start, episode, args.episodes, args.max_minutes)  # the sooner budget
             progress.update(task, eta=time.strftime("%M:%S", time.gmtime(left)))
             agent.learn(time_step)
