@@ -133,16 +133,21 @@ def test_broken_agents_are_counted_by_name_and_the_series_goes_on(tmp_path: Path
 
         def nonsense(observation):
             return "play the best card"
+
+        def vector(observation):
+            return observation["action_mask"].nonzero()[0][:2]  # two legal actions at once
     """))
     monkeypatch.syspath_prepend(str(tmp_path))
-    bots = ["random", "pz:broken_agents:crash", "pz:broken_agents:cheat", "pz:broken_agents:nonsense"]
-    result = run_arena("scarvus", bots, 8, 4, seed=2)
-    assert len(result.games) == 8 and all(g.finished for g in result.games)
+    bots = ["random", "pz:broken_agents:crash", "pz:broken_agents:cheat", "pz:broken_agents:nonsense",
+            "pz:broken_agents:vector"]
+    result = run_arena("scarvus", bots, 10, 5, seed=2)
+    assert len(result.games) == 10 and all(g.finished for g in result.games)
     stats = {s.bot: s for s in result.stats}
     assert stats["random"].errors == stats["random"].illegal == 0
     assert stats["pz:broken_agents:crash"].errors > 0 and "RuntimeError: boom" in stats["pz:broken_agents:crash"].fault
     assert stats["pz:broken_agents:cheat"].illegal > 0 and stats["pz:broken_agents:cheat"].errors == 0
     assert stats["pz:broken_agents:nonsense"].illegal > 0 and "play the best card" in stats["pz:broken_agents:nonsense"].fault
+    assert stats["pz:broken_agents:vector"].illegal > 0 and stats["pz:broken_agents:vector"].errors == 0
     code, out = _cli("scarvus", "--bots", "random,pz:broken_agents:crash", "--players", "3",
                      "--games", "2", "--out", str(tmp_path / "r.csv"), "--no-plot")
     assert code == 0, out

@@ -28,6 +28,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import operator
 import os
 import random
 import sys
@@ -75,11 +76,11 @@ class OutsideAgent:
             self.errors += 1
             self._note(f"raised {type(exc).__name__}: {exc}")
             return self.rng.choice(legal)
-        try:
-            action = int(answer)
-        except (TypeError, ValueError):
+        try:  # an int or a numpy integer; not a float, a string or an array of several
+            action = operator.index(answer)
+        except TypeError:
             action = None
-        if action is None or action != answer or action not in legal:
+        if action is None or action not in legal:
             self.illegal += 1
             self._note(f"answered {answer!r}, not a legal action")
             return self.rng.choice(legal)
