@@ -92,7 +92,7 @@ def test_unseeded_resets_draw_seeds_every_face_accepts():
     drawn = list(envs.seeds)
     for _ in range(8):
         pz.reset()
-        drawn.append(pz.seed)
+        drawn.append(pz.game_seed)
     for seed in drawn:
         assert 0 <= seed < 2**32
         mos.seed_actions(int(seed))  # raises outside OpenSpiel's range
