@@ -208,6 +208,9 @@ def test_learned_fixture_from_train_py_plays(tmp_path: Path):
     assert all(n == 6 for n in _seats(result).values())
     # one trained minute already places ahead of random on these seeded games (1.58 vs 2.17)
     assert stats[spec].mean_place.mean < stats["random"].mean_place.mean
+    code, out = _cli("scarvus", "--bots", f"hard,{MYBOT},{spec}", "--players", "3", "--games", "9")
+    assert code == 0, out
+    assert "learned:" in out and MYBOT in out and "raised at" not in out
 
 
 def test_play_takes_agents_too():
