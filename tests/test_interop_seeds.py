@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+import meeple
+
 np = pytest.importorskip("numpy")
 pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
@@ -130,3 +132,53 @@ def test_record_episode_statistics_with_the_learning_seat():
     assert len(envs.return_queue) == episodes
     with pytest.raises(ValueError):
         vector_env("trickarus", num_envs=2, players=3, seat=3)
+
+
+def test_opponents_make_a_single_agent_vector_env():
+    """With ``seat`` and ``opponents`` every step is the seat's turn; an episode's return under
+    `RecordEpisodeStatistics` is the seat's return in a game whose other seats the bots played,
+    and the same seed replays the same games."""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    def run(seed):
+        envs = RecordEpisodeStatistics(
+            vector_env("scarvus", num_envs=3, players=3, seat=2, opponents="random"))
+        obs, _ = envs.reset(seed=seed)
+        rng = np.random.default_rng(1)
+        seen = []
+        for _ in range(300):
+            assert (obs["to_move"] == 2).all()
+            obs, rewards, terms, _, info = envs.step(envs.unwrapped.sample_legal(rng))
+            for i in np.flatnonzero(terms):
+                assert info["episode"]["r"][i] == info["final_info"]["returns"][i][2] == rewards[i]
+                seen.append(float(rewards[i]))
+        return seen
+
+    first = run(4)
+    assert len(first) >= 3 and first == run(4)
+    with pytest.raises(ValueError):
+        vector_env("scarvus", num_envs=2, players=3, opponents="random")
+    with pytest.raises(ValueError):
+        vector_env("scarvus", num_envs=2, players=3, seat=0, opponents="no-such-level")
+
+
+def test_information_state_with_opponents_is_the_recall_tensor():
+    """The opponents' moves go into each game's record, so the seat's information-state row is
+    still its perfect-recall tensor built from scratch."""
+    from meeple.interop import recall
+
+    envs = vector_env("zarcana", num_envs=2, players=2, seat=1, opponents="random",
+                      tensor="information_state")
+    lay = recall.layout("zarcana", 2)
+    obs, _ = envs.reset(seed=2)
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        for i, s in enumerate(envs.states):
+            replay = meeple.make("zarcana", players=2, seed=int(envs.seeds[i]))
+            own = []
+            for a in s.history:  # who made each move, from the game replayed on the engine
+                if replay.to_move == 1:
+                    own.append(a)
+                replay.apply(a)
+            np.testing.assert_array_equal(obs["observation"][i], lay.encode(s, own, 1))
+        obs, *_ = envs.step(envs.sample_legal(rng))

@@ -22,6 +22,10 @@ action per game, for the player to move there.
   ``(num_envs,)``: seat ``k``'s return when its game ends, zero before. Without a seat, per game
   *and player* (shape ``(num_envs, players)``), for self-play over every seat. Returns are
   `State.returns` (in [-1, 1]); ``terminations[i]`` is True at that step; games never truncate.
+- **Opponents**: with ``seat=k`` and ``opponents=LEVEL`` (any `meeple.bots.make_bot` level,
+  e.g. ``"random"`` or ``"hard"``) the other seats are that bot, moved inside `step` (and
+  `reset`), so every observation is seat ``k``'s turn: a single-agent vector environment, as
+  Gymnasium's learners expect. Each game's bots are seeded from its seed.
 - **Autoreset, same step** (Gymnasium's ``AutoresetMode.SAME_STEP``): a game that ends is
   replaced at once by a new one, and the observation returned for it is the new game's first.
   As Gymnasium's own vector environments do, ``info["final_obs"]`` and ``info["final_info"]``
@@ -53,6 +57,7 @@ import numpy as np
 from gymnasium import spaces
 
 import meeple
+from meeple.bots import make_bot
 from meeple.core import State
 
 from .recall import Record, layout
@@ -77,6 +82,7 @@ class MeepleVectorEnv(gymnasium.vector.VectorEnv):
         tensor: str = "observation",
         seat: int | None = None,
         seeding: str = "sequence",
+        opponents: str | None = None,
         **options: Any,
     ) -> None:
         if num_envs < 1:
@@ -92,6 +98,12 @@ class MeepleVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"seat must be in [0, {self.players}), not {seat}")
         self.seat = seat
         self.seeding = seeding
+        if opponents is not None:
+            if seat is None:
+                raise ValueError("opponents play the seats other than `seat`: give a seat")
+            make_bot(opponents, info, 0)  # an unknown level fails here, naming the levels
+        self.opponents = opponents
+        self._bots: list[dict[int, Any]] = []
         self.options = info.resolve_options(self.players, options)
         self.num_envs = num_envs
         self.tensor = tensor
@@ -153,8 +165,10 @@ class MeepleVectorEnv(gymnasium.vector.VectorEnv):
         self._legal = [[] for _ in range(self.num_envs)]
         self._actors = [[] for _ in range(self.num_envs)]
         self._records = [{} for _ in range(self.num_envs)]
+        self._bots = [self._seat_bots(s) for s in seeds]
         self._mask.fill(0)
         for i in range(self.num_envs):
+            self._play_opponents(i)
             self._observe(i)
         return self._out(), {}
 
@@ -171,6 +185,7 @@ class MeepleVectorEnv(gymnasium.vector.VectorEnv):
             actor = state.to_move
             state.apply(int(actions[i]), legal=self._legal[i])
             self._actors[i].append(actor)  # type: ignore[arg-type]
+            self._play_opponents(i)  # with opponents the final view is `seat`'s anyway
             if state.to_move is None:  # over: report the returns, start the next game
                 returns = state.returns()
                 rewards[i] = returns
@@ -184,6 +199,8 @@ class MeepleVectorEnv(gymnasium.vector.VectorEnv):
                 self._states[i] = self._new(int(self.seeds[i]))
                 self._actors[i] = []
                 self._records[i] = {}
+                self._bots[i] = self._seat_bots(int(self.seeds[i]))
+                self._play_opponents(i)
             self._observe(i)
         if final is not None:
             info["final_returns"] = final
@@ -219,6 +236,26 @@ class MeepleVectorEnv(gymnasium.vector.VectorEnv):
             obs = np.full(self._size, np.nan, np.float32)
         return {"observation": obs, "action_mask": np.zeros(self._num_actions, np.int8),
                 "to_move": who}
+
+    def _seat_bots(self, seed: int) -> dict[int, Any]:
+        """The opponents of one game, seeded from its seed (so a batch replays exactly)."""
+        if self.opponents is None:
+            return {}
+        info = meeple.game_info(self.game)
+        return {p: make_bot(self.opponents, info, (seed * 7919 + p) % 2**31)
+                for p in range(self.players) if p != self.seat}
+
+    def _play_opponents(self, i: int) -> int | None:
+        """Let the opponents move until it is ``seat``'s turn or the game is over; the last of
+        them to move (None if none did)."""
+        bots = self._bots[i] if self._bots else {}
+        state = self._states[i]
+        last = None
+        while bots and state.to_move is not None and state.to_move != self.seat:
+            last = state.to_move
+            state.apply(bots[last].choose(state))
+            self._actors[i].append(last)
+        return last
 
     def _new(self, seed: int) -> State:
         return meeple.make(self.game, players=self.players, seed=seed, **self.options)
@@ -266,11 +303,13 @@ def vector_env(
     tensor: str = "observation",
     seat: int | None = None,
     seeding: str = "sequence",
+    opponents: str | None = None,
     **options: Any,
 ) -> MeepleVectorEnv:
     """``num_envs`` games of ``game`` for ``players`` (default: the fewest it takes) with
     ``options``, stepped together; ``tensor`` is ``"observation"`` or ``"information_state"``;
     ``seat``: rewards of that seat only, shape ``(num_envs,)``; ``seeding``: ``"sequence"`` or
-    ``"consecutive"`` (see the module docstring)."""
+    ``"consecutive"``; ``opponents``: a bot level that plays every seat but ``seat`` (see the
+    module docstring)."""
     return MeepleVectorEnv(game, num_envs, players=players, tensor=tensor, seat=seat,
-                           seeding=seeding, **options)
+                           seeding=seeding, opponents=opponents, **options)
