@@ -20,7 +20,7 @@ GAMES = [g["id"] for g in meeple.games()]
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_batch_equals_games_stepped_one_by_one_with_autoreset(game_id):
-    """Each game of the batch is the engine's game with seed ``seed + i``, stepped with the same
+    """Each game of the batch is the engine's game with the seed ``envs.seeds[i]``, stepped with the same
     actions: same observation, mask and mover at every step; at its end the rewards are its
     returns (and ``final_returns`` says so), and the next game starts in the same step."""
     info = meeple.game_info(game_id)
@@ -30,7 +30,7 @@ def test_batch_equals_games_stepped_one_by_one_with_autoreset(game_id):
     enc = tensor.encoding(game_id, players)
     obs, _ = envs.reset(seed=11)
     assert envs.observation_space.contains(obs)
-    shadow = [meeple.make(game_id, players=players, seed=11 + i) for i in range(n)]
+    shadow = [meeple.make(game_id, players=players, seed=int(envs.seeds[i])) for i in range(n)]
     rng = np.random.default_rng(3)
     ended = 0
     for _ in range(400):

@@ -1,6 +1,6 @@
 """Trickarus' ``learned`` level: the shipped weights, played by standard-library code.
 
-The network is trained by ``examples/train.py`` (OpenSpiel's A2C through the OpenSpiel adapter);
+The network is trained by ``examples/train_trickarus.py`` (OpenSpiel's A2C through the OpenSpiel adapter);
 these tests need neither OpenSpiel nor PyTorch, and numpy only for the one check that the
 standard-library reader and forward pass agree with numpy's.
 """

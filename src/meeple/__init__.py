@@ -13,7 +13,7 @@ from meeple._pure import use_pure_if_stale
 
 use_pure_if_stale()  # before any compiled module can be imported (setup.py)
 
-import meeple.games as _registry  # noqa: E402  (imported before `games()` shadows the name)
+import meeple.games as games  # noqa: E402  (the games package, callable: `games()` lists them)
 from meeple.core import (  # noqa: E402
     RECORD_FORMAT,
     BadOption,
@@ -30,14 +30,16 @@ from meeple.core import (  # noqa: E402
 __version__ = "0.1.0"
 
 
-def games() -> list[dict[str, Any]]:
-    """Every game: id, title, description, player counts, options (default, choices, description)."""
-    return [info.to_json() for info in _registry.registry().values()]
+def list_games() -> list[dict[str, Any]]:
+    """Every game: id, title, description, player counts, options (default, choices, description).
+
+    ``meeple.games()`` is the same call: `meeple.games` is the games package, made callable."""
+    return games.list_games()
 
 
 def game_info(game_id: str) -> GameInfo:
     """The `GameInfo` of ``game_id``; `UnknownGame` names the games if there is none."""
-    return _registry.get(game_id)
+    return games.get(game_id)
 
 
 def make(game_id: str, players: int, seed: int = 0, **options: Any) -> State:
@@ -78,6 +80,7 @@ __all__ = [
     "UnknownGame",
     "game_info",
     "games",
+    "list_games",
     "make",
     "replay",
 ]

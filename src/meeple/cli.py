@@ -69,7 +69,8 @@ def play(
     seat: int = typer.Option(0, help="your seat (0-based); -1 to watch bots only"),
     bots: str = typer.Option(
         DEFAULT_LEVEL,
-        help="bot level(s) for the other seats, comma-separated: random, easy, medium, hard, expert",
+        help="bot level(s) for the other seats, comma-separated: random, easy, medium, hard, expert; "
+        "your own agents: py:MODULE:NAME, pz:MODULE:NAME, learned:PATH",
     ),
     seed: int | None = typer.Option(
         None, help="game seed (a game is fully determined by it and the moves); default: random"
@@ -96,6 +97,8 @@ def play(
     try:
         for i, p in enumerate(q for q in range(players) if q != seat):
             seat_bots[p] = make_bot(names[i % len(names)], info, seed * 101 + p)
+            if hasattr(seat_bots[p], "fits"):  # learned weights: trained for this count?
+                seat_bots[p].fits(players, state.options)
     except ValueError as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc

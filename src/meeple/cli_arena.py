@@ -45,7 +45,7 @@ def _options(pairs: list[str]) -> dict[str, Any]:
 
 def arena(
     game: Annotated[str, typer.Argument(help="game id (see `meeple list`)")],
-    bots: Annotated[str, typer.Option(help="comma-separated levels: random, easy, medium, hard, expert (or heuristic, ismcts:2000, ...)")] = "hard,medium,random",
+    bots: Annotated[str, typer.Option(help="comma-separated levels: random, easy, medium, hard, expert (or heuristic, ismcts:2000, ...); your own agents: py:MODULE:NAME, pz:MODULE:NAME, learned:PATH")] = "hard,medium,random",
     games: Annotated[int, typer.Option(min=1, help="games to play; balanced when a multiple of bots x players")] = 24,
     players: Annotated[int | None, typer.Option(help="seats per game (default: the number of bots if the game allows it)")] = None,
     workers: Annotated[int, typer.Option(min=1, help="local processes")] = 1,
@@ -106,6 +106,11 @@ def arena(
     argv += ["--out", str(out)] if out is not None else []
     result.command = "meeple arena " + " ".join(shlex.quote(a) for a in argv)
     console.print(results_table(result))
+    for s in result.stats:
+        if s.errors or s.illegal:
+            console.print(f"[yellow]{s.bot}:[/] raised at {s.errors} and answered an illegal "
+                          f"action at {s.illegal} decision(s), each played as a random legal "
+                          f"move (first: {s.fault})")
     unfinished = [g.index for g in result.games if not g.finished]
     if unfinished:
         console.print(f"[yellow]{len(unfinished)} game(s) stopped at {max_moves} actions and left "

@@ -22,6 +22,9 @@ Trickarus' ``{"learned": "learned"}``, a trained policy. The older names keep wo
 (``heuristic``, Scarvus' ``probabilistic``), ``ismcts`` (the game's default search, now without a
 clock: ``hard`` in every game whose ``hard`` is a search) and the knob levels ``ismcts:<knob>``
 and ``rollout:<knob>`` (`meeple.bots.rollout`: a base bot's best moves played out on shared worlds).
+
+Outside agents sit next to the levels: ``py:MODULE:NAME``, ``pz:MODULE:NAME`` and
+``learned:PATH`` (`meeple.bots.agents`).
 """
 
 from __future__ import annotations
@@ -237,9 +240,14 @@ def make_bot(level: str, info: GameInfo, seed: int = 0) -> Bot:
     base, sep, knob = level.partition(":")
     if sep and base in KNOB_LEVELS:
         return KNOB_LEVELS[base](info, seed, knob)
+    from .agents import AGENT_KINDS, make_agent
+
+    if sep and base in AGENT_KINDS:
+        return make_agent(level, info, seed)
     raise ValueError(
         f"no bot level {level!r} for {info.id}; levels: {', '.join(levels(info))} "
-        f"(also {', '.join(aliases(info))}, ismcts:<knob>)"
+        f"(also {', '.join(aliases(info))}, ismcts:<knob>; your own agent: py:MODULE:NAME, "
+        "pz:MODULE:NAME or learned:PATH)"
     )
 
 

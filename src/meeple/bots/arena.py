@@ -66,6 +66,9 @@ class GameResult:
     finished: bool = True  # False: stopped at max_moves; such games are left out of the stats
     cap_hits: tuple[int, ...] = ()  # per seat: moves cut by the time cap (``max_seconds``)
     cpu_times: tuple[tuple[float, ...], ...] = field(default=(), repr=False)  # per seat, CPU s
+    errors: tuple[int, ...] = ()  # per seat: decisions where an outside agent raised
+    illegal: tuple[int, ...] = ()  # per seat: decisions where it answered an illegal action
+    faults: tuple[str, ...] = ()  # per seat: the first such fault, in words ("" for none)
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,9 @@ class BotStats:
     mean_iterations: float | None = None  # per decision, for search bots (`bot.last.iterations`)
     cap_hits: int = 0  # decisions cut by the time cap (then not repeatable)
     p95_cpu_seconds: float = 0.0  # the same in CPU time: one core's work, whatever the load
+    errors: int = 0  # decisions where the (outside) agent raised: a random legal move instead
+    illegal: int = 0  # decisions where it answered an illegal action: the same
+    fault: str = ""  # the first of those, in words
 
 
 @dataclass
@@ -218,6 +224,7 @@ def play_game(spec: GameSpec) -> GameResult:
             caps[p] += bool(getattr(last, "capped", False))
         state.apply(action)
         moves += 1
+    faults = [(getattr(b, "errors", 0), getattr(b, "illegal", 0), getattr(b, "fault", "")) for b in seats]
     return GameResult(
         index=spec.index,
         seed=spec.seed,
@@ -231,6 +238,9 @@ def play_game(spec: GameSpec) -> GameResult:
         finished=state.is_over(),
         cap_hits=tuple(caps),
         cpu_times=tuple(tuple(t) for t in cpu),
+        errors=tuple(f[0] for f in faults),
+        illegal=tuple(f[1] for f in faults),
+        faults=tuple(f[2] for f in faults),
     )
 
 
@@ -288,8 +298,10 @@ def run_arena(
     """Schedule, play and rank. ``on_result`` sees each game as it finishes (progress bars)."""
     info = meeple.game_info(game)
     resolved = info.resolve_options(players, options or {})
-    for level in bots:  # fail before any game starts, naming the levels
-        make_bot(level, info, 0)
+    for level in bots:  # fail before any game starts, naming the levels (and bad agents)
+        fits = getattr(make_bot(level, info, 0), "fits", None)
+        if fits is not None:  # weights trained for another count or options say so now
+            fits(players, resolved)
     specs = schedule(game, bots, games, players, seed, options or {}, max_moves, max_seconds)
     start = time.perf_counter()
     results: list[GameResult] = []
@@ -359,6 +371,9 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
     cpu: dict[str, list[float]] = {b: [] for b in bots}
     iters = dict.fromkeys(bots, 0)
     capped = dict.fromkeys(bots, 0)
+    errors = dict.fromkeys(bots, 0)
+    illegal = dict.fromkeys(bots, 0)
+    fault = dict.fromkeys(bots, "")
     for r in results:
         for bot in dict.fromkeys(r.lineup):
             mine = [s for s, b in enumerate(r.lineup) if b == bot]
@@ -371,6 +386,9 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
                 cpu[bot].extend(r.cpu_times[s] if r.cpu_times else ())
                 iters[bot] += r.iterations[s] if r.iterations else 0
                 capped[bot] += r.cap_hits[s] if r.cap_hits else 0
+                errors[bot] += r.errors[s] if r.errors else 0
+                illegal[bot] += r.illegal[s] if r.illegal else 0
+                fault[bot] = fault[bot] or (r.faults[s] if r.faults else "")
     ratings = rate(results, bots)
     out = []
     for bot in bots:
@@ -392,6 +410,9 @@ def summarize(results: Iterable[GameResult], bots: Sequence[str]) -> list[BotSta
                 mean_iterations=iters[bot] / len(ts) if iters[bot] and ts else None,
                 cap_hits=capped[bot],
                 p95_cpu_seconds=percentile(sorted(cpu[bot]), 0.95),
+                errors=errors[bot],
+                illegal=illegal[bot],
+                fault=fault[bot],
             )
         )
     return out
@@ -479,6 +500,8 @@ def write_csv(result: ArenaResult, path: Path) -> None:
                 "mean_iterations",
                 "cap_hits",
                 "p95_cpu_seconds",
+                "errors",
+                "illegal",
             ]
         )
         for s in result.stats:
@@ -499,6 +522,8 @@ def write_csv(result: ArenaResult, path: Path) -> None:
                     "" if s.mean_iterations is None else f"{s.mean_iterations:.1f}",
                     s.cap_hits,
                     f"{s.p95_cpu_seconds:.4f}",
+                    s.errors,
+                    s.illegal,
                 ]
             )
 

@@ -9,6 +9,7 @@ The adapters live in submodules so that importing `meeple` never needs the ``int
   (Gymnasium's vector conventions).
 - `meeple.interop.tensor`: the observation tensor encoding both share (and its layout docs);
   `meeple.interop.recall`: the information-state tensor, kept incrementally.
+- `meeple.interop.agents`: ``pz:`` policies and ``learned:`` weights as arena and table agents.
 
 See docs/interop.md.
 """

@@ -774,11 +774,18 @@ class MeepleBot(pyspiel.Bot):
     The bot reads the meeple state, and meeple bots decide only from what their player may know.
     """
 
-    def __init__(self, game: str, level: str, seed: int = 0) -> None:
+    def __init__(self, game: str | pyspiel.Game, level: str, seed: int = 0) -> None:
+        """``game``: a meeple game id or an OpenSpiel game of ours (`load`)."""
         from meeple.bots import make_bot
 
         pyspiel.Bot.__init__(self)
-        self.bot = make_bot(level, meeple.game_info(game), seed)
+        if isinstance(game, MeepleGame):
+            info = game.info
+        elif isinstance(game, str):
+            info = meeple.game_info(game)
+        else:
+            raise TypeError(f"MeepleBot takes a meeple game id or a meeple OpenSpiel game, not {game!r}")
+        self.bot = make_bot(level, info, seed)
 
     def step(self, state: pyspiel.State) -> int:
         s = meeple_state(state)

@@ -30,6 +30,7 @@ import meeple
 from meeple.core import State
 
 from .tensor import encoding
+from .vector import SEED_RANGE
 
 __all__ = ["MeepleAECEnv", "env", "raw_env"]
 
@@ -78,13 +79,16 @@ class MeepleAECEnv(AECEnv):
 
     # ----- the AEC API ------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new game. ``seed`` fixes the deal; without one, the next seed of the last seeded
-        sequence (or OS entropy) is used, so repeated resets give different games."""
+        """A new game. ``seed`` fixes the deal (the engine's seed: ``meeple.make(..., seed=seed)``,
+        OpenSpiel's ``seed_actions(seed)``); without one, the next seed of the last seeded
+        sequence (or OS entropy) is used, so repeated resets give different games. A seed drawn
+        here is in [0, 2**32), the range every face accepts (``self.game_seed`` is the current one)."""
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
             game_seed = int(seed)
         else:
-            game_seed = int(self._seeds.integers(0, 2**62))
+            game_seed = int(self._seeds.integers(0, SEED_RANGE))
+        self.game_seed = game_seed
         self.state_ = meeple.make(self.game, players=self.players, seed=game_seed, **self.options)
         self._legal: tuple[int, list[int]] | None = None
         self.agents = self.possible_agents[:]

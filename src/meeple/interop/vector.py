@@ -17,14 +17,29 @@ action per game, for the player to move there.
   the mover's perfect-recall information-state tensor, `meeple.interop.recall`, kept
   incrementally per game and player), ``action_mask`` (int8, the mover's legal actions) and
   ``to_move`` (the mover's seat). One array per key, written in place and returned as copies.
-- **Rewards** are per game *and player* (shape ``(num_envs, players)``): zero until a game ends,
-  then `State.returns` (in [-1, 1]). ``terminations[i]`` is True at that step; games never
-  truncate.
+- **Rewards**: with ``seat=k`` (what Gymnasium's own wrappers, such as
+  ``gymnasium.wrappers.vector.RecordEpisodeStatistics``, expect) one number per game, shape
+  ``(num_envs,)``: seat ``k``'s return when its game ends, zero before. Without a seat, per game
+  *and player* (shape ``(num_envs, players)``), for self-play over every seat. Returns are
+  `State.returns` (in [-1, 1]); ``terminations[i]`` is True at that step; games never truncate.
+- **Opponents**: with ``seat=k`` and ``opponents=LEVEL`` (any `meeple.bots.make_bot` level,
+  e.g. ``"random"`` or ``"hard"``) the other seats are that bot, moved inside `step` (and
+  `reset`), so every observation is seat ``k``'s turn: a single-agent vector environment, as
+  Gymnasium's learners expect. Each game's bots are seeded from its seed.
 - **Autoreset, same step** (Gymnasium's ``AutoresetMode.SAME_STEP``): a game that ends is
-  replaced at once by a new one, and the observation returned for it is the new game's first;
-  ``info["final_returns"]`` holds the finished games' returns (NaN rows for the others).
-- **Seeds**: ``reset(seed=s)`` seeds game ``i`` with ``s + i`` and the seeds of the games that
-  follow from a generator seeded with ``s``, so a batch replays exactly.
+  replaced at once by a new one, and the observation returned for it is the new game's first.
+  As Gymnasium's own vector environments do, ``info["final_obs"]`` and ``info["final_info"]``
+  (object arrays, with the masks ``info["_final_obs"]`` and ``info["_final_info"]``) hold the
+  finished games' last observation (seen by ``seat``, or by the player who moved last) and
+  info (``{"returns": ...}``); ``info["final_returns"]`` holds their returns (NaN rows for the
+  others).
+- **Seeds**: ``reset(seed=s)`` gives game ``i`` the ``i``-th 32-bit word that
+  ``numpy.random.SeedSequence(s)`` generates, and the games that follow seeds drawn from a
+  generator on that sequence, so a batch replays exactly and batches with different seeds share
+  no deal. Every seed is in [0, 2**32), the range OpenSpiel's face accepts; ``envs.seeds`` are
+  the current games' seeds, so any game of a batch can be replayed on another face.
+  ``seeding="consecutive"`` keeps the former rule (game ``i`` seeded ``s + i``), under which
+  batches seeded 0 and 1 share all but one deal.
 - An illegal action raises `meeple.IllegalAction` (the mask says what is legal).
 
 There is no subprocess or thread: the engine is pure Python, so the gain of stepping N games
@@ -42,6 +57,7 @@ import numpy as np
 from gymnasium import spaces
 
 import meeple
+from meeple.bots import make_bot
 from meeple.core import State
 
 from .recall import Record, layout
@@ -50,6 +66,9 @@ from .tensor import encoding
 __all__ = ["MeepleVectorEnv", "vector_env"]
 
 TENSORS = ("observation", "information_state")
+SEEDINGS = ("sequence", "consecutive")
+SEED_RANGE = 2**32
+"""Every seed a face draws by itself is below this: OpenSpiel's face takes 32-bit seeds."""
 
 
 class MeepleVectorEnv(gymnasium.vector.VectorEnv):
@@ -61,15 +80,30 @@ class MeepleVectorEnv(gymnasium.vector.VectorEnv):
         num_envs: int,
         players: int | None = None,
         tensor: str = "observation",
+        seat: int | None = None,
+        seeding: str = "sequence",
+        opponents: str | None = None,
         **options: Any,
     ) -> None:
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1")
         if tensor not in TENSORS:
             raise ValueError(f"tensor must be one of {TENSORS}, not {tensor!r}")
+        if seeding not in SEEDINGS:
+            raise ValueError(f"seeding must be one of {SEEDINGS}, not {seeding!r}")
         info = meeple.game_info(game)
         self.game = game
         self.players = players if players is not None else min(info.player_counts)
+        if seat is not None and not 0 <= seat < self.players:
+            raise ValueError(f"seat must be in [0, {self.players}), not {seat}")
+        self.seat = seat
+        self.seeding = seeding
+        if opponents is not None:
+            if seat is None:
+                raise ValueError("opponents play the seats other than `seat`: give a seat")
+            make_bot(opponents, info, 0)  # an unknown level fails here, naming the levels
+        self.opponents = opponents
+        self._bots: list[dict[int, Any]] = []
         self.options = info.resolve_options(self.players, options)
         self.num_envs = num_envs
         self.tensor = tensor
@@ -111,22 +145,30 @@ class MeepleVectorEnv(gymnasium.vector.VectorEnv):
         self._actors: list[list[int]] = []
         self._records: list[dict[int, Record]] = []
         self._seeds = np.random.default_rng()
+        self.seeds = np.zeros(num_envs, np.int64)
 
     # ----- Gymnasium's vector API --------------------------------------------------------------
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        if seed is not None:
+        if seed is not None and self.seeding == "consecutive":
             self._seeds = np.random.default_rng(seed)
             seeds = [int(seed) + i for i in range(self.num_envs)]
+        elif seed is not None:
+            sequence = np.random.SeedSequence(seed)
+            seeds = [int(w) for w in sequence.generate_state(self.num_envs, np.uint32)]
+            self._seeds = np.random.default_rng(sequence.spawn(1)[0])
         else:
             seeds = [self._next_seed() for _ in range(self.num_envs)]
+        self.seeds[:] = seeds
         self._states = [self._new(s) for s in seeds]
         self._legal = [[] for _ in range(self.num_envs)]
         self._actors = [[] for _ in range(self.num_envs)]
         self._records = [{} for _ in range(self.num_envs)]
+        self._bots = [self._seat_bots(s) for s in seeds]
         self._mask.fill(0)
         for i in range(self.num_envs):
+            self._play_opponents(i)
             self._observe(i)
         return self._out(), {}
 
@@ -138,10 +180,12 @@ class MeepleVectorEnv(gymnasium.vector.VectorEnv):
         terminations = np.zeros(self.num_envs, np.bool_)
         truncations = np.zeros(self.num_envs, np.bool_)
         final: np.ndarray | None = None
+        info: dict[str, Any] = {}
         for i, state in enumerate(self._states):
             actor = state.to_move
             state.apply(int(actions[i]), legal=self._legal[i])
             self._actors[i].append(actor)  # type: ignore[arg-type]
+            self._play_opponents(i)  # with opponents the final view is `seat`'s anyway
             if state.to_move is None:  # over: report the returns, start the next game
                 returns = state.returns()
                 rewards[i] = returns
@@ -149,13 +193,19 @@ class MeepleVectorEnv(gymnasium.vector.VectorEnv):
                 if final is None:
                     final = np.full((self.num_envs, self.players), np.nan)
                 final[i] = returns
-                self._states[i] = self._new(self._next_seed())
+                info = self._add_info(info, {"final_obs": self._final_obs(state, actor),
+                                             "final_info": {"returns": np.asarray(returns)}}, i)
+                self.seeds[i] = self._next_seed()
+                self._states[i] = self._new(int(self.seeds[i]))
                 self._actors[i] = []
                 self._records[i] = {}
+                self._bots[i] = self._seat_bots(int(self.seeds[i]))
+                self._play_opponents(i)
             self._observe(i)
-        info: dict[str, Any] = {}
         if final is not None:
             info["final_returns"] = final
+        if self.seat is not None:
+            return self._out(), rewards[:, self.seat], terminations, truncations, info
         return self._out(), rewards, terminations, truncations, info
 
     def sample_legal(self, rng: np.random.Generator | None = None) -> np.ndarray:
@@ -174,7 +224,38 @@ class MeepleVectorEnv(gymnasium.vector.VectorEnv):
 
     # ----- internals ---------------------------------------------------------------------------
     def _next_seed(self) -> int:
-        return int(self._seeds.integers(0, 2**62))
+        return int(self._seeds.integers(0, SEED_RANGE))
+
+    def _final_obs(self, state: State, actor: int | None) -> dict[str, Any]:
+        """A finished game's last observation, seen by ``seat`` (or by its last mover)."""
+        who = self.seat if self.seat is not None else actor
+        assert who is not None
+        if self._layout is None:
+            obs = self._encoding.encode(state, who).astype(np.float32)
+        else:  # the information state needs the per-player record, which the game drops now
+            obs = np.full(self._size, np.nan, np.float32)
+        return {"observation": obs, "action_mask": np.zeros(self._num_actions, np.int8),
+                "to_move": who}
+
+    def _seat_bots(self, seed: int) -> dict[int, Any]:
+        """The opponents of one game, seeded from its seed (so a batch replays exactly)."""
+        if self.opponents is None:
+            return {}
+        info = meeple.game_info(self.game)
+        return {p: make_bot(self.opponents, info, (seed * 7919 + p) % 2**31)
+                for p in range(self.players) if p != self.seat}
+
+    def _play_opponents(self, i: int) -> int | None:
+        """Let the opponents move until it is ``seat``'s turn or the game is over; the last of
+        them to move (None if none did)."""
+        bots = self._bots[i] if self._bots else {}
+        state = self._states[i]
+        last = None
+        while bots and state.to_move is not None and state.to_move != self.seat:
+            last = state.to_move
+            state.apply(bots[last].choose(state))
+            self._actors[i].append(last)
+        return last
 
     def _new(self, seed: int) -> State:
         return meeple.make(self.game, players=self.players, seed=seed, **self.options)
@@ -220,8 +301,15 @@ def vector_env(
     num_envs: int,
     players: int | None = None,
     tensor: str = "observation",
+    seat: int | None = None,
+    seeding: str = "sequence",
+    opponents: str | None = None,
     **options: Any,
 ) -> MeepleVectorEnv:
     """``num_envs`` games of ``game`` for ``players`` (default: the fewest it takes) with
-    ``options``, stepped together; ``tensor`` is ``"observation"`` or ``"information_state"``."""
-    return MeepleVectorEnv(game, num_envs, players=players, tensor=tensor, **options)
+    ``options``, stepped together; ``tensor`` is ``"observation"`` or ``"information_state"``;
+    ``seat``: rewards of that seat only, shape ``(num_envs,)``; ``seeding``: ``"sequence"`` or
+    ``"consecutive"``; ``opponents``: a bot level that plays every seat but ``seat`` (see the
+    module docstring)."""
+    return MeepleVectorEnv(game, num_envs, players=players, tensor=tensor, seat=seat,
+                           seeding=seeding, opponents=opponents, **options)

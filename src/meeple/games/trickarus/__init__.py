@@ -35,7 +35,7 @@ GAME = GameInfo(
     text_renderer=render_text,
 )
 
-# A sixth level after the five (meeple.bots.extra_levels): the policy trained by examples/train.py,
+# A sixth level after the five (meeple.bots.extra_levels): the policy trained by examples/train_trickarus.py,
 # weights in learned.npz; standard library only, so every install offers it.
 # hard and expert: ISMCTS 1000 beats 200, and 200 beats the heuristic, head to head on fresh
 # seeds; 3000 was never shown ahead of 1000 (at 4p 1000 was ahead over 160 games). From

@@ -1,4 +1,4 @@
-"""Trickarus' ``learned`` level: a small policy network, trained by ``examples/train.py``.
+"""Trickarus' ``learned`` level: a small policy network, trained by ``examples/train_trickarus.py``.
 
 The network was trained with OpenSpiel's policy-gradient agent (A2C, PyTorch) through
 `meeple.interop.openspiel` and `open_spiel.python.rl_environment`; its weights ship beside this
@@ -258,7 +258,7 @@ def shipped_policy() -> Policy:
     if policy.inputs != FEATURES or policy.outputs != NUM_CARDS:
         raise ValueError(
             f"{WEIGHTS}: a {policy.inputs}->{policy.outputs} network, but the encoding has "
-            f"{FEATURES} features and the game {NUM_CARDS} actions: retrain (examples/train.py)"
+            f"{FEATURES} features and the game {NUM_CARDS} actions: retrain (examples/train_trickarus.py)"
         )
     return policy
 
