@@ -389,13 +389,15 @@ def router(notifier: Notifier, current: Any) -> APIRouter:
         email = body.email.strip() if body.email else None
         if email and not notifier.config.smtp_url:
             raise TableError("no_mail", "this server sends no mail")
+        if email:
+            def claim() -> bool:
+                with notifier.engine.begin() as conn:  # one confirmation mail an hour
+                    return notifier._claim_mail(conn, user["id"], "confirm", time.time())
+            if not await asyncio.to_thread(claim):
+                raise TableError("rate_limited", "a confirmation mail went out less than an hour ago")
         token = await asyncio.to_thread(notifier.set_email, user["id"], email)
         if email and token:
             def mail() -> None:
-                with notifier.engine.begin() as conn:  # one confirmation mail an hour
-                    if not notifier._claim_mail(conn, user["id"], "confirm", time.time()):
-                        raise TableError("rate_limited", "a confirmation mail was sent less than "
-                                                         "an hour ago")
                 link = f"{notifier.base}/api/notify/confirm?token={quote(token)}"
                 notifier.send_mail(email, "Confirm your email for meeple",
                                    f"Hello {user['username']},\n\nconfirm this address to be told "
