@@ -159,6 +159,8 @@ def test_invite_a_friend_by_name_and_friends_only_tables(c):
                   json={"seat": 2, "username": ann}).status_code == 403
     # eve is no friend of ann's: the open seat is not hers; nor a guest's
     assert c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Eve"}).status_code == 403
+    assert c.post(f"/api/tables/{t['id']}/join",  # a made-up invite secret opens nothing
+                  json={"seat": 2, "name": "Eve", "secret": "x" * 20}).status_code == 403
     c.cookies.clear()
     c.get("/api/games")
     assert c.post(f"/api/tables/{t['id']}/join", json={"seat": 2, "name": "Guest"}).status_code == 403

@@ -271,3 +271,19 @@ def test_an_invitation_by_name_reaches_the_friend(c, smtp, push):
                   json={"seat": 1, "username": bob}).status_code == 200
     wait_for(lambda: push.received)
     assert push.received[0]["title"] == f"{ann} invites you to Trickarus"
+
+
+def test_the_end_of_a_game_reaches_a_player_who_left_it(c, smtp, push):
+    ann = name("ann")
+    register(c, ann)
+    c.post("/api/notify/push", json=push.subscription())
+    t = c.post("/api/tables", json={"game": "trickarus", "players": 2, "time_limit": 86400,
+                                    "seats": [{"kind": "me"}, {"kind": "bot", "level": "random"}]}).json()
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        hello(ws, 0, None)
+        ws.send_json({"type": "leave"})  # a bot plays for her to the end
+        until(ws, lambda x: x.get("type") == "state" and x["seats"][0]["zombie"])
+    wait_for(lambda: c.get(f"/api/tables/{t['id']}").json()["status"] == "over", 60)
+    wait_for(lambda: any(p["title"].startswith("Game over") for p in push.received))
+    settle(c)
+    assert [p["title"] for p in push.received] == ["Game over: Trickarus"]

@@ -434,7 +434,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def api_join(table_id: str, body: Join, request: Request) -> Any:
         t = await table(table_id)
         user = await user_of(request)
-        await friends.check_join(t, body.seat, user, body.secret is not None)
+        await friends.check_join(t, body.seat, user, body.secret)
 
         async def run(key: str | None) -> dict[str, Any]:
             secret = await manager.join(t, body.seat, user["username"] if user else body.name,

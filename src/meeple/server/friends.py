@@ -212,9 +212,13 @@ class Friends:
         await self._db(self.social.record_table, t.rec.id, user["id"] if user else None, friends_only)
 
     async def check_join(self, t: LiveTable, seat: int, user: dict[str, Any] | None,
-                         invited: bool) -> None:
-        """An open seat of a friends-only table is for the host's friends."""
-        if invited or not 0 <= seat < t.rec.players or t.seat(seat).kind != "open":
+                         secret: str | None) -> None:
+        """A seat of a friends-only table is for the host's friends, unless the joiner holds
+        that seat's invitation (a secret given for an open seat proves nothing)."""
+        if not 0 <= seat < t.rec.players:
+            return
+        s = t.seat(seat)
+        if s.kind == "invited" and secret_ok(secret, s.secret_hash):
             return
         access = await self._db(self.social.access, t.rec.id)
         if not access or not access["friends_only"]:
