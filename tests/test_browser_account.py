@@ -11,31 +11,16 @@ import uuid
 
 import pytest
 
-from test_browser import ARGS, CHROMIUM, Server, click_a_choice, new_page, play_until_end  # noqa: F401
-from test_browser import wait_turn_or_end
+from test_browser import (  # noqa: F401  (browser, own_server: the fixtures)
+    browser,
+    click_a_choice,
+    new_page,
+    own_server,
+    play_until_end,
+    wait_turn_or_end,
+)
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture()
-def own_server(tmp_path):
-    srv = Server(f"sqlite:///{tmp_path / 'account.db'}")
-    srv.start()
-    yield srv
-    srv.kill()
-
-
-@pytest.fixture()
-def browser():
-    from pathlib import Path
-
-    from playwright.sync_api import sync_playwright
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def account(page, url, username, register=False):
@@ -62,7 +47,7 @@ def stored(page, table_id):
     return page.evaluate(f"() => JSON.parse(localStorage.getItem('meeple:table:{table_id}') || '{{}}')")
 
 
-def test_an_account_plays_from_any_browser_without_typing_a_name(browser, own_server):
+def test_an_account_plays_from_any_browser_without_typing_a_name(browser, own_server):  # noqa: F811
     errors: list[str] = []
     url = own_server.url
     rng = random.Random(38)
@@ -118,7 +103,7 @@ def test_an_account_plays_from_any_browser_without_typing_a_name(browser, own_se
     assert errors == []
 
 
-def test_friends_add_each_other_in_the_lobby(browser, own_server):
+def test_friends_add_each_other_in_the_lobby(browser, own_server):  # noqa: F811
     errors: list[str] = []
     url = own_server.url
     a, b = f"ann{uuid.uuid4().hex[:6]}", f"bob{uuid.uuid4().hex[:6]}"

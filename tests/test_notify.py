@@ -160,17 +160,22 @@ def settle(c) -> None:
     wait_for(lambda: not c.app.state.notifier.pending)
 
 
-def test_one_mail_and_one_push_when_the_turn_passes_and_none_after_unsubscribe(c, smtp, push):
-    box, _port = smtp
+def two_accounts(c, box) -> tuple:
+    """ann and bob; bob gives an address, which gets a confirmation mail (returned)."""
     ann, bob = name("ann"), name("bob")
     a, b = register(c, ann), register(c, bob)
     address = f"{bob}@example.test"
-    # bob gives an address; nothing is mailed to it before he confirms it
     use(c, b)
     r = c.post("/api/notify/email", json={"email": address})
     assert r.status_code == 200 and r.json()["confirmed"] is False
     wait_for(lambda: box.to(address))
     (confirm,) = box.to(address)
+    return a, b, ann, address, confirm
+
+
+def test_one_mail_and_one_push_when_the_turn_passes_and_none_after_unsubscribe(c, smtp, push):
+    box, _port = smtp
+    a, b, ann, address, confirm = two_accounts(c, box)  # bob confirms by the mailed link
     assert "Confirm" in confirm["Subject"]
     assert c.post("/api/notify/email", json={"email": address}).status_code == 429  # an hour
     assert c.get(link_in(confirm, "/api/notify/confirm")).status_code == 200
@@ -227,13 +232,8 @@ def test_one_mail_and_one_push_when_the_turn_passes_and_none_after_unsubscribe(c
 
 def test_at_most_one_mail_per_table_an_hour_and_pushes_for_each_turn(c, smtp, push):
     box, _port = smtp
-    ann, bob = name("ann"), name("bob")
-    a, b = register(c, ann), register(c, bob)
-    address = f"{bob}@example.test"
-    use(c, b)
-    c.post("/api/notify/email", json={"email": address})
-    wait_for(lambda: box.to(address))
-    assert c.get(link_in(box.to(address)[0], "/api/notify/confirm")).status_code == 200
+    a, b, _ann, address, confirm = two_accounts(c, box)
+    assert c.get(link_in(confirm, "/api/notify/confirm")).status_code == 200
     c.post("/api/notify/push", json=push.subscription())
     box.messages.clear()
     use(c, a)
@@ -274,9 +274,11 @@ def test_an_invitation_by_name_reaches_the_friend(c, smtp, push):
 
 
 def test_the_end_of_a_game_reaches_a_player_who_left_it(c, smtp, push):
+    box, _port = smtp
     ann = name("ann")
     register(c, ann)
     c.post("/api/notify/push", json=push.subscription())
+    c.post("/api/notify/email", json={"email": f"{ann}@example.test"})  # never confirmed
     t = c.post("/api/tables", json={"game": "trickarus", "players": 2, "time_limit": 86400,
                                     "seats": [{"kind": "me"}, {"kind": "bot", "level": "random"}]}).json()
     with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
@@ -287,3 +289,4 @@ def test_the_end_of_a_game_reaches_a_player_who_left_it(c, smtp, push):
     wait_for(lambda: any(p["title"].startswith("Game over") for p in push.received))
     settle(c)
     assert [p["title"] for p in push.received] == ["Game over: Trickarus"]
+    assert [m["Subject"] for m in box.messages] == ["Confirm your email for meeple"]  # no more
