@@ -290,3 +290,40 @@ def test_the_end_of_a_game_reaches_a_player_who_left_it(c, smtp, push):
     settle(c)
     assert [p["title"] for p in push.received] == ["Game over: Trickarus"]
     assert [m["Subject"] for m in box.messages] == ["Confirm your email for meeple"]  # no more
+
+
+def test_push_endpoints_must_be_public_https():
+    from meeple.server.notify import push_endpoint_ok
+
+    assert push_endpoint_ok("https://fcm.googleapis.com/fcm/send/abc", False)
+    assert push_endpoint_ok("https://updates.push.services.mozilla.com/wpush/v2/x", False)
+    for bad in ("http://fcm.googleapis.com/x", "https://127.0.0.1/x", "https://10.0.0.5/x",
+                "https://[::1]/x", "https://localhost:8000/x", "https://db.internal/x",
+                "https://169.254.169.254/latest", "ftp://example.org/x", "https:///x"):
+        assert not push_endpoint_ok(bad, False), bad
+    assert push_endpoint_ok("http://127.0.0.1:9000/push", True)
+
+
+def test_notify_turn_for_other_modules_tells_once_per_turn(c, smtp, push):
+    from meeple.server.notify import notify_turn
+
+    ann, bob = name("ann"), name("bob")
+    a, b = register(c, ann), register(c, bob)
+    c.post("/api/notify/push", json=push.subscription())
+    use(c, a)
+    t = table_for_two(c)  # seat 0 (ann) moves first: nothing for bob yet
+    use(c, b)
+    c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "x"})
+    settle(c)
+    assert push.received == []
+    before = 0
+    manager = c.app.state.manager
+
+    async def tell() -> None:  # e.g. a clock that skipped seat 0's turn
+        notify_turn(manager, await manager.get(t["id"]), 1)
+
+    c.portal.call(tell)
+    settle(c)
+    c.portal.call(tell)  # the same turn again: told once
+    settle(c)
+    assert len(push.received) == before + 1 and push.received[-1]["title"] == "Your turn: Trickarus"

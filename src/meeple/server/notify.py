@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import html
+import ipaddress
 import json
 import logging
 import os
@@ -366,6 +367,31 @@ class Notifier:
                                                    push_subs_t.c.user_id == user_id))
 
 
+def notify_turn(manager: TableManager, t: LiveTable, seat: int) -> None:
+    """It is ``seat``'s turn at ``t`` (for modules that pass the turn outside a move, e.g. a
+    clock): tell its account, once per turn, like the hook does."""
+    for hook in manager.hooks:
+        if isinstance(hook, Notifier):
+            hook.notify_turn(t, seat)
+
+
+def push_endpoint_ok(endpoint: str, allow_http: bool) -> bool:
+    """A push service's address: https to a public host (the server posts there; a loopback or
+    private address would let an account make it post inside its own network). ``allow_http``
+    (tests) lets a local http endpoint through."""
+    parts = urlsplit(endpoint)
+    if allow_http:
+        return parts.scheme in ("http", "https") and bool(parts.hostname)
+    host = parts.hostname or ""
+    if parts.scheme != "https" or not host or host == "localhost" or host.endswith(
+            (".localhost", ".local", ".internal")):
+        return False
+    try:
+        return ipaddress.ip_address(host).is_global
+    except ValueError:
+        return True  # a name: the push services' own (fcm.googleapis.com, push.services.mozilla.com...)
+
+
 def _page(title: str, body: str) -> HTMLResponse:
     return HTMLResponse(
         "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport "
@@ -438,9 +464,7 @@ def router(notifier: Notifier, current: Any) -> APIRouter:
     @api.post("/api/notify/push")
     async def add_push(body: PushSub, request: Request) -> dict[str, Any]:
         user = await current(request)
-        parts = urlsplit(body.endpoint)
-        if body.keys is None or not parts.hostname or not (
-                parts.scheme == "https" or (parts.scheme == "http" and notifier.config.push_allow_http)):
+        if body.keys is None or not push_endpoint_ok(body.endpoint, notifier.config.push_allow_http):
             raise TableError("bad_request", "a push subscription needs an https endpoint and keys")
         await asyncio.to_thread(notifier.add_push, user["id"], body)
         return await asyncio.to_thread(notifier.prefs, user["id"])
