@@ -57,6 +57,7 @@ def test_an_account_plays_from_any_browser_without_typing_a_name(browser, own_se
     home.goto(url + "/")
     assert home.locator("#playing-as").inner_text() == f"Playing as {user}"
     assert home.locator("#my-name").count() == 0  # nothing to type
+    assert home.locator("#notify-me").is_visible()
     running = create(home, url, "trickarus", 3, {1: "bot:random", 2: "bot:random"})
     wait_turn_or_end(home)
     finished = create(home, url, "trickarus", 2, {1: "bot:random"})
@@ -93,6 +94,9 @@ def test_an_account_plays_from_any_browser_without_typing_a_name(browser, own_se
 
     # anyone else, logged in or not, only watches
     other = new_page(browser, errors)
+    other.goto(url + "/")
+    other.locator("#my-name").wait_for()  # a guest types a name, and has no account's buttons
+    assert not other.locator("#notify-me").is_visible() and not other.locator("#friends-section").is_visible()
     account(other, url, f"other{uuid.uuid4().hex[:6]}", register=True)
     other.goto(url + "/")
     assert other.locator(f'#running-tables [data-table="{running}"] a.button').inner_text() == "Watch"
@@ -117,6 +121,7 @@ def test_friends_add_each_other_in_the_lobby(browser, own_server):  # noqa: F811
     pb.goto(url + "/")
     pb.locator(f'[data-add-back="{a}"]').click()
     pb.locator(f'#friends [data-friend="{a}"]').wait_for()
+    assert pb.locator("#friend-requests").inner_text().strip() == ""
     assert "online" in pb.locator(f'#friends [data-friend="{a}"]').inner_text()
     # a friend is offered for a seat when creating a table; the invitation reaches them
     card = pa.locator('[data-game="trickarus"]')

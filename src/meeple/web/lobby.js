@@ -189,9 +189,9 @@ function drawFriends(data) {
     h("span.row-links", {}, f.table ? h("a.button", { href: `/table/${f.table.id}` }, mineById.has(f.table.id) ? "Play" : "Watch") : null,
       h("button", { "data-unfriend": f.username, onclick: () => friendAction({ username: f.username, add: false }) }, "Remove"))))
     : [h("p.muted", {}, "no friends yet: add one by username")]));
-  $("friend-requests").replaceChildren(
+  $("friend-requests").replaceChildren(...[
     data.received.length ? h("span", {}, "Asked you: ", data.received.map((n) => h("button", { "data-add-back": n, onclick: () => friendAction({ username: n }) }, `add ${n}`))) : null,
-    data.sent.length ? h("span", {}, ` Waiting for: ${data.sent.join(", ")}`) : null);
+    data.sent.length ? h("span", {}, ` Waiting for: ${data.sent.join(", ")}`) : null].filter(Boolean));
 }
 
 async function refreshFriends() {
