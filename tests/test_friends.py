@@ -199,3 +199,27 @@ def test_a_declined_invitation_opens_the_seat_again(c):
     assert r.status_code == 200, r.text
     assert c.get(f"/api/tables/{t['id']}").json()["seats"][1]["kind"] == "open"
     assert c.get("/api/friends").json()["invites"] == []
+
+
+def test_a_rematch_stays_open_to_friends_only(c):
+    ann, bob, eve = name("ann"), name("bob"), name("eve")
+    a, b, e = register(c, ann), register(c, bob), register(c, eve)
+    befriend(c, a, ann, b, bob)
+    use(c, a)
+    t = new_table(c, friends_only=True)
+    use(c, b)
+    assert c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "x"}).status_code == 200
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:  # bob leaves: a bot plays for him
+        hello(ws, 1, None)
+        ws.send_json({"type": "leave"})
+        until(ws, lambda x: x.get("type") == "state" and x["seats"][1]["zombie"])
+    use(c, a)
+    with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
+        m = hello(ws, 0, None)
+        play_out(ws, m if my_turn(m) else until(ws, my_turn))
+    again = c.post(f"/api/tables/{t['id']}/rematch", json={"seat": 0}).json()
+    assert c.get(f"/api/tables/{again['id']}").json()["seats"][1]["kind"] == "open"
+    use(c, e)
+    assert c.post(f"/api/tables/{again['id']}/join", json={"seat": 1, "name": "x"}).status_code == 403
+    use(c, b)
+    assert c.post(f"/api/tables/{again['id']}/join", json={"seat": 1, "name": "x"}).status_code == 200

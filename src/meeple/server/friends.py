@@ -143,10 +143,18 @@ class Social:
                 table_id=table_id, host_user_id=host_user, friends_only=friends_only))
 
     def access(self, table_id: str) -> dict[str, Any] | None:
+        """The table's host account and openness; a rematch keeps its first table's."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(table_access_t).where(
-                table_access_t.c.table_id == table_id)).mappings().first()
-        return dict(row) if row else None
+            for _hop in range(50):
+                row = conn.execute(select(table_access_t).where(
+                    table_access_t.c.table_id == table_id)).mappings().first()
+                if row is not None:
+                    return dict(row)
+                table_id = conn.execute(select(tables_t.c.rematch_of).where(
+                    tables_t.c.id == table_id)).scalar()
+                if table_id is None:
+                    return None
+        return None
 
     def finished(self, user_id: int, limit: int = 20) -> list[str]:
         """The account's most recently finished tables."""
