@@ -23,7 +23,12 @@ from test_browser import (  # noqa: F401  (browser, own_server: the fixtures)
 pytestmark = pytest.mark.browser
 
 
+ASK_COUNTER = """window.__asked = 0;
+if (window.Notification) Notification.requestPermission = () => { window.__asked += 1; return Promise.resolve("default"); };"""
+
+
 def account(page, url, username, register=False):
+    page.context.add_init_script(ASK_COUNTER)
     page.goto(url + "/account")
     page.fill("#username", username)
     page.fill("#password", "correct horse")
@@ -85,6 +90,12 @@ def test_an_account_plays_from_any_browser_without_typing_a_name(browser, own_se
     assert away.locator(".seat.mine strong").inner_text() == user
     click_a_choice(away, rng)
     assert stored(away, running) == {}
+    # the turn comes back (the bots move): a chime and the tab title say so
+    assert wait_turn_or_end(away) == "running"
+    away.wait_for_function("() => Number(document.body.dataset.chimes || 0) >= 1")
+    assert away.title().startswith("(your turn)")
+    # no page asked for notification permission by itself
+    assert away.evaluate("window.__asked") == 0 and home.evaluate("window.__asked") == 0
     # Rematch from the second browser: the account keeps its seat at the new table
     away.goto(url + f"/table/{finished}")
     away.click("#rematch")
