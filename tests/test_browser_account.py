@@ -84,6 +84,10 @@ def test_an_account_plays_from_any_browser_without_typing_a_name(browser, own_se
     assert away.locator(f'#my-tables [data-table="{finished}"] [data-rematch]').inner_text() == "Rematch"
     away.goto(url + f"/table/{finished}")
     away.locator("#rematch").wait_for()
+    away.goto(url + "/my")  # My games: the same, from the account
+    away.locator(f'#tables [data-table="{running}"] .status.yours').wait_for()
+    assert away.title().startswith("(1) your turn")
+    away.locator(f'#finished [data-table="{finished}"] [data-rematch]').wait_for()
     # play on at the running table from here
     away.goto(url + f"/table/{running}")
     assert wait_turn_or_end(away) == "running"
