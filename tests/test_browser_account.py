@@ -153,4 +153,17 @@ def test_friends_add_each_other_in_the_lobby(browser, own_server):  # noqa: F811
     pb.wait_for_url(f"**/table/{table}")
     pb.locator(".seat.mine").wait_for()
     assert pb.locator(".seat.mine strong").inner_text() == b
+    # the host invites a friend to a seat from the table page too
+    pa.goto(url + "/")
+    card = pa.locator('[data-game="trickarus"]')
+    card.locator("summary").click()
+    card.locator('select[name="players"]').select_option("2")
+    card.locator('select[name="seat-1"]').select_option("open")
+    card.locator("button.primary").click()
+    pa.wait_for_url("**/table/*")
+    second = pa.url.rsplit("/", 1)[1]
+    pa.locator('[data-invite-friend="1"]').select_option(b)
+    pa.locator('#seats [data-seat="1"] .tag').get_by_text("invited", exact=True).wait_for()
+    pb.goto(url + "/")
+    pb.locator(f'[data-accept="{second}"]').wait_for()
     assert errors == []

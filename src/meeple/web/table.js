@@ -27,6 +27,7 @@ let account = null;     // the logged-in player, if any: a seat of theirs opens 
 let chat = [];
 let wasMyTurn = false;
 let wasStatus = null;    // the status at the last draw (null: none yet; no sound on arrival)
+let friends = [];        // the account's friends' usernames (the host may invite them by name)
 
 // An invite link carries its seat and secret in the fragment (#seat=2&invite=...).
 const frag = new URLSearchParams(location.hash.slice(1));
@@ -184,7 +185,10 @@ function hostControls(seat) {
           navigator.clipboard?.writeText(link).catch(() => {});
           if (last) draw();
         } catch (e) { $("error").textContent = e.message; }
-      } }, "Invite link"));
+      } }, "Invite link"),
+    friends.length ? h("select", { "data-invite-friend": seat, "aria-label": "invite a friend", onchange: async (e) => {
+      try { await api(`/api/tables/${tableId}/invite_friend`, { seat, username: e.target.value, host: me().host }); } catch (err) { $("error").textContent = err.message; }
+    } }, h("option", { value: "" }, "invite a friend…"), friends.map((f) => h("option", { value: f }, f))) : null);
 }
 
 function drawSit() {
@@ -439,6 +443,7 @@ try {
   info = await api(`/api/tables/${tableId}`);
   const own = account ? info.seats.find((s) => s.account && s.name === account.username) : null;
   if (own && !me().secret) accountSeat = own.seat;
+  if (account && me().host) friends = (await api("/api/friends")).friends.map((f) => f.username);
   game = games.find((g) => g.id === info.game) || { id: info.game, title: info.game, bots: ["random"] };
   renderer = await loadRenderer(game);
   setupAnimations();
