@@ -478,7 +478,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await once(request, body, lambda key: manager.rematch(
             t, body.seat, body.secret, client_token(request), key, user["id"] if user else None))
 
-    app.include_router(friends_mod.router(friends, current, table, client_token))
+    app.include_router(friends_mod.router(friends, current, table, client_token, record_summary))
 
     @app.get("/api/tables/{table_id}/replay")
     async def api_replay(table_id: str, step: int | None = None, seat: int | None = None) -> dict[str, Any]:

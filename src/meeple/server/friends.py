@@ -319,9 +319,11 @@ class Friends:
         return {"id": t.rec.id, "seat": seat, "declined": True}
 
 
-def router(friends: Friends, current: Any, table: Any, client_token: Any) -> APIRouter:
+def router(friends: Friends, current: Any, table: Any, client_token: Any,
+           summary: Any) -> APIRouter:
     """``/api/friends`` (list, add, remove), invitations by name, and ``/api/my/finished``.
-    ``current(request)`` is the logged-in account (401 otherwise); ``table(id)`` a live table."""
+    ``current(request)`` is the logged-in account (401 otherwise); ``table(id)`` a live table;
+    ``summary(record)`` a stored table as the lobby shows it."""
     api = APIRouter()
     social = friends.social
 
@@ -353,15 +355,16 @@ def router(friends: Friends, current: Any, table: Any, client_token: Any) -> API
     async def my_finished(request: Request) -> dict[str, Any]:
         """The account's recently finished tables (Rematch from any browser)."""
         user = await current(request)
-        out = []
-        for tid in await asyncio.to_thread(social.finished, user["id"]):
-            try:
-                t = await table(tid)
-            except TableError:
-                continue
-            seat = next((s.seat for s in t.rec.seats if s.user_id == user["id"]), None)
-            if seat is not None:
-                out.append({**friends.manager.summary(t), "seat": seat})
-        return {"tables": out}
+
+        def load() -> list[dict[str, Any]]:  # the stored records: no game is replayed for this
+            out = []
+            for tid in social.finished(user["id"]):
+                rec = friends.manager.storage.load_table(tid)
+                seat = next((s.seat for s in rec.seats if s.user_id == user["id"]), None) if rec else None
+                if rec is not None and seat is not None:
+                    out.append({**summary(rec), "seat": seat})
+            return out
+
+        return {"tables": await asyncio.to_thread(load)}
 
     return api
