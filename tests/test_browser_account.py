@@ -62,7 +62,7 @@ def test_an_account_plays_from_any_browser_without_typing_a_name(browser, own_se
     home.goto(url + "/")
     assert home.locator("#playing-as").inner_text() == f"Playing as {user}"
     assert home.locator("#my-name").count() == 0  # nothing to type
-    assert home.locator("#notify-me").is_visible()
+    home.locator("#notify-me").wait_for()  # visible: the account may turn notifications on
     running = create(home, url, "trickarus", 3, {1: "bot:random", 2: "bot:random"})
     wait_turn_or_end(home)
     finished = create(home, url, "trickarus", 2, {1: "bot:random"})
