@@ -31,8 +31,10 @@ from meeple.bots import levels
 from meeple.core import MeepleError
 
 from . import accounts as accounts_mod
+from . import friends as friends_mod
 from . import idempotency
 from . import matchmaking as matchmaking_mod
+from . import notify as notify_mod
 from . import ratings as ratings_mod
 from . import rulings as rulings_mod
 from .accounts import SESSION_COOKIE, Accounts, CrossSite, session_token
@@ -221,7 +223,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ratings = Ratings(storage)
     chat = Chat(storage, manager, limits, accounts)
     matchmaker = Matchmaker(storage, manager, settings.matchmaking_interval)
-    manager.hooks += [ratings, chat, matchmaker]
+    notifier = notify_mod.Notifier(storage, manager, settings.public_url)
+    friends = friends_mod.Friends(storage, manager, notifier)
+    manager.hooks += [ratings, chat, matchmaker, notifier]
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
@@ -252,6 +256,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.accounts = accounts
     app.state.ratings = ratings
     app.state.matchmaker = matchmaker
+    app.state.notifier = notifier
     app.add_middleware(ClientCookie, secure=secure)
     app.add_middleware(BodyLimit)
     app.add_middleware(CrossSite, public_url=settings.public_url)
@@ -358,6 +363,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(accounts_mod.router(accounts, limits, secure, claimed, client_token, muted))
     app.include_router(ratings_mod.router(ratings))
     app.include_router(matchmaking_mod.router(matchmaker, current, ratings, limits))
+    app.include_router(notify_mod.router(notifier, current))
 
     @app.get("/api/my/tables")
     async def api_my_tables(request: Request) -> dict[str, Any]:
@@ -409,6 +415,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 body.time_limit, client=client_token(request), idem_key=key,
                 user=user["id"] if user else None,
             )
+            await friends.record_table(t, user, body.friends_only)
             log.info("table created", extra={"table": t.rec.id, "game": t.rec.game})
             return manager.create_answer(t, host, taken)
 
@@ -427,6 +434,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def api_join(table_id: str, body: Join, request: Request) -> Any:
         t = await table(table_id)
         user = await user_of(request)
+        await friends.check_join(t, body.seat, user, body.secret)
 
         async def run(key: str | None) -> dict[str, Any]:
             secret = await manager.join(t, body.seat, user["username"] if user else body.name,
@@ -469,6 +477,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         user = await user_of(request)
         return await once(request, body, lambda key: manager.rematch(
             t, body.seat, body.secret, client_token(request), key, user["id"] if user else None))
+
+    app.include_router(friends_mod.router(friends, current, table, client_token, record_summary))
 
     @app.get("/api/tables/{table_id}/replay")
     async def api_replay(table_id: str, step: int | None = None, seat: int | None = None) -> dict[str, Any]:

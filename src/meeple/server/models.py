@@ -69,6 +69,7 @@ class CreateTable(Strict):
     seats: list[SeatSpec] = Field(default_factory=list, max_length=16)
     name: Name | None = None
     time_limit: Annotated[float, Field(gt=0, le=7 * 86400)] | None = None
+    friends_only: bool = False  # open seats only for the host's friends (a logged-in host)
 
     @field_validator("options")
     @classmethod
@@ -96,7 +97,7 @@ class HostSeat(Strict):
 
 class Rematch(Strict):
     seat: SeatNo | None = None
-    secret: Secret
+    secret: Secret | None = None  # the account that holds ``seat`` needs none
 
 
 # ----- WebSocket, client to server -----------------------------------------------------------

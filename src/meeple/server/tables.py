@@ -871,7 +871,7 @@ class TableManager:
             return False
         return True
 
-    async def rematch(self, t: LiveTable, seat: int | None, secret: str,
+    async def rematch(self, t: LiveTable, seat: int | None, secret: str | None,
                       client: str | None = None, idem_key: str | None = None,
                       user: int | None = None) -> dict[str, Any]:
         """A new table with the same game, options and bots; the asker keeps their seat.
@@ -883,8 +883,9 @@ class TableManager:
         if t.rec.status != "over":
             raise TableError("not_over", "a rematch needs a finished game")
         is_host = secret_ok(secret, t.rec.host_hash)
-        if seat is not None and not (_seat_of(t.rec, seat).kind == "human"
-                                     and secret_ok(secret, t.seat(seat).secret_hash)):
+        if seat is not None and not (_seat_of(t.rec, seat).kind == "human" and (
+                secret_ok(secret, t.seat(seat).secret_hash)
+                or (user is not None and t.seat(seat).user_id == user))):
             raise TableError("forbidden", "wrong seat secret")
         if seat is None and not is_host:
             raise TableError("forbidden", "wrong host secret")

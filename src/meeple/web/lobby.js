@@ -1,14 +1,25 @@
-// The lobby: every game with its options, create a table, join/watch/replay tables.
+// The lobby: every game with its options, create a table, join/watch/replay tables. Logged in,
+// your tables (Play, your turn, Rematch), your friends and their invitations come from your
+// account on any browser; a guest's seats live in this browser's storage.
 import { api, h, myName, save, saved, setMyName, seatName } from "./common.js";
 import { navbar } from "./account.js";
+import { enableNotifications, tell } from "./notify.js";
 
-navbar();
-
-const nameInput = document.getElementById("my-name");
-nameInput.value = myName();
-nameInput.addEventListener("change", () => setMyName(nameInput.value.trim()));
+const $ = (id) => document.getElementById(id);
+const me = await navbar();
+const nameInput = $("my-name");
+if (me) {
+  nameInput.closest("label").replaceWith(h("span.name-field.muted", { id: "playing-as" }, `Playing as ${me.username}`));
+} else {
+  nameInput.value = myName();
+  nameInput.addEventListener("change", () => setMyName(nameInput.value.trim()));
+}
 
 let games = [];
+let friendNames = [];
+let mineById = new Map();   // table id -> {seat, my_turn, status} of the account's (or this browser's) seats
+let turnsBefore = null;     // tables where it was my turn at the last look (null: not looked yet)
+let invitesBefore = null;
 
 // An option in players' words: its description reads "Title: what it does"; values read as
 // words ("yes", "by number", "standard" for the game's own default of null).
@@ -28,8 +39,9 @@ const defaultLevel = (game) => (game.bots.includes(DEFAULT_LEVEL) ? DEFAULT_LEVE
 function seatRows(game, players, box) {
   box.replaceChildren(...Array.from({ length: players }, (_, i) => {
     const sel = h("select", { name: `seat-${i}`, "data-seat": i },
-      i === 0 ? h("option", { value: "me" }, "me") : null,
+      i === 0 ? h("option", { value: "me" }, me ? `me (${me.username})` : "me") : null,
       h("option", { value: "open" }, "open (a friend)"),
+      i > 0 ? friendNames.map((f) => h("option", { value: `friend:${f}` }, `invite ${f}`)) : null,
       game.bots.map((lvl) => h("option", { value: `bot:${lvl}`, selected: i > 0 && lvl === defaultLevel(game) }, `bot: ${lvl}`)));
     return h("label.field.seat-field", {}, `Seat ${i + 1}`, sel);
   }));
@@ -41,28 +53,35 @@ function gameCard(game) {
   const seats = h("div.seats-config");
   const timeLimit = h("select", { name: "time_limit" },
     h("option", { value: "" }, "no time limit"), h("option", { value: "30" }, "30 s a move"),
-    h("option", { value: "120" }, "2 min a move"), h("option", { value: "86400" }, "1 day a move"));
+    h("option", { value: "120" }, "2 min a move"), h("option", { value: "86400" }, "1 day a move (turn-based)"));
+  const friendsOnly = me ? h("input", { type: "checkbox", name: "friends_only" }) : null;
   const error = h("p.error");
   const form = h("form.create", {
     onsubmit: async (e) => {
       e.preventDefault();
       error.textContent = "";
-      const name = nameInput.value.trim();
+      const name = me ? me.username : nameInput.value.trim();
       const options = {};
       for (const sel of form.querySelectorAll("[data-option]")) {
         const opt = game.options.find((o) => o.name === sel.dataset.option);
         options[opt.name] = opt.choices[Number(sel.value)];
       }
-      const seatSpecs = [...form.querySelectorAll("[data-seat]")].map((sel) =>
-        sel.value.startsWith("bot:") ? { kind: "bot", level: sel.value.slice(4) } : { kind: sel.value });
+      const picks = [...form.querySelectorAll("[data-seat]")].map((sel) => sel.value);
+      const seatSpecs = picks.map((v) =>
+        v.startsWith("bot:") ? { kind: "bot", level: v.slice(4) } : { kind: v.startsWith("friend:") ? "open" : v });
       if (seatSpecs.some((s) => s.kind === "me") && !name) { error.textContent = "Type your name first (top right)."; nameInput.focus(); return; }
-      setMyName(name);
+      if (!me) setMyName(name);
       try {
         const res = await api("/api/tables", {
           game: game.id, players: Number(players.value), options, seats: seatSpecs,
-          name: name || null, time_limit: timeLimit.value ? Number(timeLimit.value) : null,
+          name: me ? null : name || null, time_limit: timeLimit.value ? Number(timeLimit.value) : null,
+          friends_only: friendsOnly ? friendsOnly.checked : false,
         });
-        save(res.id, { host: res.host, seat: res.seat ?? null, secret: res.secret ?? null });
+        // an account's seat comes back from the server on any browser: only the host secret stays here
+        save(res.id, me ? { host: res.host } : { host: res.host, seat: res.seat ?? null, secret: res.secret ?? null });
+        for (const [seat, v] of picks.entries()) {
+          if (v.startsWith("friend:")) await api(`/api/tables/${res.id}/invite_friend`, { seat, username: v.slice(7), host: res.host });
+        }
         location.href = `/table/${res.id}`;
       } catch (err) { error.textContent = err.message; }
     },
@@ -71,6 +90,7 @@ function gameCard(game) {
     game.options.map(optionField),
     seats,
     h("label.field", {}, "Time", timeLimit),
+    friendsOnly ? h("label.field", {}, friendsOnly, " open to my friends only") : null,
     h("button.primary", { type: "submit" }, `Create a ${game.title} table`),
     error);
   players.addEventListener("change", () => seatRows(game, Number(players.value), seats));
@@ -82,35 +102,117 @@ function gameCard(game) {
     h("details", {}, h("summary", {}, "New table"), form));
 }
 
-function tableRow(t) {
-  const title = (games.find((g) => g.id === t.game) || { title: t.game }).title;
-  const seats = t.seats.map((s) => s.kind === "open" ? "open seat" : seatName(t.seats, s.seat)).join(", ");
-  const link = t.status === "over" ? h("a.button", { href: `/replay/${t.id}` }, "Replay")
-    : h("a.button", { href: `/table/${t.id}` },
-      saved(t.id).secret ? "Continue" : t.status === "open" ? "Join" : "Watch");
-  return h("div.table-row", { "data-table": t.id }, h("strong", {}, title), h("span.muted", {}, `#${t.id}`),
-    h("span", {}, seats), link);
+const title = (id) => (games.find((g) => g.id === id) || { title: id }).title;
+
+async function rematch(t, seat) {
+  try {
+    const res = await api(`/api/tables/${t.id}/rematch`, { seat });
+    if (!me) save(res.id, { host: res.host || null, seat: res.seat ?? null, secret: res.secret || null });
+    location.href = `/table/${res.id}`;
+  } catch (e) { $("friend-error").textContent = e.message; }
 }
 
-// Tables where this browser holds a seat: leave a turn-based game and come back to it later.
-function mine(data) {
-  return [...data.open, ...data.running].filter((t) => saved(t.id).secret);
+function tableRow(t) {
+  const own = mineById.get(t.id) || (saved(t.id).secret ? { seat: saved(t.id).seat } : null);
+  const seats = t.seats.map((s) => s.kind === "open" ? "open seat" : seatName(t.seats, s.seat)).join(", ");
+  let links;
+  if (t.status === "over") {
+    links = [own && me && !t.rematch ? h("button", { "data-rematch": t.id, onclick: () => rematch(t, own.seat) }, "Rematch") : null,
+      own && t.rematch ? h("a.button", { href: `/table/${t.rematch}` }, "Rematch table") : null,
+      h("a.button", { href: `/replay/${t.id}` }, "Replay")];
+  } else {
+    links = [h("a.button", { href: `/table/${t.id}` }, own ? "Play" : t.status === "open" ? "Join" : "Watch")];
+  }
+  return h("div.table-row", { "data-table": t.id }, h("strong", {}, title(t.game)), h("span.muted", {}, `#${t.id}`),
+    h("span", {}, seats), own && own.my_turn ? h("span.status.yours", {}, "your turn") : null, h("span.row-links", {}, links));
+}
+
+async function myTables(data) {
+  if (!me) {  // a guest: the seats this browser holds
+    mineById = new Map();
+    return [...data.open, ...data.running].filter((t) => saved(t.id).secret);
+  }
+  const [{ tables: live }, { tables: done }] = await Promise.all([api("/api/my/tables"), api("/api/my/finished")]);
+  mineById = new Map([...live, ...done].map((t) => [t.id, t]));
+  const turns = live.filter((t) => t.my_turn).map((t) => t.id);
+  if (turnsBefore !== null && turns.some((id) => !turnsBefore.has(id))) {
+    tell("meeple: your turn", "It is your turn at one of your tables.", "/my");
+  }
+  turnsBefore = new Set(turns);
+  document.title = turns.length ? `(${turns.length}) your turn — meeple` : "meeple — lobby";
+  return [...live, ...done.slice(0, 5)];
 }
 
 async function refreshTables() {
   try {
     const data = await api("/api/tables");
-    const my = mine(data);
-    document.getElementById("my-section").hidden = !my.length;
-    document.getElementById("my-tables").replaceChildren(...my.map(tableRow));
+    const my = await myTables(data);
+    $("my-section").hidden = !my.length && !me;
+    $("my-tables").replaceChildren(...(my.length ? my.map(tableRow) : [h("p.muted", {}, "none yet")]));
     for (const kind of ["open", "running", "over"]) {
-      const box = document.getElementById(`${kind}-tables`);
+      const box = $(`${kind}-tables`);
       box.replaceChildren(...(data[kind].length ? data[kind].map(tableRow) : [h("p.muted", {}, "none")]));
     }
   } catch (err) { console.error(err); }
 }
 
+// ----- friends --------------------------------------------------------------------------------
+async function friendAction(body) {
+  $("friend-error").textContent = "";
+  try { drawFriends(await api("/api/friends", body)); } catch (e) { $("friend-error").textContent = e.message; }
+}
+
+async function answer(inv, accept) {
+  try {
+    const res = await api(`/api/tables/${inv.table}/invitation/${inv.seat}`, { accept });
+    if (accept) location.href = `/table/${res.id}`; else refreshFriends();
+  } catch (e) { $("friend-error").textContent = e.message; }
+}
+
+function drawFriends(data) {
+  const names = data.friends.map((f) => f.username);
+  if (names.join() !== friendNames.join()) {
+    friendNames = names;
+    for (const card of document.querySelectorAll(".game-card")) {
+      const game = games.find((g) => g.id === card.dataset.game);
+      seatRows(game, Number(card.querySelector("[name=players]").value), card.querySelector(".seats-config"));
+    }
+  }
+  const ids = data.invites.map((i) => `${i.table}:${i.seat}`);
+  if (invitesBefore !== null && ids.some((id) => !invitesBefore.has(id))) tell("meeple: an invitation", "A friend invites you to a table.", "/");
+  invitesBefore = new Set(ids);
+  $("invites").replaceChildren(...data.invites.map((i) => h("div.table-row.invite", { "data-invite": `${i.table}:${i.seat}` },
+    h("strong", {}, `${i.from} invites you to ${title(i.game)}`), h("span.muted", {}, `#${i.table} · seat ${i.seat + 1}`),
+    h("span.row-links", {}, h("button.primary", { "data-accept": i.table, onclick: () => answer(i, true) }, "Accept"),
+      h("button", { onclick: () => answer(i, false) }, "Decline")))));
+  $("friends").replaceChildren(...(data.friends.length ? data.friends.map((f) => h("div.table-row.friend", { "data-friend": f.username },
+    h("span", { class: `dot ${f.online ? "on" : "off"}`, title: f.online ? "online" : "offline" }),
+    h("a", { href: `/player/${encodeURIComponent(f.username)}` }, f.username),
+    h("span.muted", {}, f.online ? (f.table ? `at ${title(f.table.game)} #${f.table.id}` : "online") : "offline"),
+    h("span.row-links", {}, f.table ? h("a.button", { href: `/table/${f.table.id}` }, mineById.has(f.table.id) ? "Play" : "Watch") : null,
+      h("button", { "data-unfriend": f.username, onclick: () => friendAction({ username: f.username, add: false }) }, "Remove"))))
+    : [h("p.muted", {}, "no friends yet: add one by username")]));
+  $("friend-requests").replaceChildren(...[
+    data.received.length ? h("span", {}, "Asked you: ", data.received.map((n) => h("button", { "data-add-back": n, onclick: () => friendAction({ username: n }) }, `add ${n}`))) : null,
+    data.sent.length ? h("span", {}, ` Waiting for: ${data.sent.join(", ")}`) : null].filter(Boolean));
+}
+
+async function refreshFriends() {
+  try { drawFriends(await api("/api/friends")); } catch (err) { console.error(err); }
+}
+
 games = await api("/api/games");
-document.getElementById("games").replaceChildren(...games.map(gameCard));
+$("games").replaceChildren(...games.map(gameCard));
+if (me) {
+  $("friends-section").hidden = false;
+  $("friend-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    friendAction({ username: $("friend-name").value.trim() }).then(() => { $("friend-name").value = ""; });
+  });
+  $("notify-me").hidden = false;
+  $("notify-me").addEventListener("click", async () => { $("notify-state").textContent = await enableNotifications(); });
+  await refreshFriends();
+  setInterval(refreshFriends, 10000);
+}
 await refreshTables();
 setInterval(refreshTables, 5000);

@@ -5,6 +5,7 @@ import { api, h, myName, ordinal, save, saved, seatName, setMyName } from "./com
 import { patch } from "./patch.js";
 import { choicesPanel, loadRenderer, logLine } from "./renderer.js";
 import { navbar } from "./account.js";
+import { tell } from "./notify.js";
 
 const tableId = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
@@ -27,6 +28,8 @@ let refusals = 0;
 let account = null;     // the logged-in player, if any: a seat of theirs opens without a secret
 let chat = [];
 let wasMyTurn = false;
+let wasStatus = null;    // the status at the last draw (null: none yet; no sound on arrival)
+let friends = [];        // the account's friends' usernames (the host may invite them by name)
 
 // An invite link carries its seat and secret in the fragment (#seat=2&invite=...).
 const frag = new URLSearchParams(location.hash.slice(1));
@@ -184,7 +187,10 @@ function hostControls(seat) {
           navigator.clipboard?.writeText(link).catch(() => {});
           if (last) draw();
         } catch (e) { $("error").textContent = e.message; }
-      } }, "Invite link"));
+      } }, "Invite link"),
+    friends.length ? h("select", { "data-invite-friend": seat, "aria-label": "invite a friend", onchange: async (e) => {
+      try { await api(`/api/tables/${tableId}/invite_friend`, { seat, username: e.target.value, host: me().host }); } catch (err) { $("error").textContent = err.message; }
+    } }, h("option", { value: "" }, "invite a friend…"), friends.map((f) => h("option", { value: f }, f))) : null);
 }
 
 function drawSit() {
@@ -193,19 +199,20 @@ function drawSit() {
   const open = last.seats.filter((s) => s.kind === "open");
   const invite = m.invite && last.seats[m.invite.seat] && last.seats[m.invite.seat].kind === "invited" ? m.invite : null;
   if (last.seat !== null || last.status !== "open" || (!open.length && !invite)) { box.replaceChildren(); return; }
-  const name = h("input", { id: "sit-name", maxlength: 40, placeholder: "your name", value: myName() });
+  const name = h("input", { id: "sit-name", maxlength: 40, placeholder: "your name", value: myName(), hidden: !!account });
   const sit = async (seat, secret) => {
-    const n = name.value.trim();
+    const n = account ? account.username : name.value.trim();
     if (!n) { name.focus(); return; }
-    setMyName(n);
+    if (!account) setMyName(n);
     try {
       const res = await api(`/api/tables/${tableId}/join`, { seat, name: n, secret: secret || null });
-      save(tableId, { seat: res.seat, secret: res.secret, invite: null });
+      if (account) { accountSeat = res.seat; save(tableId, { invite: null }); }  // the account holds it
+      else save(tableId, { seat: res.seat, secret: res.secret, invite: null });
       refusals = 0;
       ws.close();
     } catch (e) { $("error").textContent = e.message; }
   };
-  box.replaceChildren(h("span", {}, "Take a seat as "), name,
+  box.replaceChildren(h("span", {}, account ? `Take a seat as ${account.username} ` : "Take a seat as "), name,
     invite ? h("button.primary", { "data-sit": invite.seat, onclick: () => sit(invite.seat, invite.secret) }, `Accept the invitation (seat ${invite.seat + 1})`)
       : open.map((s) => h("button.primary", { "data-sit": s.seat, onclick: () => sit(s.seat) }, `Sit at seat ${s.seat + 1}`)));
 }
@@ -223,10 +230,10 @@ function drawStatus() {
   $("status").className = `status ${last.legal.length ? "yours" : ""}`;
   document.body.classList.toggle("my-turn", last.legal.length > 0);
   document.title = last.legal.length ? `(your turn) ${title} — meeple` : `meeple — ${title}`;
-  if (last.legal.length && !wasMyTurn && document.hidden && "Notification" in window && Notification.permission === "granted") {
-    new Notification("meeple: your turn", { body: `${title} · table #${tableId}` });
-  }
+  if (wasStatus !== null && last.legal.length && !wasMyTurn) tell("meeple: your turn", `${title} · table #${tableId}`, location.pathname);
+  if (wasStatus === "running" && last.status === "over" && last.seat !== null) tell("meeple: game over", `${title} · table #${tableId}`, location.pathname);
   wasMyTurn = last.legal.length > 0;
+  wasStatus = last.status;
   document.body.classList.remove("sending");
   document.body.dataset.move = last.move;      // for people's tools and the browser tests
   document.body.dataset.status = last.status;
@@ -360,8 +367,10 @@ function drawEnd() {
   const m = me();
   const rematch = async () => {
     try {
-      const res = await api(`/api/tables/${tableId}/rematch`, m.secret ? { seat: m.seat, secret: m.secret } : { secret: m.host });
-      save(res.id, { host: res.host || null, seat: res.seat ?? null, secret: res.secret || null });
+      // an account's seat needs no secret: the server knows whose it is
+      const res = await api(`/api/tables/${tableId}/rematch`, m.secret ? { seat: m.seat, secret: m.secret }
+        : account && last.seat !== null ? { seat: last.seat } : { secret: m.host });
+      save(res.id, account && res.seat !== undefined ? { host: res.host || null } : { host: res.host || null, seat: res.seat ?? null, secret: res.secret || null });
       location.href = `/table/${res.id}`;
     } catch (e) { $("error").textContent = e.message; }
   };
@@ -371,8 +380,8 @@ function drawEnd() {
       h("strong", {}, `${ordinal(last.ranking[p])} `), seatName(last.seats, p),
       h("span.muted", {}, ` — score ${last.scores[p]}`), p === last.seat ? h("span.tag", {}, "you") : null))),
     h("div.end-actions", {},
-      (m.secret || m.host) ? h("button.primary", { id: "rematch", onclick: rematch }, last.rematch ? "Join the rematch" : "Rematch") : null,
-      last.rematch && !(m.secret || m.host) ? h("a.button", { href: `/table/${last.rematch}` }, "Watch the rematch") : null,
+      (m.secret || m.host || (account && last.seat !== null)) ? h("button.primary", { id: "rematch", onclick: rematch }, last.rematch ? "Join the rematch" : "Rematch") : null,
+      last.rematch && !(m.secret || m.host || (account && last.seat !== null)) ? h("a.button", { href: `/table/${last.rematch}` }, "Watch the rematch") : null,
       h("a.button", { href: `/replay/${tableId}${last.seat !== null ? `?seat=${last.seat}` : ""}` }, "Replay"),
       h("a.button", { href: "/" }, "Lobby"),
       h("button", { id: "hide-end", onclick: () => { end.hidden = true; } }, "Look at the table")));
@@ -457,7 +466,7 @@ try {
   info = await api(`/api/tables/${tableId}`);
   const own = account ? info.seats.find((s) => s.account && s.name === account.username) : null;
   if (own && !me().secret) accountSeat = own.seat;
-  if (account && "Notification" in window && Notification.permission === "default") Notification.requestPermission();
+  if (account && me().host) friends = (await api("/api/friends")).friends.map((f) => f.username);
   game = games.find((g) => g.id === info.game) || { id: info.game, title: info.game, bots: ["random"] };
   renderer = await loadRenderer(game);
   setupAnimations();
