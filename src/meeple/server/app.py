@@ -35,9 +35,10 @@ from . import idempotency
 from . import matchmaking as matchmaking_mod
 from . import ratings as ratings_mod
 from . import rulings as rulings_mod
-from .accounts import SESSION_COOKIE, Accounts, CrossSite, session_token
+from .accounts import SESSION_COOKIE, Accounts, AccountSockets, CrossSite, session_token
 from .chat import Chat
 from .config import Settings
+from .headers import SecurityHeaders
 from .idempotency import IdempotencyError
 from .matchmaking import Matchmaker
 from .models import (
@@ -72,7 +73,7 @@ _ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 
                  "not_open": 409, "not_gone": 409, "draining": 503, "in_progress": 409,
                  "key_reused": 422, "bad_key": 400, "rate_limited": 429, "unauthorized": 401,
                  "disabled": 403, "username_taken": 409, "no_player": 404, "no_game": 404,
-                 "cross_site": 403, "no_undo": 409}
+                 "cross_site": 403, "no_undo": 409, "no_client": 400}
 CLIENT_COOKIE = "meeple_client"
 _CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,64}$")
 
@@ -221,7 +222,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ratings = Ratings(storage)
     chat = Chat(storage, manager, limits, accounts)
     matchmaker = Matchmaker(storage, manager, settings.matchmaking_interval)
-    manager.hooks += [ratings, chat, matchmaker]
+    sockets = AccountSockets(manager.bus)
+    manager.hooks += [ratings, chat, matchmaker, sockets]
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
@@ -245,6 +247,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await matchmaker.stop()
         await manager.stop()
         storage.dispose()
+        accounts.hashing.shutdown()
 
     app = FastAPI(title="meeple", lifespan=lifespan)
     app.state.manager = manager
@@ -255,12 +258,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ClientCookie, secure=secure)
     app.add_middleware(BodyLimit)
     app.add_middleware(CrossSite, public_url=settings.public_url)
+    app.add_middleware(SecurityHeaders)
     if settings.public_url:
         app.add_middleware(PublicURL, url=settings.public_url)
 
     @app.exception_handler(TableError)
     async def _table_error(_: Request, exc: TableError) -> JSONResponse:
-        return JSONResponse({"error": exc.code, "detail": str(exc)}, _ERROR_STATUS.get(exc.code, 400))
+        wait = getattr(exc, "retry_after", None)  # a rate limit says when to come back
+        return JSONResponse({"error": exc.code, "detail": str(exc)}, _ERROR_STATUS.get(exc.code, 400),
+                            headers={"Retry-After": str(wait)} if wait else None)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -312,7 +318,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         raw = request.headers.get("idempotency-key")
         if raw is None:
             return await run(None)
-        key = idempotency.scoped(raw, client_token(request), request.method, request.url.path)
+        # the answer is kept for this browser (or session) only: holds a seat's secrets
+        key = idempotency.scoped(raw, client_token(request) or session_token(request),
+                                 request.method, request.url.path)
         digest = hashlib.sha256(body.model_dump_json().encode()).hexdigest()
         stored = await manager._db(idempotency.claim, storage, key, digest)
         if stored is not None:
@@ -355,7 +363,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def muted(user: dict[str, Any]) -> None:
         chat.set_muted(user["id"], await asyncio.to_thread(accounts.muted_ids, user["id"]))
 
-    app.include_router(accounts_mod.router(accounts, limits, secure, claimed, client_token, muted))
+    app.include_router(accounts_mod.router(accounts, limits, secure, claimed, client_token, muted,
+                                           sockets.close))
     app.include_router(ratings_mod.router(ratings))
     app.include_router(matchmaking_mod.router(matchmaker, current, ratings, limits))
 
@@ -552,6 +561,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                           secret_hash=None if hello.seat is None else t.seat(hello.seat).secret_hash)
         manager.attach(t, conn)  # the newcomer gets everything; the others only who is here
         writer = asyncio.create_task(_writer(ws, conn))
+        if user is not None and token:
+            sockets.attach(conn, user["id"], token)
         await chat.attach(t, conn, user)
         try:
             while not conn.closed:
@@ -575,6 +586,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             pass
         finally:
             writer.cancel()
+            if user is not None:
+                sockets.detach(conn, user["id"])
             manager.detach(t, conn)
             manager.evict_if_idle(t)
 
