@@ -73,7 +73,7 @@ _ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 
                  "not_open": 409, "not_gone": 409, "draining": 503, "in_progress": 409,
                  "key_reused": 422, "bad_key": 400, "rate_limited": 429, "unauthorized": 401,
                  "disabled": 403, "username_taken": 409, "no_player": 404, "no_game": 404,
-                 "cross_site": 403, "no_undo": 409, "no_client": 400}
+                 "cross_site": 403, "no_undo": 409, "no_client": 400, "name_taken": 409}
 CLIENT_COOKIE = "meeple_client"
 _CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,64}$")
 
@@ -345,6 +345,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         token = session_token(request)
         return await asyncio.to_thread(accounts.session_user, token) if token else None
 
+    async def guest_name(name: str | None) -> None:
+        """A guest's name may not read as an account's (case, look-alikes, digits)."""
+        if name and await asyncio.to_thread(accounts.name_taken, name):
+            raise TableError("name_taken", "that name reads like a player's account; log in or "
+                             "pick another")
+
     async def current(request: Request) -> dict[str, Any]:
         user = await user_of(request)
         if user is None:
@@ -410,6 +416,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def api_create(body: CreateTable, request: Request) -> Any:
         await limits.hit("create_table", accounts_mod.client_address(request))
         user = await user_of(request)
+        if user is None:
+            await guest_name(body.name)
 
         async def run(key: str | None) -> dict[str, Any]:
             t, host, taken = await manager.create(
@@ -436,6 +444,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def api_join(table_id: str, body: Join, request: Request) -> Any:
         t = await table(table_id)
         user = await user_of(request)
+        if user is None:
+            await guest_name(body.name)
 
         async def run(key: str | None) -> dict[str, Any]:
             secret = await manager.join(t, body.seat, user["username"] if user else body.name,

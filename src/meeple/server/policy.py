@@ -29,16 +29,17 @@ PASSWORD_CHECKED = 64  # zxcvbn's work grows with length; a longer password is j
 
 @functools.lru_cache(maxsize=4096)
 def _latin(ch: str) -> str:
-    """``ch`` as the ASCII character it is confusable with, if any (else itself)."""
+    """``ch`` as the ASCII character it is confusable with, if any (else itself); a letter
+    that has none is tried in upper case (Cyrillic "т" reads as "T" read small)."""
     if ch.isascii():
         return ch
     from confusable_homoglyphs import confusables
 
-    found = confusables.is_confusable(ch, greedy=True, preferred_aliases=[])
-    for item in found or ():
-        for glyph in item["homoglyphs"]:
-            if len(glyph["c"]) == 1 and glyph["c"].isascii():
-                return glyph["c"]
+    for form in dict.fromkeys((ch, ch.upper())):
+        for item in confusables.is_confusable(form, greedy=True, preferred_aliases=[]) or ():
+            for glyph in item["homoglyphs"]:
+                if len(glyph["c"]) == 1 and glyph["c"].isascii():
+                    return glyph["c"].lower() if form != ch else glyph["c"]
     return ch
 
 
