@@ -38,6 +38,7 @@ from . import rulings as rulings_mod
 from .accounts import SESSION_COOKIE, Accounts, AccountSockets, CrossSite, session_token
 from .chat import Chat
 from .config import Settings
+from .fairshare import FairPool, FairSettings, Visitors
 from .headers import SecurityHeaders
 from .idempotency import IdempotencyError
 from .matchmaking import Matchmaker
@@ -223,6 +224,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     chat = Chat(storage, manager, limits, accounts)
     matchmaker = Matchmaker(storage, manager, settings.matchmaking_interval)
     sockets = AccountSockets(manager.bus)
+    fair = FairSettings.from_env()
+    manager.fair = FairPool(settings.bot_workers, fair.per_visitor)
+    manager.visitors = visitors = Visitors(fair)
     manager.hooks += [ratings, chat, matchmaker, sockets]
 
     @asynccontextmanager
@@ -232,6 +236,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sweeper = asyncio.create_task(manager._every(3600, lambda: manager._db(
             idempotency.sweep, storage)))
         await matchmaker.start()
+        unused = asyncio.create_task(visitors.loop(manager))
         lag = asyncio.create_task(manager.metrics.watch_loop())
         if settings.tune_gc:
             # What is loaded by now lives as long as the server: keep the cyclic GC from walking
@@ -243,6 +248,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             manager.metrics.watch_gc()
         yield
         sweeper.cancel()
+        unused.cancel()
         lag.cancel()
         await matchmaker.stop()
         await manager.stop()
@@ -255,6 +261,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.accounts = accounts
     app.state.ratings = ratings
     app.state.matchmaker = matchmaker
+    app.state.visitors = visitors
     app.add_middleware(ClientCookie, secure=secure)
     app.add_middleware(BodyLimit)
     app.add_middleware(CrossSite, public_url=settings.public_url)
@@ -407,6 +414,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/tables")
     async def api_tables() -> dict[str, Any]:
         live = await asyncio.to_thread(storage.list_tables, ("open", "running"), 200)
+        live.sort(key=lambda r: not any(s.kind == "human" for s in r.seats))  # people first
         done = await asyncio.to_thread(storage.list_tables, ("over",), 50)
         return {"open": [record_summary(r) for r in live if r.status == "open"],
                 "running": [record_summary(r) for r in live if r.status == "running"],
@@ -418,14 +426,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         user = await user_of(request)
         if user is None:
             await guest_name(body.name)
+        visitor = f"user:{user['id']}" if user else f"addr:{accounts_mod.client_address(request)}"
+        bot_seats = sum(s.kind == "bot" for s in body.seats)
 
         async def run(key: str | None) -> dict[str, Any]:
+            if settings.rate_limits:  # the caps per visitor (off with the limits: load tests)
+                await asyncio.to_thread(visitors.admit, manager, visitor, bot_seats)
             t, host, taken = await manager.create(
                 body.game, body.players, body.options,
                 [(s.kind, s.level) for s in body.seats], user["username"] if user else body.name,
                 body.time_limit, client=client_token(request), idem_key=key,
                 user=user["id"] if user else None,
             )
+            if settings.rate_limits:
+                visitors.created(t.rec.id, visitor, bot_seats)
             log.info("table created", extra={"table": t.rec.id, "game": t.rec.game})
             return manager.create_answer(t, host, taken)
 
