@@ -35,7 +35,7 @@ def post(url: str, body: dict) -> dict:
 
 def test_next_resolves_to_this_origin_only(browser, server):  # noqa: F811
     errors: list[str] = []
-    page = new_page(browser, errors)
+    page = new_page(browser, errors, csp=True)
     page.goto(server.url + "/account")
     out = page.evaluate("""async (cases) => {
         const m = await import("/static/next_url.js");
@@ -55,7 +55,7 @@ def test_next_resolves_to_this_origin_only(browser, server):  # noqa: F811
     for raw, lands in [("/%5C127.0.0.1:9/x", "/play"), ("/%09/127.0.0.1:9/x", "/play"),
                        ("//127.0.0.1:9/x", "/play"), (quote("javascript:alert(1)"), "/play"),
                        ("/my", "/my")]:  # the last: a same-site next is still followed
-        page = new_page(browser, errors)
+        page = new_page(browser, errors, csp=True)
         page.goto(f"{server.url}/account?next={raw}")
         page.fill("#username", user)
         page.fill("#password", PASSWORD)
@@ -78,7 +78,7 @@ def test_every_page_keeps_the_content_security_policy(browser, server):  # noqa:
             "seats": [{"kind": "bot", "level": "random"}] * n})
         paths += [f"/table/{t['id']}"]
     for path in paths:
-        page = new_page(browser, errors)
+        page = new_page(browser, errors, csp=True)
         page.on("console", lambda m, path=path: violations.append(f"{path}: {m.text}")
                 if "Content Security Policy" in m.text or "Content-Security-Policy" in m.text
                 else None)
