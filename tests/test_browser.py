@@ -97,13 +97,15 @@ def browser():
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 
-def new_page(browser, errors, size="desktop", motion="reduce"):
+def new_page(browser, errors, size="desktop", motion="reduce", csp=False):
     """A page at ``size``. ``motion="reduce"`` is the system's reduced-motion setting, which the
     tables honour (no pulsing choices): Playwright waits for a pulsing choice to settle before
     it clicks, 0.4-0.5 s a click against 0.05 s (the page itself answers a click in about 30 ms
     either way), so the tests that play whole games use it and the screenshot and undo tests
-    keep the animations on."""
-    context = browser.new_context(viewport=SIZES[size], has_touch=size == "phone", reduced_motion=motion)
+    keep the animations on. The pages' Content-Security-Policy forbids eval, which Playwright's
+    ``wait_for_function`` needs, so it is bypassed unless ``csp`` (the test of the policy)."""
+    context = browser.new_context(viewport=SIZES[size], has_touch=size == "phone", reduced_motion=motion,
+                                  bypass_csp=not csp)
     page = context.new_page()
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_default_timeout(30_000)

@@ -821,13 +821,13 @@ def test_browser_renderer_plays_a_game_and_hides_cards_from_the_spectator(tmp_pa
         tid, seat, secret = table["id"], table["seat"], table["secret"]
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-            page = browser.new_page()
+            page = browser.new_page(bypass_csp=True)  # wait_for_function evaluates strings
             page.goto(f"{base}/")
             page.evaluate("([k, v]) => localStorage.setItem(k, v)",
                           [f"meeple:table:{tid}", json.dumps({"seat": seat, "secret": secret})])
             page.goto(f"{base}/table/{tid}")
             page.wait_for_selector(".sb-board .sb-hand")
-            spectator = browser.new_page()
+            spectator = browser.new_page(bypass_csp=True)
             spectator.goto(f"{base}/table/{tid}")
             spectator.wait_for_selector(".sb-board")
             assert spectator.locator(".sb-hand").count() == 0

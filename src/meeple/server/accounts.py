@@ -3,16 +3,26 @@
 Passwords are hashed with Argon2id (`pwdlib`); sessions live server-side (the cookie holds a
 random token, the database its SHA-256), HttpOnly and SameSite=Lax, Secure under an https
 public address. A failed login costs the same whether the username exists or not (a dummy hash
-is verified), answers the same 401, and counts against the username and the address; over the
-limit the answer is 429 before any password is checked. A guest who registers or logs in keeps
-the seats this browser took (its ``meeple_client`` cookie): they become the account's.
+is verified) and answers the same 401.
+
+Every login attempt is counted before its password is checked (`RateLimits.attempt`, atomic),
+so a burst of N costs N: per device for a browser that logged in to this account before (its
+device cookie, `devices.py`), else per username and per address. Over the limit the answer is
+429 with ``Retry-After``, and no hash is computed. Hashing runs in a small pool of its own
+(`HashPool`), so a burst of logins never holds up session look-ups or table traffic.
+
+A guest who registers or logs in keeps the seats this browser took (its ``meeple_client``
+cookie): they become the account's. Logging out and changing the password close the account's
+open sockets (``on_logout``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
@@ -22,8 +32,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from .devices import DEVICE_COOKIE, DEVICE_DAYS, Devices
 from .models import clean_name
-from .ratelimit import RateLimits
+from .policy import check_password, fold
+from .ratelimit import RateLimited, RateLimits, wait_words
 from .schema_players import mutes_t, ratings_t, sessions_t, users_t
 from .storage import Storage, seats_t, tables_t
 from .tables import TableError, hash_secret
@@ -40,12 +52,35 @@ def check_username(value: str) -> str:
     """3-20 letters, digits, ``_`` or ``-``, and nothing that reads like a bot's label."""
     if not _USERNAME.match(value):
         raise ValueError("a username is 3-20 characters: letters, digits, _ or -")
-    clean_name(value)  # "Bot-3", "seat_2": refused as for display names
+    clean_name(value)  # "Bot-3", "seat_2", "B0t3": refused as for display names
     return value
 
 
 Username = Annotated[str, Field(min_length=1, max_length=40), AfterValidator(check_username)]
-Password = Annotated[str, Field(min_length=8, max_length=200)]
+Password = Annotated[str, Field(max_length=200), AfterValidator(check_password)]
+
+
+class HashPool:
+    """Password hashing in threads of its own (Argon2 releases the GIL while it works), at most
+    ``queue`` waiting: beyond that a request is refused at once (429, retry in a second) rather
+    than queued behind a burst."""
+
+    def __init__(self, workers: int, queue: int) -> None:
+        self.pool = ThreadPoolExecutor(max(1, workers), thread_name_prefix="meeple-hash")
+        self.limit = max(1, workers) + max(0, queue)
+        self.pending = 0
+
+    async def run(self, fn: Any, *args: Any) -> Any:
+        if self.pending >= self.limit:
+            raise RateLimited("the server is busy checking passwords; try again in 1 second", 1)
+        self.pending += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+        finally:
+            self.pending -= 1
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 class Credentials(BaseModel):
@@ -98,16 +133,28 @@ class Accounts:
 
     def __init__(self, storage: Storage) -> None:
         self.engine = storage.engine
+        self.devices = Devices(storage)
+        self.hashing = HashPool(int(os.environ.get("MEEPLE_HASH_WORKERS") or 2),
+                                int(os.environ.get("MEEPLE_HASH_QUEUE") or 16))
 
     def create(self, username: str, password: str) -> int:
+        if self.name_taken(username):
+            raise TableError("username_taken", "that username reads like another player's")
         digest = hash_password(password)
         try:
             with self.engine.begin() as conn:
                 return int(conn.execute(insert(users_t).values(
                     username=username, username_key=username.casefold(), password_hash=digest,
-                    disabled=False, created_at=_now())).inserted_primary_key[0])
+                    name_fold=fold(username), disabled=False,
+                    created_at=_now())).inserted_primary_key[0])
         except IntegrityError:
             raise TableError("username_taken", "that username is taken") from None
+
+    def name_taken(self, name: str) -> bool:
+        """An account's name reads like ``name`` (case, look-alikes, digits for letters)."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(users_t.c.id).where(
+                users_t.c.name_fold == fold(name)).limit(1)).first() is not None
 
     def find(self, username: str) -> dict[str, Any] | None:
         with self.engine.connect() as conn:
@@ -231,12 +278,14 @@ def client_address(request: Request) -> str:
 
 
 def router(accounts: Accounts, limits: RateLimits, secure: bool, on_claim: Any,
-           client_token: Any, on_mute: Any) -> APIRouter:
+           client_token: Any, on_mute: Any, on_logout: Any = None) -> APIRouter:
     """``/api/register``, ``/api/login``, ``/api/logout``, ``/api/me``, ``/api/password``,
     ``/api/mutes``. ``on_claim(table_ids)`` tells live tables their seats changed hands;
     ``client_token(request)`` is the browser's guest cookie; ``on_mute(user)`` applies a mute
-    to the account's open sockets."""
+    to the account's open sockets; ``on_logout(user_id, only=, keep=)`` closes the sockets of
+    ended sessions (`AccountSockets.close`)."""
     api = APIRouter()
+    hashing = accounts.hashing
 
     def set_cookie(response: Response, token: str) -> None:
         response.set_cookie(SESSION_COOKIE, token, max_age=SESSION_DAYS * 86400, path="/",
@@ -247,40 +296,60 @@ def router(accounts: Accounts, limits: RateLimits, secure: bool, on_claim: Any,
         mutes = await asyncio.to_thread(accounts.mutes, user["id"])
         return {"username": user["username"], "ratings": ratings, "mutes": mutes}
 
-    async def log_in(response: Response, request: Request, user_id: int) -> None:
+    async def log_in(response: Response, request: Request, user_id: int, username: str) -> None:
         token = await asyncio.to_thread(accounts.new_session, user_id)
         set_cookie(response, token)
+        device = await asyncio.to_thread(accounts.devices.issue,
+                                         request.cookies.get(DEVICE_COOKIE), username)
+        response.set_cookie(DEVICE_COOKIE, device, max_age=DEVICE_DAYS * 86400, path="/",
+                            httponly=True, samesite="lax", secure=secure)
         claimed = await asyncio.to_thread(accounts.claim_guest_seats, user_id, client_token(request))
         if claimed:
             await on_claim(claimed)
 
+    async def sessions_ended(user_id: int, only: str | None = None, keep: str | None = None,
+                             ) -> None:
+        if on_logout is not None:
+            await on_logout(user_id, only=only, keep=keep)
+
     @api.post("/api/register")
     async def register(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
-        await limits.hit("register", client_address(request))
-        user_id = await asyncio.to_thread(accounts.create, body.username, body.password)
-        await log_in(response, request, user_id)
+        await limits.hit("register", client_address(request), "too many new accounts from here")
+        user_id = await hashing.run(accounts.create, body.username, body.password)
+        await log_in(response, request, user_id, body.username)
         return await me_json({"id": user_id, "username": body.username})
 
     @api.post("/api/login")
     async def login(body: LoginBody, request: Request, response: Response) -> dict[str, Any]:
         addr, name = client_address(request), body.username.casefold()
-        if await limits.over("login_fail_user", name) or await limits.over("login_fail_addr", addr):
-            raise TableError("rate_limited", "too many failed logins; wait a minute and try again")
-        user = await asyncio.to_thread(accounts.verify, body.username, body.password)
+        device = await asyncio.to_thread(accounts.devices.known,
+                                         request.cookies.get(DEVICE_COOKIE), name)
+        if device is not None:  # this browser logged in to this account before: its own allowance
+            wait = await limits.attempt("login_device", device)
+            why = "too many login attempts from this browser"
+        else:
+            wait = max(await limits.attempt("login_user", name),
+                       await limits.attempt("login_addr", addr))
+            why = ("too many login attempts for this account from browsers it does not know "
+                   "(a browser you logged in with before is not held back)")
+        if wait:
+            raise RateLimited(f"{why}; try again in {wait_words(wait)}", wait)
+        user = await hashing.run(accounts.verify, body.username, body.password)
         if user is None:
-            await limits.count("login_fail_user", name)
-            await limits.count("login_fail_addr", addr)
             raise TableError("unauthorized", "wrong username or password")
         if user["disabled"]:
             raise TableError("disabled", "this account is disabled")
-        await log_in(response, request, user["id"])
+        await log_in(response, request, user["id"], user["username"])
         return await me_json(user)
 
     @api.post("/api/logout")
     async def logout(request: Request, response: Response) -> dict[str, Any]:
         token = session_token(request)
         if token:
+            user = await asyncio.to_thread(accounts.session_user, token)
             await asyncio.to_thread(accounts.end_session, token)
+            if user is not None:
+                await sessions_ended(user["id"], only=token)
         response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=secure)
         return {"ok": True}
 
@@ -304,14 +373,11 @@ def router(accounts: Accounts, limits: RateLimits, secure: bool, on_claim: Any,
     @api.post("/api/password")
     async def change_password(body: PasswordChange, request: Request) -> dict[str, Any]:
         user = await current(request)
-        addr = client_address(request)
-        if await limits.over("login_fail_user", user["username"].casefold()):
-            raise TableError("rate_limited", "too many failed tries; wait a minute")
-        if await asyncio.to_thread(accounts.verify, user["username"], body.old) is None:
-            await limits.count("login_fail_user", user["username"].casefold())
-            await limits.count("login_fail_addr", addr)
+        await limits.hit("password_change", f"user:{user['id']}", "too many password changes")
+        if await hashing.run(accounts.verify, user["username"], body.old) is None:
             raise TableError("unauthorized", "wrong password")
-        await asyncio.to_thread(accounts.set_password, user["id"], body.new, session_token(request))
+        await hashing.run(accounts.set_password, user["id"], body.new, session_token(request))
+        await sessions_ended(user["id"], keep=session_token(request))
         return {"ok": True}
 
     @api.post("/api/mutes")
@@ -366,3 +432,47 @@ class CrossSite:
                                    403)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+class AccountSockets:
+    """The open WebSockets each session opened, so that logging out (that session) and a new
+    password (every other session) close them, on this server and, through the pub/sub bus,
+    on every other: a socket must not keep acting for an account whose session ended."""
+
+    def __init__(self, bus: Any) -> None:
+        self.bus = bus
+        self.by_user: dict[int, dict[Any, str]] = {}  # user id -> {connection: session hash}
+
+    def attach(self, conn: Any, user_id: int, token: str) -> None:
+        self.by_user.setdefault(user_id, {})[conn] = hash_secret(token)
+
+    def detach(self, conn: Any, user_id: int) -> None:
+        mine = self.by_user.get(user_id)
+        if mine is not None:
+            mine.pop(conn, None)
+            if not mine:
+                self.by_user.pop(user_id, None)
+
+    async def close(self, user_id: int, only: str | None = None, keep: str | None = None) -> None:
+        """Close ``user_id``'s sockets of session ``only`` (a token), or all but ``keep``'s."""
+        message = {"table": None, "sessions_ended": user_id,
+                   "only": hash_secret(only) if only else None,
+                   "keep": hash_secret(keep) if keep else None}
+        self._close_here(message)
+        await self.bus.publish(message)
+
+    def _close_here(self, message: dict[str, Any]) -> None:
+        for conn, session in list(self.by_user.get(message["sessions_ended"], {}).items()):
+            if (message["only"] and session != message["only"]) or session == message["keep"]:
+                continue
+            conn.push({"type": "error", "code": "logged_out",
+                       "message": "this account's session ended; log in again"})
+            conn.push(None)
+            conn.closed = True
+
+    async def on_message(self, message: dict[str, Any]) -> None:
+        if isinstance(message.get("sessions_ended"), int):
+            self._close_here(message)
+
+    def on_change(self, t: Any) -> None:
+        return None

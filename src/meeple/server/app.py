@@ -37,9 +37,11 @@ from . import matchmaking as matchmaking_mod
 from . import notify as notify_mod
 from . import ratings as ratings_mod
 from . import rulings as rulings_mod
-from .accounts import SESSION_COOKIE, Accounts, CrossSite, session_token
+from .accounts import SESSION_COOKIE, Accounts, AccountSockets, CrossSite, session_token
 from .chat import Chat
 from .config import Settings
+from .fairshare import FairPool, FairSettings, Visitors
+from .headers import SecurityHeaders
 from .idempotency import IdempotencyError
 from .matchmaking import Matchmaker
 from .models import (
@@ -74,7 +76,7 @@ _ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 
                  "not_open": 409, "not_gone": 409, "draining": 503, "in_progress": 409,
                  "key_reused": 422, "bad_key": 400, "rate_limited": 429, "unauthorized": 401,
                  "disabled": 403, "username_taken": 409, "no_player": 404, "no_game": 404,
-                 "cross_site": 403, "no_undo": 409}
+                 "cross_site": 403, "no_undo": 409, "no_client": 400, "name_taken": 409}
 CLIENT_COOKIE = "meeple_client"
 _CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,64}$")
 
@@ -225,7 +227,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     matchmaker = Matchmaker(storage, manager, settings.matchmaking_interval)
     notifier = notify_mod.Notifier(storage, manager, settings.public_url)
     friends = friends_mod.Friends(storage, manager, notifier)
-    manager.hooks += [ratings, chat, matchmaker, notifier]
+    sockets = AccountSockets(manager.bus)
+    fair = FairSettings.from_env()
+    manager.fair = FairPool(settings.bot_workers, fair.per_visitor)
+    manager.visitors = visitors = Visitors(fair)
+    manager.hooks += [ratings, chat, matchmaker, notifier, sockets]
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
@@ -234,6 +240,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sweeper = asyncio.create_task(manager._every(3600, lambda: manager._db(
             idempotency.sweep, storage)))
         await matchmaker.start()
+        unused = asyncio.create_task(visitors.loop(manager))
         lag = asyncio.create_task(manager.metrics.watch_loop())
         if settings.tune_gc:
             # What is loaded by now lives as long as the server: keep the cyclic GC from walking
@@ -245,10 +252,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             manager.metrics.watch_gc()
         yield
         sweeper.cancel()
+        unused.cancel()
         lag.cancel()
         await matchmaker.stop()
         await manager.stop()
         storage.dispose()
+        accounts.hashing.shutdown()
 
     app = FastAPI(title="meeple", lifespan=lifespan)
     app.state.manager = manager
@@ -257,15 +266,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.ratings = ratings
     app.state.matchmaker = matchmaker
     app.state.notifier = notifier
+    app.state.visitors = visitors
     app.add_middleware(ClientCookie, secure=secure)
     app.add_middleware(BodyLimit)
     app.add_middleware(CrossSite, public_url=settings.public_url)
+    app.add_middleware(SecurityHeaders)
     if settings.public_url:
         app.add_middleware(PublicURL, url=settings.public_url)
 
     @app.exception_handler(TableError)
     async def _table_error(_: Request, exc: TableError) -> JSONResponse:
-        return JSONResponse({"error": exc.code, "detail": str(exc)}, _ERROR_STATUS.get(exc.code, 400))
+        wait = getattr(exc, "retry_after", None)  # a rate limit says when to come back
+        return JSONResponse({"error": exc.code, "detail": str(exc)}, _ERROR_STATUS.get(exc.code, 400),
+                            headers={"Retry-After": str(wait)} if wait else None)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -317,7 +330,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         raw = request.headers.get("idempotency-key")
         if raw is None:
             return await run(None)
-        key = idempotency.scoped(raw, client_token(request), request.method, request.url.path)
+        # the answer is kept for this browser (or session) only: holds a seat's secrets
+        key = idempotency.scoped(raw, client_token(request) or session_token(request),
+                                 request.method, request.url.path)
         digest = hashlib.sha256(body.model_dump_json().encode()).hexdigest()
         stored = await manager._db(idempotency.claim, storage, key, digest)
         if stored is not None:
@@ -342,6 +357,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         token = session_token(request)
         return await asyncio.to_thread(accounts.session_user, token) if token else None
 
+    async def guest_name(name: str | None) -> None:
+        """A guest's name may not read as an account's (case, look-alikes, digits)."""
+        if name and await asyncio.to_thread(accounts.name_taken, name):
+            raise TableError("name_taken", "that name reads like a player's account; log in or "
+                             "pick another")
+
     async def current(request: Request) -> dict[str, Any]:
         user = await user_of(request)
         if user is None:
@@ -360,7 +381,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def muted(user: dict[str, Any]) -> None:
         chat.set_muted(user["id"], await asyncio.to_thread(accounts.muted_ids, user["id"]))
 
-    app.include_router(accounts_mod.router(accounts, limits, secure, claimed, client_token, muted))
+    app.include_router(accounts_mod.router(accounts, limits, secure, claimed, client_token, muted,
+                                           sockets.close))
     app.include_router(ratings_mod.router(ratings))
     app.include_router(matchmaking_mod.router(matchmaker, current, ratings, limits))
     app.include_router(notify_mod.router(notifier, current))
@@ -398,6 +420,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/tables")
     async def api_tables() -> dict[str, Any]:
         live = await asyncio.to_thread(storage.list_tables, ("open", "running"), 200)
+        live.sort(key=lambda r: not any(s.kind == "human" for s in r.seats))  # people first
         done = await asyncio.to_thread(storage.list_tables, ("over",), 50)
         return {"open": [record_summary(r) for r in live if r.status == "open"],
                 "running": [record_summary(r) for r in live if r.status == "running"],
@@ -407,8 +430,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def api_create(body: CreateTable, request: Request) -> Any:
         await limits.hit("create_table", accounts_mod.client_address(request))
         user = await user_of(request)
+        if user is None:
+            await guest_name(body.name)
+        visitor = f"user:{user['id']}" if user else f"addr:{accounts_mod.client_address(request)}"
+        bot_seats = sum(s.kind == "bot" for s in body.seats)
 
         async def run(key: str | None) -> dict[str, Any]:
+            if settings.rate_limits:  # the caps per visitor (off with the limits: load tests)
+                await asyncio.to_thread(visitors.admit, manager, visitor, bot_seats)
             t, host, taken = await manager.create(
                 body.game, body.players, body.options,
                 [(s.kind, s.level) for s in body.seats], user["username"] if user else body.name,
@@ -416,6 +445,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 user=user["id"] if user else None,
             )
             await friends.record_table(t, user, body.friends_only)
+            if settings.rate_limits:
+                visitors.created(t.rec.id, visitor, bot_seats)
             log.info("table created", extra={"table": t.rec.id, "game": t.rec.game})
             return manager.create_answer(t, host, taken)
 
@@ -435,6 +466,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         t = await table(table_id)
         user = await user_of(request)
         await friends.check_join(t, body.seat, user, body.secret)
+        if user is None:
+            await guest_name(body.name)
 
         async def run(key: str | None) -> dict[str, Any]:
             secret = await manager.join(t, body.seat, user["username"] if user else body.name,
@@ -562,6 +595,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                           secret_hash=None if hello.seat is None else t.seat(hello.seat).secret_hash)
         manager.attach(t, conn)  # the newcomer gets everything; the others only who is here
         writer = asyncio.create_task(_writer(ws, conn))
+        if user is not None and token:
+            sockets.attach(conn, user["id"], token)
         await chat.attach(t, conn, user)
         try:
             while not conn.closed:
@@ -585,6 +620,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             pass
         finally:
             writer.cancel()
+            if user is not None:
+                sockets.detach(conn, user["id"])
             manager.detach(t, conn)
             manager.evict_if_idle(t)
 

@@ -5,7 +5,8 @@ same transaction as its effect (`Storage.create_table`, `Storage.transact`), so 
 happened *and* has its answer stored, or neither. The same key again (same browser, same route,
 same body) gets that stored answer and no second effect; the same key with another body is
 refused (422), and while the first is still running the retry gets 409 ``in_progress``.
-Keys are scoped by the browser's client cookie, so nobody else can read an answer by its key.
+Keys are scoped by the browser's client cookie (or, without one, its session), so nobody else
+can read an answer by its key; a request with neither has no key (400 ``no_client``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ KEEP = timedelta(days=1)
 
 
 class IdempotencyError(Exception):
-    """A key that cannot be used: ``code`` is ``bad_key``, ``key_reused`` or ``in_progress``."""
+    """A key that cannot be used: ``code`` is ``bad_key``, ``no_client``, ``key_reused`` or
+    ``in_progress``."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -46,7 +48,10 @@ def scoped(key: str, client: str | None, method: str, path: str) -> str:
     """The stored key: the client's key, scoped by browser, method and path, hashed."""
     if not KEY.match(key):
         raise IdempotencyError("bad_key", "an Idempotency-Key is 8-128 letters, digits or -_.:")
-    return hashlib.sha256(f"{client or ''}\0{method}\0{path}\0{key}".encode()).hexdigest()
+    if not client:
+        raise IdempotencyError("no_client", "an Idempotency-Key needs the meeple_client cookie "
+                               "(any earlier response sets it) or a session")
+    return hashlib.sha256(f"{client}\0{method}\0{path}\0{key}".encode()).hexdigest()
 
 
 def claim(storage: Storage, key: str, request_hash: str) -> Stored | None:

@@ -12,6 +12,11 @@ oldest of them waits (`window`). An entry may ask for bots after a wait of its c
 a table of the smallest accepted size is formed with whoever matches and bots in the rest.
 Players learn of their table by long-polling ``GET /api/play?wait=`` (woken through the pub/sub
 bus when another server seated them).
+
+An account has at most one waiting entry per game, which the database enforces (a partial unique
+index); a new request replaces the old entry. An entry waits only while its owner's page is
+there: each poll marks it seen, and one unseen for `PRESENCE_SECONDS` expires, unless the owner
+asked for a turn-based search (``turn_based``), which waits without a page.
 """
 
 from __future__ import annotations
@@ -19,14 +24,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import random
 import secrets
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
-from sqlalchemy import insert, select, update
+from sqlalchemy import and_, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
 
 import meeple
 
@@ -39,6 +46,8 @@ log = logging.getLogger("meeple.server")
 WINDOW_START = 100.0  # rating points either side at once
 WINDOW_GROWTH = 50.0  # more per second of waiting
 WINDOW_OPEN = 30.0    # after this many seconds anyone matches anyone
+# a waiting entry whose owner's page has not polled for this long expires (turn-based ones wait)
+PRESENCE_SECONDS = float(os.environ.get("MEEPLE_PLAY_PRESENCE_SECONDS") or 60.0)
 
 
 def window(waited: float) -> float:
@@ -53,6 +62,7 @@ class PlayBody(BaseModel):
     options: dict[Annotated[str, Field(max_length=64)], Any] = Field(default_factory=dict)
     time_limit: Annotated[float, Field(gt=0, le=7 * 86400)] | None = None
     bot_after: Annotated[float, Field(ge=0, le=3600)] | None = None
+    turn_based: bool = False  # wait without the page open
 
     @field_validator("options")
     @classmethod
@@ -90,15 +100,39 @@ class Matchmaker:
             if n not in info.player_counts:
                 raise TableError("bad_request", f"{info.title} takes {list(info.player_counts)} players")
             info.resolve_options(n, body.options)  # refuse options a count cannot take
+        for attempt in range(10):
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(update(queue_t).where(
+                        queue_t.c.user_id == user_id, queue_t.c.game == body.game,
+                        queue_t.c.status == "waiting").values(status="cancelled"))
+                    now = _now()
+                    return int(conn.execute(insert(queue_t).values(
+                        user_id=user_id, game=body.game, counts=counts,
+                        options=dict(sorted(body.options.items())), time_limit=body.time_limit,
+                        rating=rating, bot_after=body.bot_after, status="waiting",
+                        created_at=now, seen_at=now, turn_based=body.turn_based,
+                    )).inserted_primary_key[0])
+            except IntegrityError:  # a concurrent request's entry won the index: replace it
+                if attempt == 9:
+                    raise TableError("in_progress", "another Play now request is running") from None
+        raise AssertionError("unreachable")
+
+    def seen(self, user_id: int) -> None:
+        """The owner's page is there: its waiting entries stay."""
         with self.engine.begin() as conn:
             conn.execute(update(queue_t).where(
-                queue_t.c.user_id == user_id, queue_t.c.game == body.game,
-                queue_t.c.status == "waiting").values(status="cancelled"))
-            return int(conn.execute(insert(queue_t).values(
-                user_id=user_id, game=body.game, counts=counts,
-                options=dict(sorted(body.options.items())), time_limit=body.time_limit,
-                rating=rating, bot_after=body.bot_after, status="waiting",
-                created_at=_now())).inserted_primary_key[0])
+                queue_t.c.user_id == user_id, queue_t.c.status == "waiting").values(seen_at=_now()))
+
+    def expire(self, now: datetime | None = None) -> int:
+        """Entries whose page is gone (not turn-based, unseen for `PRESENCE_SECONDS`)."""
+        cut = (now or _now()) - timedelta(seconds=PRESENCE_SECONDS)
+        with self.engine.begin() as conn:
+            return conn.execute(update(queue_t).where(
+                queue_t.c.status == "waiting", queue_t.c.turn_based.is_(False),
+                or_(queue_t.c.seen_at < cut,
+                    and_(queue_t.c.seen_at.is_(None), queue_t.c.created_at < cut)))
+                .values(status="expired")).rowcount
 
     def cancel(self, user_id: int) -> int:
         with self.engine.begin() as conn:
@@ -122,6 +156,7 @@ class Matchmaker:
     def match_once(self, now: datetime | None = None) -> list[tuple[str, list[int]]]:
         """Form every table the waiting entries allow; returns (table id, user ids) per table."""
         now = now or _now()
+        self.expire(now)
         formed: list[tuple[str, list[int]]] = []
         with self.engine.begin() as conn:
             stmt = (select(queue_t, users_t.c.username)
@@ -305,6 +340,7 @@ def router(matchmaker: Matchmaker, current: Any, ratings: Any, limits: Any) -> A
     async def status(request: Request, wait: float = 0.0) -> dict[str, Any]:
         """My entries; with ``wait`` (at most 30 s) first wait until one of them is seated."""
         user = await current(request)
+        await asyncio.to_thread(matchmaker.seen, user["id"])
         return {"entries": await matchmaker.entries_when_seated(user["id"], min(max(wait, 0.0), 30.0))}
 
     @api.post("/api/play/cancel")

@@ -5,7 +5,6 @@ Anything not matching these shapes is rejected before it reaches a table.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from typing import Annotated, Any, Literal
 
@@ -19,11 +18,9 @@ from pydantic import (
     field_validator,
 )
 
+from .policy import reads_as_label
+
 NAME_MAX = 40
-# Labels the table shows for seats that are not a person: "Bot 3 (heuristic)", "Seat 2",
-# "(invited)". A person's name may not read like one of them.
-_IMITATION = re.compile(r"^(bot|seat)\W*\d|^bot$|\((bot|invited|random|heuristic|ismcts|easy|medium"
-                        r"|hard|expert|learned)\b[^)]*\)")
 
 
 def clean_name(value: str) -> str:
@@ -40,7 +37,9 @@ def clean_name(value: str) -> str:
         raise ValueError("a name needs at least one visible character")
     if len(name) > NAME_MAX:
         raise ValueError(f"a name is at most {NAME_MAX} characters")
-    if _IMITATION.search(name.casefold()):
+    # the labels the table shows for seats that are not a person ("Bot 3 (heuristic)",
+    # "Seat 2"), read through case, look-alike letters and digits written for letters
+    if reads_as_label(name):
         raise ValueError("a name may not look like a bot's or a seat's label")
     return name
 

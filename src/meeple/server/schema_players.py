@@ -3,7 +3,19 @@ results, chat, mutes and the matchmaking queue. On the same ``metadata`` as the 
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Boolean, Column, DateTime, Float, ForeignKey, Integer, String, Table
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    text,
+)
 
 from .storage import metadata
 
@@ -12,6 +24,7 @@ users_t = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("username", String(20), nullable=False),
     Column("username_key", String(20), nullable=False, unique=True),  # casefolded: one Ann
+    Column("name_fold", String(40), nullable=True, index=True),  # policy.fold: no look-alikes
     Column("password_hash", String(255), nullable=False),
     Column("disabled", Boolean, nullable=False, default=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
@@ -90,4 +103,8 @@ queue_t = Table(
     Column("seat", Integer, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("seated_at", DateTime(timezone=True), nullable=True),
+    Column("seen_at", DateTime(timezone=True), nullable=True),  # the owner's page last asked
+    Column("turn_based", Boolean, nullable=False, default=False),  # waits with no page open
+    Index("ux_meeple_queue_waiting", "user_id", "game", unique=True,
+          postgresql_where=text("status = 'waiting'"), sqlite_where=text("status = 'waiting'")),
 )

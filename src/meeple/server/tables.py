@@ -15,6 +15,7 @@ catch up from pub/sub messages and a periodic version check (docs/web.md, *Many 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -152,36 +153,20 @@ class LiveTable:
 
 
 def check_level(level: str | None, info: meeple.core.GameInfo, settings: Settings) -> str:
-    """The bot level to seat, or `TableError` ``bad_level``: a named level of the game (or an
-    older name: ``heuristic``, ``ismcts``), or a knob level (``ismcts:<knob>``) whose budget
-    stays within the server's caps.
+    """The bot level to seat, or `TableError` ``bad_level``: a named level of the game
+    (``random``, ``easy``, ``medium``, ``hard``, ``expert``, ``learned`` where offered) or the
+    game's ``heuristic`` (what plays for a player who left).
 
-    Why here and not in `meeple.bots`: the caps protect this server's shared bot pool (one
-    ``ismcts:infs`` seat would stall every table); the arena and the terminal may search as long
-    as their owner likes.
+    Why no knobs (``ismcts:5s``) here, when `meeple.bots` takes them: the web's bots share this
+    server's pool, and a named level's cost is known (at most ``expert``'s); the arena and the
+    terminal may search as long as their owner likes.
     """
     level = level or levels(info)[0]
-    if level in levels(info) or level in info.bots:
+    if level in levels(info) or (level == "heuristic" and level in info.bots):
         return level
-    try:
-        bot = make_bot(level, info, 0)
-    except ValueError as exc:
-        raise TableError("bad_level", str(exc)) from exc
-    cap_s, cap_n = settings.bot_max_seconds, settings.bot_max_iterations
-    if not (hasattr(bot, "iterations") or hasattr(bot, "seconds")):
-        raise TableError("bad_level", f"level {level!r}: the web takes {', '.join(levels(info))}"
-                                      " or a search knob within the server's cap")
-    seconds, iterations = getattr(bot, "seconds", None), getattr(bot, "iterations", None)
-    if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= cap_s):
-        raise TableError("bad_level", f"level {level!r}: this server's cap is {cap_s:g} s per move")
-    if iterations is not None and not 0 < iterations <= cap_n:
-        raise TableError("bad_level",
-                         f"level {level!r}: this server's cap is {cap_n} iterations per move")
-    for knob in ("prior_weight", "exploration"):
-        value = getattr(bot, knob, 0.0)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise TableError("bad_level", f"level {level!r}: {knob} must be finite (server cap)")
-    return level
+    raise TableError("bad_level", f"level {level!r}: the web takes {', '.join(levels(info))} "
+                                  "(search knobs such as ismcts:200 are for the arena and the "
+                                  "terminal)")
 
 
 def bot_choose(game: str, level: str, seed: int, state: State, max_seconds: float | None = None) -> int:
@@ -258,6 +243,9 @@ class TableManager:
         # objects told of every change (``on_change(t)``) and bus message (``await
         # on_message(m)``): ratings, chat, matchmaking
         self.hooks: list[Any] = []
+        # turns in the bot pool and who created which table (fairshare.py; set by the app)
+        self.fair: Any = None
+        self.visitors: Any = None
         workers = max(1, settings.bot_workers)
         self.threads = ThreadPoolExecutor(workers, thread_name_prefix="meeple-bot")
         self.pool: Executor = self.threads
@@ -1140,16 +1128,19 @@ class TableManager:
         on a bot's bug (the failure is logged with its traceback, no state in it)."""
         loop = asyncio.get_running_loop()
         game = t.rec.game
+        turn = (self.fair.turn(self.visitors.visitor_of(t.rec.id), t.rec.id)
+                if self.fair is not None else contextlib.nullcontext())
         try:
-            try:
-                action = await loop.run_in_executor(
-                    self.pool, bot_choose, game, level, seed, snapshot, cap)
-            except (pickle.PicklingError, TypeError, AttributeError):
-                if self.pool is self.threads:
-                    raise
-                # a state that cannot cross to another process thinks in a thread instead
-                action = await loop.run_in_executor(
-                    self.threads, bot_choose, game, level, seed, snapshot, cap)
+            async with turn:  # tables take turns in the pool (fairshare.FairPool)
+                try:
+                    action = await loop.run_in_executor(
+                        self.pool, bot_choose, game, level, seed, snapshot, cap)
+                except (pickle.PicklingError, TypeError, AttributeError):
+                    if self.pool is self.threads:
+                        raise
+                    # a state that cannot cross to another process thinks in a thread instead
+                    action = await loop.run_in_executor(
+                        self.threads, bot_choose, game, level, seed, snapshot, cap)
             if snapshot.is_legal(action):
                 return action
             log.error("bot %s chose an illegal move on table %s; it plays a random legal move",

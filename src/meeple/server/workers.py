@@ -19,10 +19,28 @@ from concurrent.futures import ProcessPoolExecutor
 PR_SET_PDEATHSIG = 1
 
 
+class _AllWorkers(ProcessPoolExecutor):
+    """A pool whose workers all start with the first task.
+
+    CPython starts spawned workers on demand, one when no worker is idle by its count; that
+    count lags, so while one worker runs a long search a quick move may be handed to it as well
+    and wait the search out, though a second worker is allowed. The bot pool's fairness
+    (fairshare.FairPool keeps a worker free for other visitors) needs every worker there.
+    """
+
+    def _adjust_process_count(self) -> None:
+        processes, spawn = getattr(self, "_processes", None), getattr(self, "_spawn_process", None)
+        if processes is None or spawn is None:  # another Python's pool: its own way
+            super()._adjust_process_count()  # type: ignore[misc]
+            return
+        while len(processes) < self._max_workers:  # type: ignore[attr-defined]
+            spawn()
+
+
 def bot_process_pool(workers: int) -> ProcessPoolExecutor:
     """Spawned workers (forking a process that runs threads is unsafe) tied to this process."""
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_tie_to_parent, initargs=(os.getpid(),))
+    return _AllWorkers(workers, mp_context=multiprocessing.get_context("spawn"),
+                       initializer=_tie_to_parent, initargs=(os.getpid(),))
 
 
 def _tie_to_parent(parent: int) -> None:

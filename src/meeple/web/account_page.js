@@ -1,11 +1,12 @@
 // Log in, register, change password.
 import { api } from "./common.js";
 import { navbar } from "./account.js";
+import { sameOriginPath } from "./next_url.js";
 
 const $ = (id) => document.getElementById(id);
 const me = await navbar();
 const next = new URLSearchParams(location.search).get("next");
-const go = () => { location.href = next && next.startsWith("/") && !next.startsWith("//") ? next : "/play"; };
+const go = () => { location.href = sameOriginPath(next); };
 if (me) {
   $("out-box").hidden = true; $("in-box").hidden = false;
   $("hello").textContent = `Logged in as ${me.username}`;
