@@ -322,6 +322,20 @@ class State(ABC):
                 return a
         raise IllegalAction(f"{obj!r} names no legal action now")
 
+    def scoring_lines(self, player: int) -> list[tuple[str, float]]:
+        """How ``player``'s final score was made, in the game's words: ``(label, points)`` lines
+        whose points add up to ``scores()[player]``. Games override it with their rulebook's
+        scoring steps; this fallback is one line, the score itself."""
+        return [("Score", self.scores()[player])]
+
+    def final_scoring(self) -> list[list[list[Any]]] | None:
+        """Every player's `scoring_lines` as JSON (``[[label, points], ...]`` per player) once
+        the game is over, None before: what a game's `view` carries as ``final_scoring``, so
+        that the end of a game explains its result to every seat alike (a final score is public)."""
+        if self.to_move is not None:
+            return None
+        return [[[label, pts] for label, pts in self.scoring_lines(p)] for p in range(self.players)]
+
     def ranking(self) -> list[int]:
         """Places per player: 1 is best, ties share a place (higher score is better)."""
         s = self.scores()

@@ -1083,12 +1083,17 @@ class ZarcanaState(State):
         self.emit({"type": "recenter", "dx": dx, "dy": dy})
 
     # ----- results -------------------------------------------------------------------------
-    def sole_cards(self) -> list[list[int]]:
-        """Per player, the cards they occupy alone (Scoring: a shared card scores for nobody)."""
+    def _card_owners(self) -> dict[int, set[int]]:
+        """Each occupied cell's card: the players with a pyramid on it."""
         owners: dict[int, set[int]] = {}
         for q, c in enumerate(self.pos):
             if c >= 0 and c in self.stacks:
                 owners.setdefault(c, set()).add(owner_of(q))
+        return owners
+
+    def sole_cards(self) -> list[list[int]]:
+        """Per player, the cards they occupy alone (Scoring: a shared card scores for nobody)."""
+        owners = self._card_owners()
         out: list[list[int]] = [[] for _ in range(self.players)]
         for c, who in owners.items():
             if len(who) == 1:
@@ -1097,6 +1102,19 @@ class ZarcanaState(State):
 
     def scores(self) -> list[float]:
         return [float(sum(VALUE[c] for c in cards)) for cards in self.sole_cards()]
+
+    def scoring_lines(self, player: int) -> list[tuple[str, float]]:
+        """Scoring and Winning: each card the player's pyramids occupy by themselves scores its
+        value; a card shared with another player scores for neither (listed at 0, so the
+        table shows why it did not count)."""
+        owners = self._card_owners()
+        mine = sorted((self.stacks[c][-1] for c, who in owners.items() if player in who and len(who) == 1),
+                      key=lambda k: (-VALUE[k], NAME[k]))
+        shared = sorted((self.stacks[c][-1] for c, who in owners.items() if player in who and len(who) > 1),
+                        key=lambda k: (-VALUE[k], NAME[k]))
+        lines = [(f"{NAME[k]}, occupied alone", float(VALUE[k])) for k in mine]
+        lines += [(f"{NAME[k]}, shared with another player: scores for nobody", 0.0) for k in shared]
+        return lines or [("No card occupied", 0.0)]
 
     def ranking(self) -> list[int]:
         """Ties share the win. The optional rule: "of the tied players, whoever solely occupies the
@@ -1143,6 +1161,7 @@ class ZarcanaState(State):
             "chosen": [self.action_to_json(a) for a in self.chosen],
             "reorient_next": piece_label(self.reo[0]) if self.reo else None,
             "scores": self.scores(),
+            "final_scoring": self.final_scoring(),
             "over": self.to_move is None,
         }
         if player is not None:
