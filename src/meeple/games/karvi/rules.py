@@ -25,7 +25,7 @@ from typing import Any, Final, TypeVar
 from meeple.core import State
 from meeple.core.game import mypyc_attr
 from meeple.core.rng import derive, shuffle
-from meeple.core.text import does, plural, winners
+from meeple.core.text import capital, does, plural, whose, winners
 from meeple.core.text import name as name_of
 
 from . import components as C
@@ -2236,8 +2236,7 @@ class KarviState(State):
     def _die_words(self, d: int, q: int) -> str:
         owner = d // self.D
         where = "in the stop area" if self.die_pos[d] >= self.T else "on the track"
-        whose_ = "your" if owner == q else f"Player {owner + 1}'s"
-        return f"{whose_} die with {self.die_beer[d]} beer {where}"
+        return f"{whose(owner, q)} die with {self.die_beer[d]} beer {where}"
 
     def _event_text(self, event: dict[str, Any], player: int | None) -> str:
         p: Any = event.get("player")  # events without a player never use it
@@ -2253,7 +2252,7 @@ class KarviState(State):
         if "free_rune" in event:
             return f"{does(p, player, 'place', 'places')} the {Wd.rune_words(event['free_rune'])} on the first rune spot, free."
         if "sits_out" in event:
-            return f"{name_of(p, player).capitalize()} cannot move a die out of the stop area; it sits out the round."
+            return f"{capital(name_of(p, player))} cannot move a die out of the stop area; it sits out the round."
         if "to" in event:
             to = event["to"]
             where = "the stop area" if to >= self.T else Wd.spot_name(self.spots[to])
@@ -2297,7 +2296,7 @@ class KarviState(State):
 
 
 def whose_cap(p: int, viewer: int | None) -> str:
-    return "Your" if p == viewer else f"Player {p + 1}'s"
+    return "Your" if p == viewer else whose(p, viewer)
 
 
 # END in each decision: what not choosing means.

@@ -32,7 +32,7 @@ from typing import Any, Final
 from meeple.core import BadOption, IllegalAction, State
 from meeple.core.game import mypyc_attr, replaced
 from meeple.core.rng import shuffle, shuffler
-from meeple.core.text import does, name, plural, whose, winners
+from meeple.core.text import does, name, plural, seat, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
@@ -1072,5 +1072,5 @@ class ScarvusState(State):
         if "colour" in j:
             return f"play {name} on {j['colour']}"
         if "player" in j:
-            return f"play {name} on Player {j['player'] + 1}"
+            return f"play {name} on {seat(j['player'])}"
         return f"play {name}"

@@ -21,14 +21,14 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from typing import Any, Final
 
 from meeple.core import IllegalAction, State
 from meeple.core.game import mypyc_attr, replaced
 from meeple.core.rng import derive, shuffle, shuffler
-from meeple.core.text import does, listing, plural, whose, winners
+from meeple.core.text import capital, does, listing, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("cards.json").read_text())
@@ -1302,7 +1302,7 @@ class ZarcanaState(State):
         return "an empty space"
 
     def _pyramid(self, q: int) -> str:
-        who_ = "your" if owner_of(q) == self.to_move else f"Player {owner_of(q) + 1}'s"
+        who_ = whose(owner_of(q), self.to_move)
         size = SIZE_NAMES[size_of(q)]
         if self.pos[q] < 0:
             return f"{who_} {size} pyramid"
@@ -1310,9 +1310,10 @@ class ZarcanaState(State):
         facing = facing if self.orient[q] == 0 else f"pointing {facing}"
         return f"{who_} {size} pyramid ({facing}) on {self._where(self.pos[q])}"
 
-    def log(self, player: int | None, start: int = 0, text: bool = True) -> list[dict[str, Any]]:
+    def log(self, player: int | None, start: int = 0, text: bool = True,
+            names: Sequence[str | None] | None = None) -> list[dict[str, Any]]:
         self._act_info.clear()  # the ids of earlier calls' dicts may be reused: forget them
-        return super().log(player, start, text)
+        return super().log(player, start, text, names)
 
     def _event_text(self, event: dict[str, Any], player: int | None) -> str:
         t = event["type"]
@@ -1338,18 +1339,18 @@ class ZarcanaState(State):
         if t == "create":
             return f"A new pyramid is placed: {piece_words(event['pyramid'], player)}."
         if t == "attack":
-            return f"{piece_words(event['by'], player).capitalize()} attacks {piece_words(event['target'], player)}."
+            return f"{capital(piece_words(event['by'], player))} attacks {piece_words(event['target'], player)}."
         if t == "destroyed":
             why = {"attacked": "by the attack", "reduced": "with no smaller pyramid left to replace it",
                    "isolated": "alone in the wasteland", "sacrifice": "as a sacrifice", "pushed": "pushed off",
                    "converted": "to be converted"}.get(event["why"], "")
-            return f"{piece_words(event['pyramid'], player).capitalize()} is destroyed {why}.".replace(" .", ".")
+            return f"{capital(piece_words(event['pyramid'], player))} is destroyed {why}.".replace(" .", ".")
         if t == "unharmed":
-            return f"{piece_words(event['pyramid'], player).capitalize()} has no smaller size left and is unharmed."
+            return f"{capital(piece_words(event['pyramid'], player))} has no smaller size left and is unharmed."
         if t == "grow":
-            return f"{piece_words(event['pyramid'], player).capitalize()} grows to {event['to'].split()[1][0].replace('M', 'medium').replace('L', 'large').replace('S', 'small')}."
+            return f"{capital(piece_words(event['pyramid'], player))} grows to {event['to'].split()[1][0].replace('M', 'medium').replace('L', 'large').replace('S', 'small')}."
         if t == "reduced":
-            return f"{piece_words(event['pyramid'], player).capitalize()} is reduced to {event['to'].split()[1][0].replace('M', 'medium').replace('L', 'large').replace('S', 'small')}."
+            return f"{capital(piece_words(event['pyramid'], player))} is reduced to {event['to'].split()[1][0].replace('M', 'medium').replace('L', 'large').replace('S', 'small')}."
         if t == "reshuffle":
             return f"The discard pile is shuffled into a new deck of {plural(event['deck'], 'card')} (reshuffle {event['count']})."
         if t == "transport":
@@ -1390,7 +1391,7 @@ class ZarcanaState(State):
             pyr = piece_words(j["pyramid"], player, p)
             if main:  # the pyramid is the sentence's subject: name its owner
                 own = piece_words(j["pyramid"], player)
-                return f"{own[0].upper()}{own[1:]} uses {on}." if event.get("on") else f"{does(p, player, 'choose', 'chooses')} {pyr}."
+                return f"{capital(own)} uses {on}." if event.get("on") else f"{does(p, player, 'choose', 'chooses')} {pyr}."
             return f"{does(p, player, 'choose', 'chooses')} {pyr} on {on}."
         if "orient" in j:
             it = piece_words(event["pyramid"], player, p) if "pyramid" in event else "the pyramid"
