@@ -107,3 +107,27 @@ def test_the_terminal_table_says_1_card_not_1_cards() -> None:
     text = meeple.game_info("savage_bowl").text_renderer(view)
     assert "P1: 1 point, 1 trick, 1 card" in text
     assert not re.search(r"\b1 (cards|tricks|points|pts)\b", text)
+
+
+ONE_MANY = re.compile(r"(?<!Player )\b1 (\w+ )?(cards|tricks|points|tiles|posts|towers|warriors|feathers|provisions|pips)\b")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_no_sentence_label_or_tile_text_says_1_cards(game: str) -> None:
+    """"1 card", never "1 cards": every log line, every choice label and Karvi's tile texts."""
+    info = meeple.game_info(game)
+    for players in info.player_counts:
+        state = meeple.make(game, players=players, seed=3)
+        rng = random.Random(3)
+        texts: list[str] = []
+        while not state.is_over():
+            legal = state.legal_actions()
+            texts += [state.describe(a) for a in legal[:60]]
+            view = state.view(state.to_move)
+            for pl in view.get("players", []) if isinstance(view.get("players"), list) else []:
+                texts += pl.get("tiles_text", [])
+            state.apply(rng.choice(legal))
+        texts += [e["text"] for p in [None, *range(players)] for e in state.log(p)]
+        texts += [label for lines in state.final_scoring() for label, _ in lines]
+        bad = sorted({t for t in texts if ONE_MANY.search(t)})
+        assert not bad, bad[:5]

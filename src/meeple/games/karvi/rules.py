@@ -1786,7 +1786,7 @@ class KarviState(State):
             return sp["points"] * have, f"Special rune stone: {plural(sp['points'], 'point')} for each of {have} {what}"
         r = C.RUNES[top]
         have = pl.count(r["count"])
-        what = f"{have} {Wd.count_words(r['count'])}"
+        what = Wd.count_of(have, r["count"])
         if have >= r["hard"][0]:
             return r["hard"][1], f"Rune stone: {what}, the difficult requirement ({r['hard'][0]})"
         if have >= r["easy"][0]:
