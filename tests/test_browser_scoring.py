@@ -29,9 +29,17 @@ if os.environ.get("MEEPLE_TEST_BROWSER") != "1":
     pytest.skip("set MEEPLE_TEST_BROWSER=1 to run browser tests", allow_module_level=True)
 pytest.importorskip("playwright.sync_api")
 
-from test_browser import GAMES, browser, click_a_choice, new_page, server, wait_turn_or_end  # noqa: E402  (after the skip: it needs Playwright)
+from test_browser import (  # noqa: E402  (after the skip: it needs Playwright)
+    GAMES,
+    browser,
+    click_a_choice,
+    new_page,
+    own_server,
+    server,
+    wait_turn_or_end,
+)
 
-__all__ = ["browser", "server"]  # fixtures
+__all__ = ["browser", "own_server", "server"]  # fixtures
 PLAYER_N = re.compile(r"\bPlayer \d\b")
 NAME = "boardgamer"
 
@@ -160,3 +168,60 @@ def test_screenshot_of_each_games_end_panel(browser, server, game, size):
     suffix = "" if size == "desktop" else "-phone"
     page.screenshot(path=str(out / f"{game}-end{suffix}.png"))
     page.context.close()
+
+
+def test_a_rated_games_end_panel_shows_each_accounts_rating_before_and_after(browser, own_server):
+    """Two accounts meet by Play now, play a rated Trickarus to the end; each end panel shows
+    both accounts' ratings before and after (newcomers start at 0; the winner gains)."""
+    import uuid
+
+    errors: list[str] = []
+    url = own_server.url
+    names = [f"ann{uuid.uuid4().hex[:6]}", f"bob{uuid.uuid4().hex[:6]}"]
+    pages = []
+    for n in names:
+        page = new_page(browser, errors)
+        page.goto(url + "/")
+        r = page.request.post(url + "/api/register", data={"username": n, "password": "correct horse"})
+        assert r.ok, r.text()
+        r = page.request.post(url + "/api/play", data={"game": "trickarus", "players": [2]})
+        assert r.ok, r.text()
+        pages.append(page)
+    tables = set()
+    for page in pages:
+        entries = page.request.get(url + "/api/play?wait=20").json()["entries"]
+        tables |= {e["table"] for e in entries if e["status"] == "seated"}
+    assert len(tables) == 1
+    (tid,) = tables
+    for page in pages:
+        page.goto(f"{url}/table/{tid}")
+        page.wait_for_function("document.body.dataset.status === 'running'")
+    rng = random.Random(5)
+    for _ in range(2000):
+        if pages[0].evaluate("document.body.dataset.status") == "over":
+            break
+        moved = False
+        for page in pages:
+            if page.evaluate("document.body.classList.contains('my-turn') && "
+                             "!document.body.classList.contains('sending')"):
+                click_a_choice(page, rng)
+                moved = True
+        if not moved:
+            pages[0].wait_for_timeout(50)
+    for page in pages:
+        page.wait_for_function("document.body.dataset.status === 'over'")
+        page.wait_for_function("document.querySelectorAll('#end .fs-rating').length === 2")
+        shown = page.locator("#end table.fs-player").evaluate_all("""ts => ts.map(t => ({
+          place: t.querySelector('caption strong').textContent.trim(),
+          name: t.querySelector('caption').textContent,
+          before: Number(t.querySelector('.fs-rating').dataset.ratingBefore),
+          after: Number(t.querySelector('.fs-rating').dataset.ratingAfter)}))""")
+        assert all(s["before"] == 0 for s in shown)
+        winner = next(s for s in shown if s["place"] == "1st")
+        assert winner["after"] > 0 and any(n in winner["name"] for n in names)
+        check_end_panel(page, tid, own_server, 2)
+    if os.environ.get("MEEPLE_SCREENSHOT_DIR"):
+        pages[0].screenshot(path=str(Path(os.environ["MEEPLE_SCREENSHOT_DIR"]) / "trickarus-end-rated.png"))
+    for page in pages:
+        page.context.close()
+    assert not errors, errors
