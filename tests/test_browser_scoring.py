@@ -92,7 +92,7 @@ def check_names(lines: list[str], players: int, reader: bool) -> None:
     assert named, lines[:10]
 
 
-END_PANEL = """() => [...document.querySelectorAll('#end [data-final-scoring] table.fs-player')].map(t => ({
+END_PANEL = """(root) => [...document.querySelectorAll(`${root} [data-final-scoring] table.fs-player`)].map(t => ({
   player: Number(t.dataset.player),
   score: Number(t.dataset.score),
   total: Number(t.querySelector('.fs-total').textContent),
@@ -100,9 +100,9 @@ END_PANEL = """() => [...document.querySelectorAll('#end [data-final-scoring] ta
 }))"""
 
 
-def check_end_panel(page, table_id: str, server, players: int) -> None:
-    page.wait_for_selector("#end [data-final-scoring]")
-    shown = page.evaluate(END_PANEL)
+def check_end_panel(page, table_id: str, server, players: int, root: str = "#end") -> None:
+    page.wait_for_selector(f"{root} [data-final-scoring]")
+    shown = page.evaluate(END_PANEL, root)
     assert sorted(t["player"] for t in shown) == list(range(players))
     record = get(f"{server.url}/api/tables/{table_id}/record")
     for t in shown:
@@ -144,6 +144,7 @@ def test_end_panel_explains_the_scores_and_the_log_names_people(browser, server,
     replay.click("#lastbtn")
     replay.wait_for_function("() => /^move (\\d+) of \\1$/.test(document.getElementById('where').textContent)")
     check_names(log_lines(replay), players, reader=True)
+    check_end_panel(replay, tid, server, players, root="#final")  # the replay's last step too
     for p in (page, watcher, replay):
         p.context.close()
     assert not errors, errors
