@@ -13,7 +13,7 @@ export function scoringTable({ view, seats, ranking, scores, seat, ratings }) {
   const order = scores.map((_, p) => p).sort((a, b) => ranking[a] - ranking[b] || a - b);
   return h("div.final-scoring", { "data-final-scoring": "" }, order.map((p) => {
     const r = bySeat.get(p);
-    return h(`table.fs-player${p === seat ? ".mine" : ""}`, { "data-player": p, "data-score": scores[p] },
+    return h(`table.fs-player${p === seat ? ".mine" : ""}`, { "data-player": p, "data-place": ranking[p], "data-score": scores[p] },
       h("caption", {},
         h("strong", {}, `${ordinal(ranking[p])} `), seatName(seats, p),
         p === seat ? h("span.tag", {}, "you") : null,
