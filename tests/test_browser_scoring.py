@@ -35,6 +35,7 @@ from test_browser import (  # noqa: E402  (after the skip: it needs Playwright)
     click_a_choice,
     new_page,
     own_server,
+    play_pages_until_end,
     server,
     wait_turn_or_end,
 )
@@ -198,17 +199,7 @@ def test_a_rated_games_end_panel_shows_each_accounts_rating_before_and_after(bro
         page.goto(f"{url}/table/{tid}")
         page.wait_for_function("document.body.dataset.status === 'running'")
     rng = random.Random(5)
-    for _ in range(2000):
-        if pages[0].evaluate("document.body.dataset.status") == "over":
-            break
-        moved = False
-        for page in pages:
-            if page.evaluate("document.body.classList.contains('my-turn') && "
-                             "!document.body.classList.contains('sending')"):
-                click_a_choice(page, rng)
-                moved = True
-        if not moved:
-            pages[0].wait_for_timeout(50)
+    play_pages_until_end(pages, rng)
     for page in pages:
         page.wait_for_function("document.body.dataset.status === 'over'")
         page.wait_for_function("document.querySelectorAll('#end .fs-rating').length === 2")
