@@ -18,6 +18,7 @@ import os
 import random
 import re
 import urllib.request
+import uuid
 from pathlib import Path
 
 import pytest
@@ -172,23 +173,24 @@ def test_screenshot_of_each_games_end_panel(browser, server, game, size):
     page.context.close()
 
 
+def waiting_to_play(page, url: str, username: str):
+    """The page of a new account (registered over the page's own cookies) that pressed Play now
+    for two-player Trickarus."""
+    page.goto(url + "/")
+    for path, body in (("/api/register", {"username": username, "password": "correct horse"}),
+                       ("/api/play", {"game": "trickarus", "players": [2]})):
+        r = page.request.post(url + path, data=body)
+        assert r.ok, r.text()
+    return page
+
+
 def test_a_rated_games_end_panel_shows_each_accounts_rating_before_and_after(browser, own_server):
     """Two accounts meet by Play now, play a rated Trickarus to the end; each end panel shows
     both accounts' ratings before and after (newcomers start at 0; the winner gains)."""
-    import uuid
-
     errors: list[str] = []
     url = own_server.url
-    names = [f"ann{uuid.uuid4().hex[:6]}", f"bob{uuid.uuid4().hex[:6]}"]
-    pages = []
-    for n in names:
-        page = new_page(browser, errors)
-        page.goto(url + "/")
-        r = page.request.post(url + "/api/register", data={"username": n, "password": "correct horse"})
-        assert r.ok, r.text()
-        r = page.request.post(url + "/api/play", data={"game": "trickarus", "players": [2]})
-        assert r.ok, r.text()
-        pages.append(page)
+    names = [f"{who}{uuid.uuid4().hex[:6]}" for who in ("ann", "bob")]
+    pages = [waiting_to_play(new_page(browser, errors), url, n) for n in names]
     tables = set()
     for page in pages:
         entries = page.request.get(url + "/api/play?wait=20").json()["entries"]
