@@ -163,6 +163,21 @@ def play_until_end(page, rng, clicks=MAX_CLICKS, board_only=False, check=None):
     raise AssertionError("game did not end")
 
 
+def play_pages_until_end(pages, rng, rounds=2000):
+    """Several people's pages of one table: whoever has the turn clicks, until the end."""
+    for _ in range(rounds):
+        if pages[0].evaluate("document.body.dataset.status") == "over":
+            return
+        moved = False
+        for page in pages:
+            if page.evaluate("document.body.classList.contains('my-turn') && "
+                             "!document.body.classList.contains('sending')"):
+                click_a_choice(page, rng)
+                moved = True
+        if not moved:
+            pages[0].wait_for_timeout(50)
+
+
 # Nothing cut off at phone size: no sideways scrolling of the page, every choice on the drawing
 # inside the screen's width and at least 40 px on each side (a finger's width).
 PHONE_PROBLEMS = """() => {

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from test_browser import ARGS, CHROMIUM, Server, click_a_choice, new_page  # noqa: F401
+from test_browser import ARGS, CHROMIUM, Server, new_page, play_pages_until_end  # noqa: F401
 
 pytestmark = pytest.mark.browser
 SHOTS = os.environ.get("MEEPLE_SCREENSHOT_DIR")
@@ -81,17 +81,7 @@ def test_two_register_play_now_chat_play_rated_and_see_ratings(browser, own_serv
     pages[0].locator("#chat li").nth(1).wait_for()
     shot(pages[0], "chat")
     rng = random.Random(5)
-    for _ in range(2000):
-        if pages[0].evaluate("document.body.dataset.status") == "over":
-            break
-        moved = False
-        for page in pages:
-            if page.evaluate("document.body.classList.contains('my-turn') && "
-                             "!document.body.classList.contains('sending')"):
-                click_a_choice(page, rng)
-                moved = True
-        if not moved:
-            pages[0].wait_for_timeout(50)
+    play_pages_until_end(pages, rng)
     for page in pages:
         page.wait_for_function("document.body.dataset.status === 'over'")
     board = pages[0]

@@ -28,7 +28,9 @@ def test_play_a_whole_game_with_bad_input_then_replay(tmp_path):
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert out.count("is not one of") == 3  # each bad answer got a message and a new prompt
-    assert "Player 2 (random)" in out and "Player 2 plays" in out and "Game over" in out and "Result" in out
+    # the log names the other seat as the table does ("Bot 2 (random)"), the reader "you"
+    assert "Bot 2 (random) plays" in out and "You play" in out and "Player 2" not in out.split("Game over")[0]
+    assert "Game over" in out and "Final scoring" in out
     record = json.loads(record_path.read_text())
     state = meeple.replay(record)
     assert state.is_over() and record["meta"]["seats"] == {"1": "random"}
@@ -37,6 +39,24 @@ def test_play_a_whole_game_with_bad_input_then_replay(tmp_path):
     shown = meeple_cmd("replay", str(record_path), "--as", "1")
     assert shown.returncode == 0, shown.stderr
     assert "Player 2's view" in shown.stdout and f"#{len(record['actions'])} " in shown.stdout
+    assert "You play" in shown.stdout and "Final scoring" in shown.stdout
+
+
+def test_the_end_of_a_game_prints_how_each_score_was_made(tmp_path):
+    """`meeple play` ends with the final scoring table: each player's lines (the game's
+    `final_scoring`) and their total, the same numbers as the record's scores."""
+    record_path = tmp_path / "karvi.json"
+    done = meeple_cmd("play", "karvi", "--players", "2", "--seat", "-1", "--bots", "random",
+                      "--seed", "5", "--save", str(record_path))
+    assert done.returncode == 0, done.stderr
+    table = done.stdout.split("Final scoring")[1]
+    record = json.loads(record_path.read_text())
+    for line in ("Scoring track", "Combat strength", "Trade tiles", "total"):
+        assert line in table
+    for p, score in enumerate(record["result"]["scores"]):
+        assert f"Bot {p + 1} (random)" in table
+        assert f" {score:g} " in table
+    assert "Player 1 " not in done.stdout and "Player 2 " not in done.stdout.split("You are watching")[1]
 
 
 def test_list_shows_every_game():

@@ -85,8 +85,10 @@ def test_every_game_plays_to_the_end_against_bots(c, db, game):
     assert final.ranking() == end["ranking"]
     # the log pieced together from the messages is exactly the seat's log, nothing more;
     # the spectator got exactly the public view and log
-    assert log == final.log(0)
-    assert spy_end["view"] == final.view(None) and spy_log == final.log(None)
+    # (its sentences name the seats as the table does)
+    names = record["meta"]["seats"]
+    assert log == final.log(0, names=names)
+    assert spy_end["view"] == final.view(None) and spy_log == final.log(None, names=names)
     assert spy_end["legal"] == []
 
 

@@ -16,7 +16,7 @@ from rich.table import Table
 
 import meeple
 from meeple.bots import DEFAULT_LEVEL, levels, make_bot
-from meeple.core import IllegalAction, State
+from meeple.core import IllegalAction, State, text
 
 app = typer.Typer(
     help="meeple: five modern tabletop games. Play in the terminal, the browser, or from Python.",
@@ -102,23 +102,26 @@ def play(
     except ValueError as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
+    seat_names: list[str | None] = [
+        "you" if p == seat else f"Bot {p + 1} ({seat_bots[p].name})" for p in range(players)]
     you = f"You are Player {seat + 1} (seat {seat})." if me is not None else "You are watching."
     console.print(f"[bold]{info.title}[/bold], {players} players, seed {seed} "
                   f"(play this deal again with --seed {seed}). {you}")
-    seen = _print_log(state, me, 0)
+    seen = _print_log(state, me, 0, seat_names)
     while not state.is_over():
         p = state.to_move
         assert p is not None
         if p in seat_bots:
             action = seat_bots[p].choose(state)
             state.apply(action)
-            seen = _print_log(state, me, seen)
+            seen = _print_log(state, me, seen, seat_names)
             if delay:
                 time.sleep(delay)
             continue
         console.print(Panel(render(state, seat), title=f"Player {seat + 1} · your turn"))
         legal = state.legal_actions()
-        labels = [state.describe(a) for a in legal]
+        with text.seat_names(seat_names):
+            labels = [state.describe(a) for a in legal]
         _print_choices(labels)
         while True:
             try:
@@ -136,25 +139,38 @@ def play(
             if choice is None:
                 continue
             state.apply(choice)
-            seen = _print_log(state, me, seen)
+            seen = _print_log(state, me, seen, seat_names)
             break
     console.print(Panel(render(state, me), title="Game over"))
-    ranking = state.ranking()
-    scores = state.scores()
-    table = Table(title="Result")
-    for col in ("player", "place", "score"):
-        table.add_column(col)
-    for p in sorted(range(players), key=lambda q: ranking[q]):
-        who = "you" if p == seat else seat_bots[p].name
-        table.add_row(f"Player {p + 1} ({who})", str(ranking[p]), f"{scores[p]:g}")
-    console.print(table)
+    console.print(scoring_table(state, [n or f"Player {p + 1}" for p, n in enumerate(seat_names)]))
     _save(state, save, seat_bots)
 
 
-def _print_log(state: State, viewer: int | None, start: int) -> int:
-    """Print the log lines ``viewer`` has not seen yet (each event's own sentence); return the
-    new log size to start from next time."""
-    for event in state.log(viewer, start=start):
+def scoring_table(state: State, names: list[str]) -> Table:
+    """The end of a game, explained: each player (best place first), how their score was made
+    line by line (the game's `final_scoring`), and the total."""
+    ranking, scores = state.ranking(), state.scores()
+    final = state.final_scoring() or [[["Score", s]] for s in scores]
+    table = Table(title="Final scoring")
+    table.add_column("place", justify="right")
+    table.add_column("player")
+    table.add_column("how the score was made")
+    table.add_column("points", justify="right")
+    for p in sorted(range(state.players), key=lambda q: (ranking[q], q)):
+        for i, (label, points) in enumerate(final[p]):
+            table.add_row(_ordinal(ranking[p]) if i == 0 else "", names[p] if i == 0 else "", label, f"{points:g}")
+        table.add_row("", "", "[bold]total[/bold]", f"[bold]{scores[p]:g}[/bold]", end_section=True)
+    return table
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 < n % 100 < 14 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _print_log(state: State, viewer: int | None, start: int, names: list[str | None] | None = None) -> int:
+    """Print the log lines ``viewer`` has not seen yet (each event's own sentence, naming the
+    seats by ``names``); return the new log size to start from next time."""
+    for event in state.log(viewer, start=start, names=names):
         console.print(f"  [dim]·[/dim] {event['text']}", highlight=False)
     return state.log_size()
 
@@ -238,15 +254,18 @@ def replay(
         console.print(f"[red]--as must be 0..{final.players - 1}[/red]")
         raise typer.Exit(2)
     state = meeple.make(record["game"], record["players"], record["seed"], **record["options"])
+    names = record_names(record)
     who = "spectator" if as_player is None else f"Player {as_player + 1}"
     console.print(Panel(render(state, as_player), title=f"start · {who}'s view"))
-    seen = _print_log(state, as_player, 0)
+    seen = _print_log(state, as_player, 0, names)
     for i, action in enumerate(record["actions"], 1):
         mover = state.to_move
-        label = state.describe(action)
+        with text.seat_names(names):
+            label = state.describe(action)
+            mover_name = "?" if mover is None else text.seat(mover)
         state.apply(action)
-        console.print(f"[cyan]#{i} Player {mover + 1 if mover is not None else '?'}[/cyan]: {label}")
-        seen = _print_log(state, as_player, seen)
+        console.print(f"[cyan]#{i} {mover_name}[/cyan]: {label}")
+        seen = _print_log(state, as_player, seen, names)
         if step:
             console.print(Panel(render(state, as_player), title=f"after move {i} · {who}'s view"))
             try:
@@ -256,7 +275,19 @@ def replay(
                 step = False
     console.print(Panel(render(state, as_player), title=f"end · {who}'s view"))
     if state.is_over():
-        console.print("Places: " + ", ".join(f"Player {p + 1}: {r}" for p, r in enumerate(state.ranking())))
+        console.print(scoring_table(state, [n or f"Player {p + 1}" for p, n in enumerate(names)]))
+
+
+def record_names(record: dict[str, Any]) -> list[str | None]:
+    """The seats' names a record keeps: the web's list of names, or the terminal's bot levels
+    by seat (``{"1": "easy"}``, named as the web names bots); None where it keeps none."""
+    seats = (record.get("meta") or {}).get("seats")
+    n = record["players"]
+    if isinstance(seats, list):
+        return [str(x) if x else None for x in seats[:n]] + [None] * (n - len(seats))
+    if isinstance(seats, dict):
+        return [f"Bot {p + 1} ({seats[str(p)]})" if str(p) in seats else None for p in range(n)]
+    return [None] * n
 
 
 def _register_optional() -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from .errors import BadOption, BadPlayerCount, IllegalAction
+from .text import seat_names
 
 try:  # mypyc's class options, for a compiled build; without mypy installed they do nothing
     from mypy_extensions import mypyc_attr
@@ -322,6 +323,20 @@ class State(ABC):
                 return a
         raise IllegalAction(f"{obj!r} names no legal action now")
 
+    def scoring_lines(self, player: int) -> list[tuple[str, float]]:
+        """How ``player``'s final score was made, in the game's words: ``(label, points)`` lines
+        whose points add up to ``scores()[player]``. Games override it with their rulebook's
+        scoring steps; this fallback is one line, the score itself."""
+        return [("Score", self.scores()[player])]
+
+    def final_scoring(self) -> list[list[list[Any]]] | None:
+        """Every player's `scoring_lines` as JSON (``[[label, points], ...]`` per player) once
+        the game is over, None before: what a game's `view` carries as ``final_scoring``, so
+        that the end of a game explains its result to every seat alike (a final score is public)."""
+        if self.to_move is not None:
+            return None
+        return [[[label, pts] for label, pts in self.scoring_lines(p)] for p in range(self.players)]
+
     def ranking(self) -> list[int]:
         """Places per player: 1 is best, ties share a place (higher score is better)."""
         s = self.scores()
@@ -414,14 +429,16 @@ class State(ABC):
         self._log_shared = False
         return own
 
-    def log(self, player: int | None, start: int = 0, text: bool = True) -> list[dict[str, Any]]:
+    def log(self, player: int | None, start: int = 0, text: bool = True,
+            names: Sequence[str | None] | None = None) -> list[dict[str, Any]]:
         """The event log as ``player`` saw it (``None``: spectator, public events only).
 
         ``start`` skips the first ``start`` events of the whole log (see `log_size`), so a caller
         that already has the log up to there formats only what is new. With ``text`` each event
         carries a ``text`` field: its sentence from ``player``'s seat (`_event_text`), which
-        browsers, the terminal and replays show as it is. Machines reading events pass
-        ``text=False``.
+        browsers, the terminal and replays show as it is. ``names`` are the names on the seats
+        (``names[p]`` for seat ``p``): sentences then call others by them ("boardgamer plays"),
+        the reader "you"; without them, "Player N". Machines reading events pass ``text=False``.
         """
         if self._events is None:
             raise ValueError("this state keeps no log (it is a search copy)")
@@ -434,7 +451,8 @@ class State(ABC):
         if not text:
             return events
         say = self._event_text
-        return [{**e, "text": say(e, player)} for e in events]
+        with seat_names(names):
+            return [{**e, "text": say(e, player)} for e in events]
 
     def _event_text(self, event: dict[str, Any], player: int | None) -> str:
         """The sentence for ``event`` as ``player`` (None: a spectator) reads it.

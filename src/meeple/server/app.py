@@ -29,6 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import meeple
 from meeple.bots import levels
 from meeple.core import MeepleError
+from meeple.core.text import seat_names
 
 from . import accounts as accounts_mod
 from . import friends as friends_mod
@@ -527,7 +528,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         at = meeple.replay(st.record(), upto=step)
         return {
             "id": t.rec.id, "game": t.rec.game, "step": step, "steps": total, "seat": seat,
-            "view": at.view(seat), "log": at.log(seat), "to_move": at.to_move,
+            "view": at.view(seat), "log": at.log(seat, names=t.names()), "to_move": at.to_move,
             "moves": [{"seat": s, "label": d} for s, d in _move_labels(t)],
             "seats": manager.seats_json(t), "scores": st.scores(), "ranking": st.ranking(),
         }
@@ -674,10 +675,11 @@ async def _refuse(ws: WebSocket, exc: TableError) -> None:
 def _move_labels(t: LiveTable) -> list[tuple[int, str]]:
     st = meeple.make(t.rec.game, t.rec.players, t.rec.seed, **t.rec.options)
     out = []
-    for a in t.state.history:
-        seat = st.to_move
-        out.append((seat, st.describe(a)))
-        st.apply(a)
+    with seat_names(t.names()):
+        for a in t.state.history:
+            seat = st.to_move
+            out.append((seat, st.describe(a)))
+            st.apply(a)
     return out
 
 

@@ -165,6 +165,31 @@ class Ratings:
                 rated_tables_t.c.table_id == table_id)).first()
         return None if row is None else bool(row[0])
 
+    def table_results(self, table_id: str) -> dict[str, Any]:
+        """What a finished table did to its players' ratings, for its end panel: whether it is
+        rated (None: not decided yet), whether the results are written yet, and per account seat
+        its place and, for a rated table, the shown rating before and after."""
+        with self.engine.connect() as conn:
+            decided = conn.execute(select(rated_tables_t).where(
+                rated_tables_t.c.table_id == table_id)).mappings().first()
+            rows = conn.execute(
+                select(results_t, users_t.c.username, seats_t.c.seat)
+                .join(users_t, users_t.c.id == results_t.c.user_id)
+                .join(seats_t, (seats_t.c.table_id == results_t.c.table_id)
+                      & (seats_t.c.user_id == results_t.c.user_id))
+                .where(results_t.c.table_id == table_id)
+                .order_by(seats_t.c.seat)).mappings().all()
+        return {
+            "rated": None if decided is None else bool(decided["rated"]),
+            "done": bool(decided and decided["done"]),
+            "results": [{
+                "seat": r["seat"], "username": r["username"], "place": r["place"],
+                "before": r["rating"] - r["delta"] if r["rated"] and r["rating"] is not None else None,
+                "after": r["rating"] if r["rated"] else None,
+                "delta": r["delta"] if r["rated"] else None,
+            } for r in rows],
+        }
+
     def rating_of(self, user_id: int, game: str) -> float:
         """The shown rating (0 for a newcomer): what matchmaking compares."""
         with self.engine.connect() as conn:
@@ -240,6 +265,11 @@ def router(ratings: Ratings) -> APIRouter:
         if game not in games:
             raise TableError("no_game", "no such game")
         return await asyncio.to_thread(ratings.leaderboard, game)
+
+    @api.get("/api/tables/{table_id}/ratings")
+    async def table_ratings(table_id: str) -> dict[str, Any]:
+        """The end panel's ratings: before and after, per account seat (see `table_results`)."""
+        return await asyncio.to_thread(ratings.table_results, table_id[:32])
 
     @api.get("/api/players/{username}")
     async def player(username: str) -> dict[str, Any]:

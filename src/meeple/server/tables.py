@@ -35,6 +35,7 @@ from sqlalchemy.exc import IntegrityError
 import meeple
 from meeple.bots import levels, make_bot
 from meeple.core import State
+from meeple.core.text import seat_names
 
 from .config import Settings
 from .leases import Leases, needs_driver
@@ -132,18 +133,34 @@ class LiveTable:
     undos: int = 0  # the stored undo count `state` was built with (an undo rebuilds it)
 
     _logs: dict[int | None, tuple[int, list[dict[str, Any]]]] = field(default_factory=dict)
+    _log_names: tuple[str | None, ...] = ()  # the seat names the cached log lines were worded with
 
     def seat(self, n: int) -> SeatRecord:
         return self.rec.seats[n]
 
+    def names(self) -> tuple[str | None, ...]:
+        """The names on the seats: log lines and choice labels call people by them."""
+        return tuple(s.name for s in self.rec.seats)
+
+    def renamed(self) -> bool:
+        """Whether a seat's name changed since the log was last worded (someone sat down, a bot
+        took a seat): the cached lines are dropped, and the caller sends every socket its log
+        again from the start."""
+        names = self.names()
+        if names == self._log_names:
+            return False
+        self._log_names = names
+        self._logs.clear()
+        return True
+
     def log(self, seat: int | None) -> list[dict[str, Any]]:
-        """`State.log(seat)`, extended incrementally: the log only grows, so each broadcast
-        formats only the new events instead of the whole game's."""
+        """`State.log(seat)` with the seats' names, extended incrementally: the log only grows,
+        so each broadcast formats only the new events instead of the whole game's."""
         seen, mine = self._logs.get(seat, (0, []))
         size = self.state.log_size()
         if seen > size:  # the log only grows (an undo rebuilds the state and clears this)
             seen, mine = 0, []
-        mine.extend(self.state.log(seat, start=seen))
+        mine.extend(self.state.log(seat, start=seen, names=self._log_names or self.names()))
         self._logs[seat] = (size, mine)
         return mine
 
@@ -1172,6 +1189,9 @@ class TableManager:
         if conn.seat is not None:
             t.gone_since.pop(conn.seat, None)
             self._touch_soon(t, conn.seat)
+        if t.renamed():
+            for c in t.conns:
+                c.log_sent = 0
         view = self.message(t, conn.seat)
         events = t.log(conn.seat)
         conn.push({**view, "log_start": 0, "log": events})
@@ -1222,6 +1242,9 @@ class TableManager:
     def broadcast(self, t: LiveTable) -> None:
         views: dict[int | None, dict[str, Any]] = {}
         logs: dict[int | None, list[dict[str, Any]]] = {}
+        if t.renamed():
+            for c in t.conns:
+                c.log_sent = 0
         for c in list(t.conns):
             if c.closed:
                 t.conns.discard(c)
@@ -1257,10 +1280,7 @@ class TableManager:
             "seat": seat,
             "to_move": st.to_move,
             "view": st.view(seat),
-            "legal": [
-                {"id": a, "label": st.describe(a), "json": st.action_to_json(a)}
-                for a in st.legal_actions()
-            ] if mine else [],
+            "legal": _labelled(st, t.names()) if mine else [],
             # undo within a turn: may this seat take steps back, and back to which move
             "can_undo": undo is not None,
             "undo_start": undo,
@@ -1295,6 +1315,12 @@ class TableManager:
             "time_limit": t.rec.time_limit, "rematch": t.rec.rematch,
             "rematch_of": t.rec.rematch_of,
         }
+
+
+def _labelled(st: State, names: tuple[str | None, ...]) -> list[dict[str, Any]]:
+    """The legal choices with their labels, which call other seats by name."""
+    with seat_names(names):
+        return [{"id": a, "label": st.describe(a), "json": st.action_to_json(a)} for a in st.legal_actions()]
 
 
 class _Existing(Exception):

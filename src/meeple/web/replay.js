@@ -2,6 +2,7 @@
 import { api, h, seatName } from "./common.js";
 import { loadRenderer, logLine } from "./renderer.js";
 import { navbar } from "./account.js";
+import { scoringTable, tableRatings } from "./scoring.js";
 
 navbar();
 let chat = [];
@@ -25,6 +26,10 @@ async function show(n) {
   const ctx = { view: data.view, seat, legal: [], seats: data.seats, act: () => {},
     over: step === data.steps, ranking: data.ranking, scores: data.scores, replay: true };
   renderer.render($("board"), ctx);
+  // at the last step: how each score was made, and what the game did to ratings
+  const scoring = step === data.steps ? scoringTable({ ...ctx, ratings }) : null;
+  $("final").hidden = !scoring;
+  $("final-scoring").replaceChildren(...(scoring ? [scoring] : []));
   $("log").replaceChildren(...data.log.map((ev) => h("li", {}, logLine(ev, ctx))));
   $("moves").replaceChildren(...data.moves.map((m, i) => h(`li${i === step - 1 ? ".current" : ""}`,
     { onclick: () => show(i + 1) }, `${seatName(data.seats, m.seat)}: ${m.label}`)));
@@ -40,6 +45,7 @@ const game = games.find((g) => g.id === info.game) || { id: info.game, title: in
 $("title").textContent = `Replay · ${game.title} · table #${tableId}`;
 renderer = await loadRenderer(game);
 chat = await api(`/api/tables/${tableId}/chat`).catch(() => []);
+const ratings = await tableRatings(tableId, 1);
 $("seat").replaceChildren(h("option", { value: "" }, "spectator"),
   ...info.seats.map((s) => h("option", { value: s.seat, selected: s.seat === seat }, `Player ${s.seat + 1} · ${seatName(info.seats, s.seat)}`)));
 $("seat").addEventListener("change", () => { seat = $("seat").value === "" ? null : Number($("seat").value); show(step); });

@@ -6,6 +6,7 @@ import { patch } from "./patch.js";
 import { choicesPanel, loadRenderer, logLine } from "./renderer.js";
 import { navbar } from "./account.js";
 import { tell } from "./notify.js";
+import { scoringTable, tableRatings } from "./scoring.js";
 
 const tableId = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
@@ -360,9 +361,16 @@ function setupAnimations() {
   apply();
 }
 
+let ratings = null;      // what this finished table did to ratings (asked once it is over)
+let ratingsAsked = false;
 function drawEnd() {
   const end = $("end");
   if (last.status !== "over") { end.hidden = true; return; }
+  if (!ratingsAsked) {
+    ratingsAsked = true;
+    tableRatings(tableId).then((r) => { ratings = r; if (r && r.rated && last) drawEnd(); });
+  }
+  const scoring = scoringTable({ view: last.view, seats: last.seats, ranking: last.ranking, scores: last.scores, seat: last.seat, ratings });
   const order = last.seats.map((s) => s.seat).sort((a, b) => last.ranking[a] - last.ranking[b]);
   const m = me();
   const rematch = async () => {
@@ -376,7 +384,7 @@ function drawEnd() {
   };
   end.hidden = false;
   end.replaceChildren(h("h2", {}, "Game over"),
-    h("ol.places", {}, order.map((p) => h("li", { "data-place": last.ranking[p] },
+    scoring || h("ol.places", {}, order.map((p) => h("li", { "data-place": last.ranking[p] },
       h("strong", {}, `${ordinal(last.ranking[p])} `), seatName(last.seats, p),
       h("span.muted", {}, ` — score ${last.scores[p]}`), p === last.seat ? h("span.tag", {}, "you") : null))),
     h("div.end-actions", {},

@@ -25,7 +25,7 @@ from typing import Any, Final, TypeVar
 from meeple.core import State
 from meeple.core.game import mypyc_attr
 from meeple.core.rng import derive, shuffle
-from meeple.core.text import does, plural, winners
+from meeple.core.text import capital, does, plural, whose, winners
 from meeple.core.text import name as name_of
 
 from . import components as C
@@ -1774,24 +1774,32 @@ class KarviState(State):
         self._begin_turn()
 
     # ----- scoring ------------------------------------------------------------------------------
+    @staticmethod
+    def _rune_stone(pl: Player, top: int) -> tuple[int, str]:
+        """The points of the rune stone ``top`` (specials 100+) lying uppermost on a spot, and
+        why, in words: a rune stone's difficult or easy requirement (only one of them counts), a
+        special rune stone's points for each symbol shown."""
+        if top >= 100:
+            sp = C.SPECIALS[top - 100]
+            have = sum(pl.count(w) for w in sp["per"])
+            what = " and ".join(Wd.count_words(w) for w in sp["per"])
+            return sp["points"] * have, f"Special rune stone: {plural(sp['points'], 'point')} for each of {have} {what}"
+        r = C.RUNES[top]
+        have = pl.count(r["count"])
+        what = Wd.count_of(have, r["count"])
+        if have >= r["hard"][0]:
+            return r["hard"][1], f"Rune stone: {what}, the difficult requirement ({r['hard'][0]})"
+        if have >= r["easy"][0]:
+            return r["easy"][1], f"Rune stone: {what}, the easy requirement ({r['easy'][0]})"
+        return 0, f"Rune stone: {what}, short of its easy requirement ({r['easy'][0]})"
+
     def final_lines(self, q: int) -> dict[str, int]:
         """Final scoring, line by line as on the overview card."""
         pl = self.p[q]
         runes = 0
         for spot in pl.rune_spots:
-            if not spot:
-                continue
-            top = spot[-1]
-            if top >= 100:
-                sp = C.SPECIALS[top - 100]
-                runes += sp["points"] * sum(pl.count(w) for w in sp["per"])
-            else:
-                r = C.RUNES[top]
-                have = pl.count(r["count"])
-                if have >= r["hard"][0]:
-                    runes += r["hard"][1]
-                elif have >= r["easy"][0]:
-                    runes += r["easy"][1]
+            if spot:
+                runes += self._rune_stone(pl, spot[-1])[0]
         cards = len(pl.hand)
         return {
             "rune stones": runes,
@@ -1802,6 +1810,31 @@ class KarviState(State):
             "gold and cards": pl.res[2] + cards // 2,
             "resources": (pl.res[0] + pl.res[1]) // 2,
         }
+
+    def scoring_lines(self, player: int) -> list[tuple[str, float]]:
+        """The scoring track, then the final scoring steps of the overview card (End of the Game
+        and Final Scoring), each rune stone on its own line, so the end explains the difference
+        between the track and the final score."""
+        pl = self.p[player]
+        lines: list[tuple[str, float]] = [("Scoring track: points scored during the game", float(pl.points))]
+        if not self.over:
+            return lines
+        for spot in pl.rune_spots:
+            if spot:
+                pts, why = self._rune_stone(pl, spot[-1])
+                lines.append((why, float(pts)))
+        beer = [self.die_beer[d] for d in self._own_dice(player)]
+        cards = len(pl.hand)
+        lines += [
+            (f"Combat strength of the warriors ({pl.strength()})", float(pl.strength())),
+            (f"Trade tiles: {len(pl.trade_track)} squared", float(len(pl.trade_track) ** 2)),
+            (f"Beer left on the {'die' if len(beer) == 1 else 'dice'} ({plural(sum(beer), 'pip')})", float(sum(beer))),
+            (f"Provisions: {pl.prov}, 1 point for every 2", float(pl.prov // 2)),
+            (f"Gold: {pl.res[2]}, 1 point each", float(pl.res[2])),
+            (f"Upgrade cards left in hand: {cards}, 1 point for every 2", float(cards // 2)),
+            (f"Fur and silver: {pl.res[0] + pl.res[1]}, 1 point for every 2", float((pl.res[0] + pl.res[1]) // 2)),
+        ]
+        return lines
 
     def scores(self) -> list[float]:
         out = []
@@ -1912,6 +1945,7 @@ class KarviState(State):
             "decision": None if top is None else _public_task(top),
             "over": self.over, "scores": self.scores(),
             "final": [self.final_lines(q) for q in range(self.players)] if self.over else None,
+            "final_scoring": self.final_scoring(),
         }
 
     # ----- copying and determinizing ------------------------------------------------------------
@@ -2205,8 +2239,7 @@ class KarviState(State):
     def _die_words(self, d: int, q: int) -> str:
         owner = d // self.D
         where = "in the stop area" if self.die_pos[d] >= self.T else "on the track"
-        whose_ = "your" if owner == q else f"Player {owner + 1}'s"
-        return f"{whose_} die with {self.die_beer[d]} beer {where}"
+        return f"{whose(owner, q)} die with {self.die_beer[d]} beer {where}"
 
     def _event_text(self, event: dict[str, Any], player: int | None) -> str:
         p: Any = event.get("player")  # events without a player never use it
@@ -2222,7 +2255,7 @@ class KarviState(State):
         if "free_rune" in event:
             return f"{does(p, player, 'place', 'places')} the {Wd.rune_words(event['free_rune'])} on the first rune spot, free."
         if "sits_out" in event:
-            return f"{name_of(p, player).capitalize()} cannot move a die out of the stop area; it sits out the round."
+            return f"{capital(name_of(p, player))} cannot move a die out of the stop area; it sits out the round."
         if "to" in event:
             to = event["to"]
             where = "the stop area" if to >= self.T else Wd.spot_name(self.spots[to])
@@ -2266,7 +2299,7 @@ class KarviState(State):
 
 
 def whose_cap(p: int, viewer: int | None) -> str:
-    return "Your" if p == viewer else f"Player {p + 1}'s"
+    return "Your" if p == viewer else whose(p, viewer)
 
 
 # END in each decision: what not choosing means.

@@ -31,8 +31,23 @@ ACTION_WORDS = {
 SLOT_WORDS = {"stern": "stern", "sail": "sail", "head": "figurehead"}
 
 
+# The same counts when there is one ("1 raid tile on the raid track", not "1 raid tiles").
+ONE_WORDS = {
+    "towers": "tower built", "posts": "trading post built", "buildings": "building on the map",
+    "trade_tiles": "trade tile on the trade track", "raid_tiles": "raid tile on the raid track",
+    "upgrade_tiles": "upgrade tile placed", "played_cards": "upgrade card played",
+    "trade_cards": "trade card taken", "healthy": "healthy warrior", "injured": "injured warrior",
+    "warriors": "warrior", "provisions": "provision",
+}
+
+
 def count_words(key: str) -> str:
     return COUNT_WORDS.get(key, key.replace("_", " "))
+
+
+def count_of(n: int, key: str) -> str:
+    """``n`` things of a count, in words: "1 trading post built", "2 trading posts built"."""
+    return f"{n} {ONE_WORDS.get(key, count_words(key)) if n == 1 else count_words(key)}"
 
 
 def step_words(step: list[Any]) -> str:
@@ -114,7 +129,7 @@ def cost_words(cost: dict[str, int]) -> str:
 
 
 def req_words(req: dict[str, int]) -> str:
-    return " and ".join(f"{v} {count_words(k)}" for k, v in req.items()) or "nothing"
+    return " and ".join(count_of(v, k) for k, v in req.items()) or "nothing"
 
 
 def spot_words(spot: dict[str, Any]) -> str:

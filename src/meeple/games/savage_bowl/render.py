@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from meeple.core.text import plural
+
 
 def _card(c: dict[str, Any]) -> str:
     return f"{c['colour'].title()} {c['number']}"
@@ -30,8 +32,8 @@ def render_text(view: dict[str, Any]) -> str:
             if champ["player"] == p:
                 tags.append(f"champ +{champ['value']}")
         seats.append(
-            f"P{p + 1}: {view['points'][p]} pts, {view['tricks_won'][p]} tricks, "
-            f"{view['hand_sizes'][p]} cards" + (f" [{', '.join(tags)}]" if tags else "")
+            f"P{p + 1}: {plural(view['points'][p], 'point')}, {plural(view['tricks_won'][p], 'trick')}, "
+            f"{plural(view['hand_sizes'][p], 'card')}" + (f" [{', '.join(tags)}]" if tags else "")
         )
     lines += seats
     if view["trick"]:

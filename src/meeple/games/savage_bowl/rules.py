@@ -442,6 +442,25 @@ class SavageBowlState(State):
     def scores(self) -> list[float]:
         return [float(q) for q in self.points]
 
+    def scoring_lines(self, player: int) -> list[tuple[str, float]]:
+        """End-of-Round Scoring, round by round: Base Points for winning exactly the target number
+        of tricks, and Bonus Points for a Runaway Champ card kept to the end of the round."""
+        out: list[tuple[str, float]] = []
+        for r in self.results:
+            n, tricks = r["round"], r["tricks"][player]
+            if r["eliminated"][player]:
+                out.append((f"Round {n}: eliminated after winning {plural(tricks, 'trick')}", 0.0))
+                continue
+            if tricks != self.target:
+                out.append((f"Round {n}: won {plural(tricks, 'trick')}, not {self.target}", 0.0))
+                continue
+            out.append((f"Round {n}: Base Points for winning exactly {self.target} tricks",
+                        float(BASE_POINTS[n - 1])))
+            if player in r["champ"]:
+                value = self.champ_values[r["champ"].index(player)]
+                out.append((f"Round {n}: Bonus Points, the {value}-point Runaway Champ card", float(value)))
+        return out or [("No round was scored", 0.0)]
+
     def ranking(self) -> list[int]:
         """Most points wins; tied leaders: the 2-point Champ holder, then the 1-point (End of a Game)."""
         top = max(self.points)
@@ -497,6 +516,7 @@ class SavageBowlState(State):
             "round_results": list(self.results),
             "over": self.to_move is None,
             "scores": self.scores(),
+            "final_scoring": self.final_scoring(),
         }
         if player is not None:
             v["hand"] = [card_json(c) for c in mask_to_list(self.hands[player])]

@@ -32,7 +32,7 @@ from typing import Any, Final
 from meeple.core import BadOption, IllegalAction, State
 from meeple.core.game import mypyc_attr, replaced
 from meeple.core.rng import shuffle, shuffler
-from meeple.core.text import does, name, plural, whose, winners
+from meeple.core.text import does, name, plural, seat, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("components.json").read_text())
@@ -109,6 +109,11 @@ BIDDING: Final = PHASE_NAMES.index("bid")
 RESPOND: Final = PHASE_NAMES.index("respond")
 LOSS: Final = PHASE_NAMES.index("loss")
 HAND_LIMIT: Final = PHASE_NAMES.index("hand_limit")
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th ... (at most seven flyers)."""
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n, 'th')}"
 
 
 def bid_action(number: int, colour: int) -> int:
@@ -741,6 +746,19 @@ class ScarvusState(State):
             out[p] = -1.0 - i
         return out
 
+    def scoring_lines(self, player: int) -> list[tuple[str, float]]:
+        """How to Win: each Feather token, singed (-2) or burnt (-5). Fight in the Skies: the
+        Lives left of whoever still flies; the fallen rank by how late they fell."""
+        if self.fight:
+            if player in self.out_order:
+                k = len(self.out_order) - self.out_order.index(player)
+                when = "the last" if k == 1 else f"{_ordinal(k)} from last"
+                return [(f"Out of Lives: {when} to fall", float(-k))]
+            return [(f"{plural(self.lives[player], 'Life', 'Lives')} left", float(self.lives[player]))]
+        lines = [("Singed feather", float(SINGED))] * self.singed[player]
+        lines += [("Burnt feather", float(BURNT))] * self.burnt[player]
+        return lines or [("No feathers", 0.0)]
+
     # ----- information ---------------------------------------------------------------------
     def _discard_view(self, c: int) -> Any:
         pile = self.discards[c]
@@ -786,6 +804,7 @@ class ScarvusState(State):
             "last_challenge": self.last_challenge,
             "over": self.to_move is None,
             "scores": self.scores(),
+            "final_scoring": self.final_scoring(),
         }
         if self.phase == LOSS and self.res is not None:
             v["loss"] = {"player": self.res[1], "difference": self.res[3]}
@@ -1053,5 +1072,5 @@ class ScarvusState(State):
         if "colour" in j:
             return f"play {name} on {j['colour']}"
         if "player" in j:
-            return f"play {name} on Player {j['player'] + 1}"
+            return f"play {name} on {seat(j['player'])}"
         return f"play {name}"

@@ -390,6 +390,17 @@ class TrickarusState(State):
             return [1_000_000.0 * self.landed()] * self.players
         return [float(q) for q in self.pos]
 
+    def scoring_lines(self, player: int) -> list[tuple[str, float]]:
+        """Competitive: the height on the Scoring Track ("the player highest on the Scoring Track
+        is the winner"). Co-operative Mode: the team's 1 million points per player landed."""
+        if not self.coop:
+            return [(f"Height on the scoring track ({_space(self.pos[player])})", float(self.pos[player]))]
+        landed = self.landed()
+        if not self.sun_reached:
+            return [("Nobody flew into the sun, so nobody landed: the team scores nothing", 0.0)]
+        return [(f"{plural(landed, 'player')} landed safely back on the ground, 1 million points each",
+                 1_000_000.0 * landed)]
+
     def ranking(self) -> list[int]:
         if self.coop:
             return [1] * self.players
@@ -438,6 +449,7 @@ class TrickarusState(State):
             "played_this_round": [CODE[c] for c in mask_to_list(self.played)],
             "over": self.to_move is None,
             "scores": self.scores(),
+            "final_scoring": self.final_scoring(),
         }
         if player is not None:
             v["hand"] = [card_json(c, side) for c in mask_to_list(self.hands[player])]

@@ -21,14 +21,14 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from typing import Any, Final
 
 from meeple.core import IllegalAction, State
 from meeple.core.game import mypyc_attr, replaced
 from meeple.core.rng import derive, shuffle, shuffler
-from meeple.core.text import does, listing, plural, whose, winners
+from meeple.core.text import capital, does, listing, plural, whose, winners
 
 # ----- components, read from data --------------------------------------------------------------
 _DATA = json.loads(resources.files(__package__).joinpath("cards.json").read_text())
@@ -1083,12 +1083,17 @@ class ZarcanaState(State):
         self.emit({"type": "recenter", "dx": dx, "dy": dy})
 
     # ----- results -------------------------------------------------------------------------
-    def sole_cards(self) -> list[list[int]]:
-        """Per player, the cards they occupy alone (Scoring: a shared card scores for nobody)."""
+    def _card_owners(self) -> dict[int, set[int]]:
+        """Each occupied cell's card: the players with a pyramid on it."""
         owners: dict[int, set[int]] = {}
         for q, c in enumerate(self.pos):
             if c >= 0 and c in self.stacks:
                 owners.setdefault(c, set()).add(owner_of(q))
+        return owners
+
+    def sole_cards(self) -> list[list[int]]:
+        """Per player, the cards they occupy alone (Scoring: a shared card scores for nobody)."""
+        owners = self._card_owners()
         out: list[list[int]] = [[] for _ in range(self.players)]
         for c, who in owners.items():
             if len(who) == 1:
@@ -1097,6 +1102,19 @@ class ZarcanaState(State):
 
     def scores(self) -> list[float]:
         return [float(sum(VALUE[c] for c in cards)) for cards in self.sole_cards()]
+
+    def scoring_lines(self, player: int) -> list[tuple[str, float]]:
+        """Scoring and Winning: each card the player's pyramids occupy by themselves scores its
+        value; a card shared with another player scores for neither (listed at 0, so the
+        table shows why it did not count)."""
+        owners = self._card_owners()
+        mine = sorted((self.stacks[c][-1] for c, who in owners.items() if player in who and len(who) == 1),
+                      key=lambda k: (-VALUE[k], NAME[k]))
+        shared = sorted((self.stacks[c][-1] for c, who in owners.items() if player in who and len(who) > 1),
+                        key=lambda k: (-VALUE[k], NAME[k]))
+        lines = [(f"{NAME[k]}, occupied alone", float(VALUE[k])) for k in mine]
+        lines += [(f"{NAME[k]}, shared with another player: scores for nobody", 0.0) for k in shared]
+        return lines or [("No card occupied", 0.0)]
 
     def ranking(self) -> list[int]:
         """Ties share the win. The optional rule: "of the tied players, whoever solely occupies the
@@ -1143,6 +1161,7 @@ class ZarcanaState(State):
             "chosen": [self.action_to_json(a) for a in self.chosen],
             "reorient_next": piece_label(self.reo[0]) if self.reo else None,
             "scores": self.scores(),
+            "final_scoring": self.final_scoring(),
             "over": self.to_move is None,
         }
         if player is not None:
@@ -1285,7 +1304,7 @@ class ZarcanaState(State):
         return "an empty space"
 
     def _pyramid(self, q: int) -> str:
-        who_ = "your" if owner_of(q) == self.to_move else f"Player {owner_of(q) + 1}'s"
+        who_ = whose(owner_of(q), self.to_move)
         size = SIZE_NAMES[size_of(q)]
         if self.pos[q] < 0:
             return f"{who_} {size} pyramid"
@@ -1293,9 +1312,10 @@ class ZarcanaState(State):
         facing = facing if self.orient[q] == 0 else f"pointing {facing}"
         return f"{who_} {size} pyramid ({facing}) on {self._where(self.pos[q])}"
 
-    def log(self, player: int | None, start: int = 0, text: bool = True) -> list[dict[str, Any]]:
+    def log(self, player: int | None, start: int = 0, text: bool = True,
+            names: Sequence[str | None] | None = None) -> list[dict[str, Any]]:
         self._act_info.clear()  # the ids of earlier calls' dicts may be reused: forget them
-        return super().log(player, start, text)
+        return super().log(player, start, text, names)
 
     def _event_text(self, event: dict[str, Any], player: int | None) -> str:
         t = event["type"]
@@ -1321,18 +1341,18 @@ class ZarcanaState(State):
         if t == "create":
             return f"A new pyramid is placed: {piece_words(event['pyramid'], player)}."
         if t == "attack":
-            return f"{piece_words(event['by'], player).capitalize()} attacks {piece_words(event['target'], player)}."
+            return f"{capital(piece_words(event['by'], player))} attacks {piece_words(event['target'], player)}."
         if t == "destroyed":
             why = {"attacked": "by the attack", "reduced": "with no smaller pyramid left to replace it",
                    "isolated": "alone in the wasteland", "sacrifice": "as a sacrifice", "pushed": "pushed off",
                    "converted": "to be converted"}.get(event["why"], "")
-            return f"{piece_words(event['pyramid'], player).capitalize()} is destroyed {why}.".replace(" .", ".")
+            return f"{capital(piece_words(event['pyramid'], player))} is destroyed {why}.".replace(" .", ".")
         if t == "unharmed":
-            return f"{piece_words(event['pyramid'], player).capitalize()} has no smaller size left and is unharmed."
+            return f"{capital(piece_words(event['pyramid'], player))} has no smaller size left and is unharmed."
         if t == "grow":
-            return f"{piece_words(event['pyramid'], player).capitalize()} grows to {event['to'].split()[1][0].replace('M', 'medium').replace('L', 'large').replace('S', 'small')}."
+            return f"{capital(piece_words(event['pyramid'], player))} grows to {event['to'].split()[1][0].replace('M', 'medium').replace('L', 'large').replace('S', 'small')}."
         if t == "reduced":
-            return f"{piece_words(event['pyramid'], player).capitalize()} is reduced to {event['to'].split()[1][0].replace('M', 'medium').replace('L', 'large').replace('S', 'small')}."
+            return f"{capital(piece_words(event['pyramid'], player))} is reduced to {event['to'].split()[1][0].replace('M', 'medium').replace('L', 'large').replace('S', 'small')}."
         if t == "reshuffle":
             return f"The discard pile is shuffled into a new deck of {plural(event['deck'], 'card')} (reshuffle {event['count']})."
         if t == "transport":
@@ -1373,7 +1393,7 @@ class ZarcanaState(State):
             pyr = piece_words(j["pyramid"], player, p)
             if main:  # the pyramid is the sentence's subject: name its owner
                 own = piece_words(j["pyramid"], player)
-                return f"{own[0].upper()}{own[1:]} uses {on}." if event.get("on") else f"{does(p, player, 'choose', 'chooses')} {pyr}."
+                return f"{capital(own)} uses {on}." if event.get("on") else f"{does(p, player, 'choose', 'chooses')} {pyr}."
             return f"{does(p, player, 'choose', 'chooses')} {pyr} on {on}."
         if "orient" in j:
             it = f"{piece_words(event['pyramid'], player, p)} on {on}" if "pyramid" in event else "the pyramid"
