@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import sysconfig
 import time
@@ -76,9 +77,15 @@ def pure(reason: str) -> None:
 
 
 def have_compiler() -> bool:
-    """Whether the C compiler Python was built with (or ``$CC``) can be run at all."""
+    """Whether the C compiler Python was built with (or ``$CC``) runs at all (checked before
+    mypy spends half a minute on C that nothing could compile)."""
     cc = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()
-    return bool(cc) and shutil.which(cc[0]) is not None
+    if not cc or shutil.which(cc[0]) is None:
+        return False
+    try:
+        return subprocess.run([cc[0], "--version"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
 
 
 def compile_in_parallel(compiler, jobs: int) -> None:
