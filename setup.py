@@ -31,6 +31,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.errors import CompileError, LinkError
 
 HERE = Path(__file__).resolve().parent
 # Paths under src/; kept in step with the trial (benchmarks/mypyc_trial.py).
@@ -137,7 +138,9 @@ class AllOrNothing(build_ext):
                 for path in {self.get_ext_fullpath(ext.name),
                              str(HERE / "src" / self.get_ext_filename(ext.name))}:
                     Path(path).unlink(missing_ok=True)
-            pure(f"compiling failed ({exc})")
+            failed = "the C compiler failed" if isinstance(exc, (CompileError, LinkError)) else str(exc)
+            say(f"{exc}")
+            pure(f"compiling failed: {failed[:160]}")
             return
         record = json.dumps({
             f: hashlib.sha256((HERE / "src" / f).read_bytes()).hexdigest() for f in BUILT
