@@ -311,7 +311,7 @@ def check_nocc_face(clone: Path, timings: dict[str, float]) -> None:
     if "pure Python" not in version or "no C compiler" not in version:
         raise Failed(f"an install with CC=false says {version!r}, not pure Python and why")
     print(f"nocc: {version}", flush=True)
-    out = sh([str(clone / ".venv-nocc/bin/python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    out = sh([str(clone / ".venv-nocc/bin/python"), "-m", "pytest", "-p", "no:cacheprovider",
               "tests/test_core.py", "tests/test_contract.py", "tests/test_corpus.py"], clone,
              timeout=1200)
     print(f"nocc: engine tests, pure Python: {out.strip().splitlines()[-1]}", flush=True)
