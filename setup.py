@@ -153,8 +153,32 @@ class AllOrNothing(build_ext):
         say(f"compiled {', '.join(BUILT)} in {time.monotonic() - start:.0f} s")
 
 
+def already_built() -> bool:
+    """An editable install over a checkout whose compiled modules match their sources (a second
+    venv on one clone, a reinstall): the modules beside the sources serve as they are."""
+    if "editable_wheel" not in sys.argv[1:] and "develop" not in sys.argv[1:]:
+        return False
+    try:
+        record = json.loads(RECORD.read_text())
+    except (OSError, ValueError):
+        return False
+    src = HERE / "src"
+    if set(record) != set(COMPILED + CYTHONIZED) or not list(src.glob("*__mypyc*")):
+        return False
+    for f, digest in record.items():
+        if hashlib.sha256((src / f).read_bytes()).hexdigest() != digest:
+            return False
+        if not [p for p in (src / f).parent.glob(Path(f).name.split(".")[0] + ".*")
+                if p.suffix in (".so", ".pyd")]:
+            return False
+    return True
+
+
 def extensions() -> list:
     if not building():
+        return []
+    if os.environ.get("MEEPLE_PURE") != "1" and already_built():
+        say("the compiled modules beside the sources match them: not compiling again")
         return []
     if os.environ.get("MEEPLE_PURE") == "1" or os.environ.get("MEEPLE_COMPILE") == "0":
         pure("MEEPLE_PURE=1 at install")
