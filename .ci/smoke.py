@@ -198,6 +198,11 @@ def check_run_face(clone: Path, timings: dict[str, float]) -> None:
     server = subprocess.Popen(
         [str(clone / ".venv/bin/meeple"), "serve", "--port", str(port), "--bot-delay", "0",
          "--database-url", f"sqlite:///{db}"], cwd=clone, stdout=log, stderr=subprocess.STDOUT,
+        # one address opens a table per level of every game: above a visitor's caps (docs/web.md,
+        # "Limits"), and nobody watches them
+        env={**os.environ, "MEEPLE_MAX_TABLES_PER_VISITOR": "1000",
+             "MEEPLE_MAX_BOT_SEATS_PER_VISITOR": "10000",
+             "MEEPLE_UNWATCHED_BOT_TABLE_SECONDS": "3600"},
         start_new_session=True)  # its own process group: its bot workers end with it
     base = f"http://127.0.0.1:{port}"
     try:
