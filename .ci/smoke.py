@@ -12,13 +12,22 @@ a dependency that only the developers' ``.[dev]`` install brings in fails here:
   the end;
 - interop: ``.[interop]``: every game through OpenSpiel and PettingZoo;
 - arena: ``.[arena]`` and ``.[ray]``: ``meeple arena`` with its table, JSON and plot (``--ray``
-  on the second).
+  on the second);
+- wheel: ``python -m build --wheel`` makes a platform wheel, which a fresh venv on a machine with
+  no C compiler (``CC=false``) installs and runs compiled (how a release would ship);
+- nocc: ``pip install -e '.[test]'`` with no C compiler: pure Python, said so, engine tests pass.
 
-Prints the seconds each install took. Exit status 1 names the face that failed.
+Every face but nocc must run the compiled engine (the modules setup.py lists), since every
+install builds it where a C compiler is. The editable faces (run, bare, interop, arena) share one
+clone and install one at a time: the first compiles beside the sources, the others find the
+modules matching their sources and reuse them (as a second venv on one clone does); wheel and
+nocc have clones of their own. Prints the seconds each install took. Exit status 1 names the
+face that failed.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import os
@@ -28,6 +37,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -112,12 +122,44 @@ def sh(cmd: str | list[str], cwd: Path, timeout: float = 900, **kw) -> str:
     return run.stdout
 
 
+def compiled_modules() -> list[str]:
+    """The modules setup.py compiles (its ``COMPILED`` and ``CYTHONIZED`` lists), as names."""
+    tree = ast.parse((REPO / "setup.py").read_text())
+    files = [f for node in tree.body if isinstance(node, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id in ("COMPILED", "CYTHONIZED")
+                     for t in node.targets)
+             for f in ast.literal_eval(node.value)]
+    return [f.rsplit(".", 1)[0].replace("/", ".") for f in files]
+
+
+COMPILED_CHECK = """
+import importlib, sys, meeple, meeple._pure as pure
+expected = sys.argv[1].split(",")
+for name in expected:
+    importlib.import_module(name)
+missing = sorted(set(expected) - set(pure.compiled()))
+assert not missing, f"not compiled: {missing} ({pure.engine()})"
+print(f"compiled: {len(expected)} modules ({pure.engine()})")
+"""
+
+
+def assert_compiled(bin_: Path, cwd: Path, face: str) -> None:
+    out = sh([str(bin_ / "python"), "-c", COMPILED_CHECK, ",".join(compiled_modules())], cwd)
+    print(f"{face}: {out.strip()}", flush=True)
+
+
+EDITABLE = threading.Lock()  # one editable install at a time in the shared clone
+EDITABLE_FACES = ("run", "bare", "interop", "arena")
+
+
 def install(clone: Path, venv: str, extra: str, timings: dict[str, float]) -> Path:
     spec = "." if not extra else f".[{extra}]"
     start = time.monotonic()
-    sh(f"python3 -m venv {venv} && {venv}/bin/pip install -q -e '{spec}'", clone)
+    with EDITABLE:
+        sh(f"python3 -m venv {venv} && {venv}/bin/pip install -q -e '{spec}'", clone)
     timings[spec] = time.monotonic() - start
     print(f"installed {spec} in {timings[spec]:.0f} s", flush=True)
+    assert_compiled(clone / venv / "bin", clone, spec)
     return clone / venv / "bin"
 
 
@@ -145,15 +187,22 @@ def check_run_face(clone: Path, timings: dict[str, float]) -> None:
     if "meeple serve" not in last:
         raise Failed(f"the run command does not end by starting the server: {run}")
     start = time.monotonic()
-    sh(setup.strip(), clone)
+    with EDITABLE:
+        sh(setup.strip(), clone)
     timings["run command set-up"] = time.monotonic() - start
     print(f"run command set-up took {timings['run command set-up']:.0f} s", flush=True)
+    assert_compiled(clone / ".venv" / "bin", clone, "run")
     port = free_port()
     db = clone / "smoke.db"
     log = open(clone / "serve.log", "w")  # noqa: SIM115  (kept open for the server's life)
     server = subprocess.Popen(
         [str(clone / ".venv/bin/meeple"), "serve", "--port", str(port), "--bot-delay", "0",
          "--database-url", f"sqlite:///{db}"], cwd=clone, stdout=log, stderr=subprocess.STDOUT,
+        # one address opens a table per level of every game: above a visitor's caps (docs/web.md,
+        # "Limits"), and nobody watches them
+        env={**os.environ, "MEEPLE_MAX_TABLES_PER_VISITOR": "1000",
+             "MEEPLE_MAX_BOT_SEATS_PER_VISITOR": "10000",
+             "MEEPLE_UNWATCHED_BOT_TABLE_SECONDS": "3600"},
         start_new_session=True)  # its own process group: its bot workers end with it
     base = f"http://127.0.0.1:{port}"
     try:
@@ -253,18 +302,55 @@ def check_arena_face(clone: Path, timings: dict[str, float]) -> None:
         print(f"arena ({extra}): meeple arena wrote {made}")
 
 
+def check_wheel_face(clone: Path, timings: dict[str, float]) -> None:
+    start = time.monotonic()
+    sh("python3 -m venv .venv-build && .venv-build/bin/pip install -q build "
+       "&& .venv-build/bin/python -m build -q --wheel --outdir dist .", clone)
+    wheels = sorted((clone / "dist").glob("meeple-*.whl"))
+    if len(wheels) != 1 or wheels[0].name.endswith("-none-any.whl"):
+        raise Failed(f"python -m build --wheel made {[w.name for w in wheels]}, not one platform wheel")
+    timings["wheel build"] = time.monotonic() - start
+    away = clone.parent / "wheel-user"  # not the clone: the sources must not be importable
+    away.mkdir()
+    sh(f"python3 -m venv venv && CC=false venv/bin/pip install -q {wheels[0]}", away)
+    assert_compiled(away / "venv" / "bin", away, f"wheel {wheels[0].name} (installed with CC=false)")
+    print(sh([str(away / "venv/bin/meeple"), "--version"], away).strip(), flush=True)
+
+
+def check_nocc_face(clone: Path, timings: dict[str, float]) -> None:
+    start = time.monotonic()
+    sh("python3 -m venv .venv-nocc && CC=false .venv-nocc/bin/pip install -q -e '.[test]'", clone)
+    timings["no compiler"] = time.monotonic() - start
+    version = sh([str(clone / ".venv-nocc/bin/meeple"), "--version"], clone).strip()
+    if "pure Python" not in version or "no C compiler" not in version:
+        raise Failed(f"an install with CC=false says {version!r}, not pure Python and why")
+    print(f"nocc: {version}", flush=True)
+    out = sh([str(clone / ".venv-nocc/bin/python"), "-m", "pytest", "-p", "no:cacheprovider",
+              "tests/test_core.py", "tests/test_contract.py", "tests/test_corpus.py"], clone,
+             timeout=1200)
+    print(f"nocc: engine tests, pure Python: {out.strip().splitlines()[-1]}", flush=True)
+
+
 def main() -> int:
     timings: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="meeple-smoke-") as tmp:
-        clone = Path(tmp) / "meeple"
-        sh(["git", "clone", "-q", str(REPO), str(clone)], Path(tmp))
         faces = {"run": check_run_face, "bare": check_bare_face,
-                 "interop": check_interop_face, "arena": check_arena_face}
+                 "interop": check_interop_face, "arena": check_arena_face,
+                 "wheel": check_wheel_face, "nocc": check_nocc_face}
         chosen = sys.argv[1:] or list(faces)
-        # Two faces at a time (each in its own venv and files): installs wait on the network and
-        # the disk as much as on a core, and CI has a time budget.
+        clones = {}
+        for name in chosen:  # builds write beside the sources: editable faces share one clone
+            where = "editable" if name in EDITABLE_FACES else name
+            clones[name] = Path(tmp) / where / "meeple"
+            if not clones[name].exists():
+                clones[name].parent.mkdir()
+                sh(["git", "clone", "-q", str(REPO), str(clones[name])], Path(tmp))
+        # Two faces at a time (each in its own venv): installs wait on the network and the disk
+        # as much as on a core, and CI has a time budget. Run and wheel first: they compile.
+        chosen.sort(key=lambda name: ["run", "wheel", "nocc", "bare", "interop",
+                                      "arena"].index(name))
         with ThreadPoolExecutor(max_workers=2) as pool:
-            running = {name: pool.submit(faces[name], clone, timings) for name in chosen}
+            running = {name: pool.submit(faces[name], clones[name], timings) for name in chosen}
             for name, future in running.items():
                 try:
                     future.result()

@@ -1,6 +1,6 @@
-"""Pure modules instead of a compiled build that no longer matches them (setup.py, issue 15).
+"""Pure modules instead of a compiled build that no longer matches them (setup.py).
 
-A compiled build (``MEEPLE_COMPILE=1``) leaves ``.so`` files beside the sources, and Python
+A compiled build (every install where a C compiler is) leaves ``.so`` files beside the sources, and Python
 imports a ``.so`` before the ``.py`` of the same name: an edited rules file would be ignored until
 the next build. ``_compiled.json`` holds the hash of each source as it was compiled; when one
 differs, or ``MEEPLE_PURE=1`` is set, every compiled module is loaded from its ``.py`` (all of
@@ -20,6 +20,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent  # the folder that holds the meeple package
 RECORD = ROOT / "meeple" / "_compiled.json"
+NOTE = ROOT / "meeple" / "_build_note.txt"  # setup.py: why the install is pure Python
 
 
 class PureFinder:
@@ -67,3 +68,24 @@ def compiled() -> list[str]:
     """The meeple modules running compiled in this process (for reports and tests)."""
     return sorted(name for name, mod in sys.modules.items()
                   if name.startswith("meeple.") and str(getattr(mod, "__file__", "")).endswith((".so", ".pyd")))
+
+
+def engine() -> str:
+    """One line on how the rules run here: compiled, or pure Python and why (`meeple list`)."""
+    import meeple.core.game  # noqa: F401  (a compiled build shows once a compiled module loads)
+
+    if "meeple.core.game" in compiled():
+        try:
+            count = len(json.loads(RECORD.read_text()))
+        except (OSError, ValueError):
+            count = len(compiled())
+        return f"compiled ({count} modules; MEEPLE_PURE=1 runs pure Python)"
+    if os.environ.get("MEEPLE_PURE") == "1":
+        return "pure Python (MEEPLE_PURE=1)"
+    if RECORD.exists():
+        return "pure Python (a source changed since the build: reinstall to compile it again)"
+    try:
+        why = NOTE.read_text().strip()
+    except OSError:
+        why = "no compiled build in this install"
+    return f"pure Python ({why}); 2-6x slower than compiled"

@@ -26,6 +26,22 @@ app = typer.Typer(
 console = Console(highlight=False)
 
 
+def _version(show: bool) -> None:
+    if show:
+        from meeple._pure import engine
+
+        console.print(f"meeple {meeple.__version__}, engine {engine()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="show the version and whether the engine runs compiled"),
+) -> None:
+    """meeple: five modern tabletop games. Play in the terminal, the browser, or from Python."""
+
+
 def parse_options(pairs: list[str]) -> dict[str, Any]:
     """``["mode=cooperative", "track=12"]`` -> ``{"mode": "cooperative", "track": 12}``."""
     options: dict[str, Any] = {}
@@ -60,6 +76,9 @@ def list_games() -> None:
         info = meeple.game_info(g["id"])
         table.add_row(g["id"], g["title"], ", ".join(map(str, g["players"])), opts, ", ".join(levels(info)))
     console.print(table)
+    from meeple._pure import engine
+
+    console.print(f"engine: {engine()}")
 
 
 @app.command()
