@@ -151,7 +151,17 @@ def table(args: argparse.Namespace) -> None:
                 finally:
                     if log is not None:
                         log.close()
+                compact(OUT / f"{name}.json")
                 print(f"  done in {(time.time() - start) / 60:.1f} min", flush=True)
+
+
+def compact(path: Path) -> None:
+    """Keep a run's summary (command, seeds, options, per-bot statistics) and drop its per-game
+    list: the table needs only the summary, and the per-game lists of every run would weigh
+    megabytes in the repository. ``meeple arena --out`` elsewhere keeps them whole."""
+    run = json.loads(path.read_text())
+    if run.pop("games", None) is not None:
+        path.write_text(json.dumps(run, indent=1) + "\n")
 
 
 # ----- report --------------------------------------------------------------------------------------
