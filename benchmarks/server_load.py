@@ -19,6 +19,14 @@ tables held at p99 < 100 ms with no errors (and ``p99_ms`` that step's p99).
     python benchmarks/server_load.py --nodes 2 --ramp          # PostgreSQL + Redis from the env
     python benchmarks/server_load.py --tables 200 --think 1.0  # one server, SQLite, one step
 
+``--server-cpus Q`` runs each server (and its bot workers) in a CPU budget of Q cores of its own
+(a cgroup: needs root; `benchmarks/cpu_budget.py`), so that the servers, not the PostgreSQL, Redis
+and load client they share the machine with, are what runs out: then N servers can show N times
+one server's capacity on a 2-core machine. Each step prints the host's idle share and the Redis
+messages and bytes each server received per move (a channel per table: a server hears only its
+own tables); the JSON line gains ``server_cpus``, ``cpu_s_per_1000_moves`` (per process kind at
+the best step) and ``bus_msgs_per_move``.
+
 ``--database-url``/``--redis-url`` default to MEEPLE_TEST_POSTGRES_URL/MEEPLE_TEST_REDIS_URL
 (SQLite in a temporary folder when there is no PostgreSQL and one node). On PostgreSQL each
 run uses a fresh database beside the given one (dropped at the end) when it may create one.
@@ -49,6 +57,8 @@ import websockets
 from websockets.asyncio.client import connect
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cpu_budget import BudgetError, CpuBudget, host_times, idle_share  # noqa: E402
 
 
 def free_port() -> int:
@@ -425,6 +435,16 @@ def fresh_database(url: str) -> tuple[str, callable]:
 
 def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: str) -> list[subprocess.Popen]:
     procs = []
+    args.budgets = []
+    if args.server_cpus:
+        run_id = uuid.uuid4().hex[:8]
+        try:
+            args.budgets = [CpuBudget(f"meeple-load-{run_id}-{i}", args.server_cpus)
+                            for i in range(args.nodes)]
+        except BudgetError as exc:
+            for b in args.budgets:
+                b.remove()
+            sys.exit(f"--server-cpus: {exc}")
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
            "MEEPLE_LOG_FORMAT": "text", "MEEPLE_MAX_SOCKETS_PER_CLIENT": "100000",
            "MEEPLE_RATE_LIMITS": "off",  # every simulated player is one loopback address
@@ -439,7 +459,8 @@ def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: 
         if redis:
             cmd += ["--redis-url", redis]
         log = open(os.path.join(logdir, f"server{i}.log"), "wb")
-        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log,
+                             preexec_fn=args.budgets[i].enter if args.budgets else None)
         p.port = port  # type: ignore[attr-defined]
         procs.append(p)
     try:
@@ -453,12 +474,12 @@ def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: 
                         raise RuntimeError(f"server exited; see {logdir}") from None
                     time.sleep(0.1)
     except BaseException:
-        stop_servers(procs)
+        stop_servers(procs, args.budgets)
         raise
     return procs
 
 
-def stop_servers(procs: list[subprocess.Popen]) -> None:
+def stop_servers(procs: list[subprocess.Popen], budgets: list[CpuBudget] = ()) -> None:
     for pr in procs:
         if pr.poll() is None:
             pr.send_signal(signal.SIGINT)
@@ -467,6 +488,8 @@ def stop_servers(procs: list[subprocess.Popen]) -> None:
             pr.wait(10)
         except subprocess.TimeoutExpired:
             pr.kill()
+    for budget in budgets:
+        budget.remove()
 
 
 async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess.Popen]) -> dict:
@@ -486,7 +509,8 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
     lag_task = asyncio.create_task(load.watch_lag())
     deadline = time.monotonic() + args.max_seconds - 15  # room to stop the servers
     tables = args.tables if not args.ramp else args.start
-    best = {"nodes": args.nodes, "max_tables": 0, "p99_ms": None, "errors": 0, "lost_seats": 0}
+    best = {"nodes": args.nodes, "server_cpus": args.server_cpus, "max_tables": 0, "p99_ms": None,
+            "errors": 0, "lost_seats": 0}
     total_errors = total_lost = 0
     meter = CpuMeter(args.db, args.redis, procs)
     steps: list[dict] = []
@@ -496,10 +520,12 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
             await asyncio.sleep(args.warmup)
             m0 = [await asyncio.to_thread(scrape, p.port) for p in procs]  # type: ignore[attr-defined]
             kinds0 = await asyncio.to_thread(meter.sample)
+            host0 = host_times()
             cpu0 = [cpu_seconds(p.pid) for p in procs]
             own0 = time.process_time()
             w = await load.measure(args.step_seconds, 0.0)
             cpu1 = [cpu_seconds(p.pid) for p in procs]
+            idle = idle_share(host0, host_times())
             own = time.process_time() - own0
             kinds = CpuMeter.delta(kinds0, await asyncio.to_thread(meter.sample))
             m1 = [await asyncio.to_thread(scrape, p.port) for p in procs]  # type: ignore[attr-defined]
@@ -509,6 +535,11 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
             total_errors += len(w.errors)
             total_lost += w.lost_seats
             cpu = [round((b or 0) - (a or 0), 1) for a, b in zip(cpu0, cpu1, strict=True)]
+            bus = [(b.get("meeple_bus_received_messages", 0) - a.get("meeple_bus_received_messages", 0),
+                    b.get("meeple_bus_received_bytes", 0) - a.get("meeple_bus_received_bytes", 0))
+                   for a, b in zip(m0, m1, strict=True)]
+            bus_per_move = [round(n / max(1, w.moves), 3) for n, _ in bus]
+            bus_bytes_per_move = [round(nb / max(1, w.moves), 1) for _, nb in bus]
             print(f"tables={tables} moves/s={w.moves / args.step_seconds:.0f} deliveries={len(both)} "
                   f"p50={q(both, 50):.1f} p99={p99:.1f} ms (same server p99={q(w.local, 99):.1f}, "
                   f"other server p99={q(w.cross, 99):.1f}) errors={len(w.errors)} "
@@ -518,15 +549,21 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
                   f"client_lag>50ms={sum(x > 0.05 for x in w.lag)} "
                   f"max={max(w.lag, default=0) * 1e3:.0f}ms "
                   f"client_gc2={len(w.gc_pauses)}/{sum(w.gc_pauses) * 1e3:.0f}ms "
-                  f"load={os.getloadavg()[0]:.1f} "
+                  f"load={os.getloadavg()[0]:.1f} host_idle={idle:.2f} "
+                  f"bus_msgs_per_move={bus_per_move} bus_bytes_per_move={bus_bytes_per_move} "
                   f"stalls=[{'; '.join(stalls(a, b) for a, b in zip(m0, m1, strict=True))}]"
                   + (f" kinds={collections.Counter(e.split(': ', 1)[-1][:40] for e in w.errors)}"
                      if w.errors else ""), flush=True)
             ok = p99 < 100 and not w.errors and not w.lost_seats and len(both) > 10
             if ok:
-                best.update(max_tables=tables, p99_ms=round(p99, 1))
+                best.update(max_tables=tables, p99_ms=round(p99, 1), cpu_s_per_1000_moves=per_k,
+                            server_cpu_s_per_1000_moves=[round(c * 1e3 / max(1, w.moves), 2)
+                                                         for c in cpu],
+                            host_idle=round(idle, 3), bus_msgs_per_move=bus_per_move,
+                            bus_bytes_per_move=bus_bytes_per_move)
             steps.append({"tables": tables, "moves": w.moves, "p99_ms": round(p99, 1), "ok": ok,
-                          "cpu_s_per_1000_moves": per_k})
+                          "cpu_s_per_1000_moves": per_k, "host_idle": round(idle, 3),
+                          "bus_msgs_per_move": bus_per_move})
             if not args.ramp or not ok:
                 break
             nxt = max(tables + 10, int(tables * args.growth))
@@ -540,6 +577,8 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
         if steps:  # where the cores went, per process kind, at each step (before the JSON)
             print("cpu_steps " + json.dumps(steps), flush=True)
     best.update(errors=total_errors, lost_seats=total_lost)
+    if args.budgets:
+        best["budget_stats"] = [b.stats() for b in args.budgets]
     if not args.ramp:
         best["max_tables"] = tables if best["p99_ms"] is not None else 0
     return best
@@ -568,6 +607,8 @@ def main() -> None:
     p.add_argument("--async-commit", action="store_true",
                    help="servers with MEEPLE_DB_SYNC_COMMIT=off (no WAL flush in a move's path: "
                         "shows the servers' limit rather than the disk's)")
+    p.add_argument("--server-cpus", type=float, default=None, metavar="Q",
+                   help="each server in a CPU budget of Q cores of its own (a cgroup; needs root)")
     p.add_argument("--profile", metavar="DIR", help="run the servers under cProfile, writing "
                    "DIR/server<i>.prof when they stop")
     args = p.parse_args()
@@ -593,9 +634,10 @@ def main() -> None:
             run(args, [f"127.0.0.1:{p.port}" for p in procs], procs),  # type: ignore[attr-defined]
             timeout=args.max_seconds - 10))
     finally:
-        stop_servers(procs)
+        stop_servers(procs, getattr(args, "budgets", []))
         drop()
-    print(f"db={db.split(':')[0]} nodes={args.nodes} placement={args.placement} "
+    print(f"db={db.split(':')[0]} nodes={args.nodes} server_cpus={args.server_cpus} "
+          f"placement={args.placement} "
           f"sync_commit={'off' if args.async_commit else 'on'} "
           f"think={args.think}s game={args.game} "
           f"players={args.players} ran {time.monotonic() - started:.0f}s; server logs in {tmp}")

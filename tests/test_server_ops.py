@@ -263,14 +263,15 @@ def test_moves_sent_together_arrive_in_order_in_fewer_redis_messages():
 
     import redis.asyncio as redis_lib
 
-    from meeple.server.pubsub import CHANNEL, RedisBus
+    from meeple.server.pubsub import RedisBus, table_channel
     from server_proc import REDIS
 
     async def run() -> tuple[list[int], int]:
         a, b, spy = RedisBus(REDIS), RedisBus(REDIS), redis_lib.Redis.from_url(REDIS).pubsub()
         got: list[int] = []
-        await spy.subscribe(CHANNEL)
+        await spy.subscribe(table_channel("t"))
         await b.start(lambda m: _append(got, m))
+        await b.watch("t")
         await a.start(lambda m: _append([], m))
         await asyncio.sleep(0.2)
         for i in range(200):

@@ -54,6 +54,12 @@ class Metrics:
         self.loop_lag = Histogram(
             "meeple_loop_lag_seconds", "How late a 0.1 s timer of the event loop fires (what "
             "every message waits behind)", buckets=_FAST, registry=r)
+        self.bus_received = Gauge(
+            "meeple_bus_received_messages", "Pub/sub messages this server was sent (a channel "
+            "per table: only those of tables open here)", registry=r)
+        self.bus_received_bytes = Gauge(
+            "meeple_bus_received_bytes", "Bytes of the pub/sub messages this server was sent",
+            registry=r)
         self.gc_seconds = Histogram(
             "meeple_gc_seconds", "Cyclic garbage collector pauses", ["generation"],
             buckets=_FAST, registry=r)
@@ -90,6 +96,8 @@ class Metrics:
         self.sockets.set(sockets)
         self.driven.set(len(manager.leases.mine))
         self.bot_queue.set(manager.bots_waiting)
+        self.bus_received.set(getattr(manager.bus, "received_messages", 0))
+        self.bus_received_bytes.set(getattr(manager.bus, "received_bytes", 0))
         return _generate(self.registry), CONTENT_TYPE_LATEST
 
 

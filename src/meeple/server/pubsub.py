@@ -6,6 +6,12 @@ new version; a server whose copy is exactly one version behind applies the move 
 other reads the table from the database. Moves are public (every seat sees the action taken
 through its own view); the log stays the truth, and losing a message costs at most the
 periodic resync's period (``TableManager._resync``).
+
+Each table's messages travel on a channel of its own (``meeple:table:<id>``), and a server
+subscribes to the tables it has open (``watch``/``unwatch``), so it receives only what its
+sockets and bots need: with N servers each hears about its own tables, not N times the moves.
+Messages about no table (the matchmaker's "seated", an account's sockets to close) go on one
+shared channel that every server hears.
 """
 
 from __future__ import annotations
@@ -20,7 +26,16 @@ from typing import Any
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
 log = logging.getLogger("meeple.server")
 
-CHANNEL = "meeple:tables"
+CHANNEL = "meeple:tables"  # messages about no table, heard by every server
+
+
+def table_channel(table_id: str) -> str:
+    return f"meeple:table:{table_id}"
+
+
+def channel_of(message: dict[str, Any]) -> str:
+    table = message.get("table")
+    return CHANNEL if table is None else table_channel(str(table))
 
 
 class LocalBus:
@@ -36,17 +51,24 @@ class LocalBus:
     async def publish(self, message: dict[str, Any]) -> None:
         return None
 
+    async def watch(self, table_id: str) -> None:
+        return None
+
+    def unwatch(self, table_id: str) -> None:
+        return None
+
     async def stop(self) -> None:
         return None
 
 
 class RedisBus:
-    """Redis pub/sub on one channel; each server ignores its own messages.
+    """Redis pub/sub, a channel per table; each server ignores its own messages.
 
     Messages are sent by one task, in order: those queued while a send is in flight go out
-    together as one Redis message (``{"origin", "batch": [...]}``), so under load every server
-    receives and parses one message per batch rather than one per move, and Redis relays fewer;
-    an idle server's message goes out at once, alone, as before.
+    together, one Redis message per channel (``{"origin", "batch": [...]}``) in one pipelined
+    round trip, so under load a server receives and parses one message per batch of a table
+    rather than one per move; an idle server's message goes out at once, alone.
+    ``received_messages`` and ``received_bytes`` count what this server was sent (metrics).
     """
 
     def __init__(self, url: str) -> None:
@@ -59,11 +81,15 @@ class RedisBus:
         self._pending: set[asyncio.Task[None]] = set()
         self._outbox: list[tuple[dict[str, Any], asyncio.Future[None] | None]] = []
         self._sender: asyncio.Task[None] | None = None
+        self.watched: set[str] = set()
+        self._unwatching: set[asyncio.Task[None]] = set()
+        self.received_messages = 0
+        self.received_bytes = 0
 
     async def start(self, handler: Handler, wants: Callable[[dict[str, Any]], bool] | None = None,
                     ) -> None:
         """Listen; ``wants(message)`` (called at once, no task) drops what this server has no
-        use for, such as moves of tables it does not have open: every server hears every move."""
+        use for (a message of a table it has just let go)."""
         await self.pubsub.subscribe(CHANNEL)
         self.task = asyncio.create_task(self._listen(handler, wants or (lambda _m: True)))
 
@@ -73,6 +99,8 @@ class RedisBus:
                 msg = await self.pubsub.get_message(timeout=1.0)
                 if msg is None:
                     continue
+                self.received_messages += 1
+                self.received_bytes += len(msg["data"])
                 data = json.loads(msg["data"])
                 if data.get("origin") == self.origin:
                     continue
@@ -89,6 +117,22 @@ class RedisBus:
             except Exception:  # a bad message or a Redis hiccup must not kill the listener
                 log.exception("pub/sub listener error")
                 await asyncio.sleep(0.5)
+
+    async def watch(self, table_id: str) -> None:
+        """Hear this table's messages from now on (before reading it, so nothing falls between
+        the read and the subscription)."""
+        if table_id not in self.watched:
+            self.watched.add(table_id)
+            await self.pubsub.subscribe(table_channel(table_id))
+
+    def unwatch(self, table_id: str) -> None:
+        """Stop hearing a table this server no longer has open."""
+        if table_id in self.watched:
+            self.watched.discard(table_id)
+            task = asyncio.get_running_loop().create_task(
+                self.pubsub.unsubscribe(table_channel(table_id)))
+            self._unwatching.add(task)
+            task.add_done_callback(self._unwatching.discard)
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message (no waiting: a move's broadcast does not wait on Redis)."""
@@ -108,13 +152,19 @@ class RedisBus:
     async def _send_all(self) -> None:
         while self._outbox:
             batch, self._outbox = self._outbox, []
-            if len(batch) == 1:
-                data = json.dumps({**batch[0][0], "origin": self.origin})
-            else:
-                data = json.dumps({"origin": self.origin, "batch": [m for m, _ in batch]})
+            by_channel: dict[str, list[dict[str, Any]]] = {}
+            for message, _ in batch:
+                by_channel.setdefault(channel_of(message), []).append(message)
             for attempt in range(3):  # a dropped connection is retried; the log stays the truth
                 try:
-                    await self.client.publish(CHANNEL, data)
+                    async with self.client.pipeline(transaction=False) as pipe:
+                        for channel, messages in by_channel.items():
+                            if len(messages) == 1:
+                                data = json.dumps({**messages[0], "origin": self.origin})
+                            else:
+                                data = json.dumps({"origin": self.origin, "batch": messages})
+                            pipe.publish(channel, data)
+                        await pipe.execute()
                     break
                 except Exception as exc:
                     if attempt == 2:
@@ -142,6 +192,34 @@ class RedisBus:
                 pass
         await self.pubsub.aclose()
         await self.client.aclose()
+
+
+class OpenTables(dict):
+    """The tables a server has open, by id: letting one go unsubscribes from its channel, and
+    one added without ``await bus.watch(id)`` first is subscribed to at once (in a task)."""
+
+    def __init__(self, bus: LocalBus | RedisBus) -> None:
+        super().__init__()
+        self.bus = bus
+        self._watching: set[asyncio.Task[None]] = set()
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        if isinstance(self.bus, RedisBus) and key not in self.bus.watched:
+            task = asyncio.get_running_loop().create_task(self.bus.watch(key))
+            self._watching.add(task)
+            task.add_done_callback(self._watching.discard)
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self.bus.unwatch(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        had = key in self
+        value = super().pop(key, *default)
+        if had:
+            self.bus.unwatch(key)
+        return value
 
 
 def make_bus(url: str | None) -> LocalBus | RedisBus:

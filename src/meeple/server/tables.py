@@ -40,7 +40,7 @@ from meeple.core.text import seat_names
 from .config import Settings
 from .leases import Leases, needs_driver
 from .ops import Metrics
-from .pubsub import LocalBus, RedisBus
+from .pubsub import LocalBus, OpenTables, RedisBus
 from .storage import (
     DuplicateMove,
     MoveWriter,
@@ -241,7 +241,7 @@ class TableManager:
         storage.clock.skew = settings.clock_skew
         self.bus = bus
         self.metrics = metrics or Metrics()
-        self.tables: dict[str, LiveTable] = {}
+        self.tables: dict[str, LiveTable] = OpenTables(bus)
         self.client_sockets: dict[str, int] = {}  # open WebSockets per client address
         self._loading: dict[str, asyncio.Lock] = {}
         # A lone server keeps one name across restarts, so it takes its own leases back at once;
@@ -504,7 +504,15 @@ class TableManager:
         lock = self._loading.setdefault(table_id, asyncio.Lock())
         try:
             async with lock:
-                return self.tables.get(table_id) or await self._load(table_id)
+                if table_id in self.tables:
+                    return self.tables[table_id]
+                await self.bus.watch(table_id)  # before the read: no move falls in between
+                try:
+                    return await self._load(table_id)
+                except BaseException:
+                    if table_id not in self.tables:
+                        self.bus.unwatch(table_id)
+                    raise
         finally:  # no lock is kept per id ever asked for (ids come from anyone)
             if self._loading.get(table_id) is lock and not lock.locked():
                 del self._loading[table_id]
@@ -670,7 +678,12 @@ class TableManager:
         t, host, taken = self._new_table(game, players, options, seats, name, time_limit,
                                          rematch_of, seed, client, user)
         answer = self.create_answer(t, host, taken) if idem_key else None
-        await self._db(self.storage.create_table, t.rec, idem_key, answer)
+        await self.bus.watch(t.rec.id)
+        try:
+            await self._db(self.storage.create_table, t.rec, idem_key, answer)
+        except BaseException:
+            self.bus.unwatch(t.rec.id)
+            raise
         self.tables[t.rec.id] = t
         await self._claim(t)
         return t, host, taken
@@ -927,6 +940,7 @@ class TableManager:
             except IntegrityError:  # the unique rematch_of index: someone else was first
                 await self.refresh(t)
                 continue
+            await self.bus.watch(new.rec.id)
             self.tables[new.rec.id] = new
             await self._claim(new)
             return out
