@@ -1,4 +1,4 @@
-"""Every face from the install the README names for it, in a fresh clone (issue #21).
+"""Every face from the install the README names for it, in a fresh clone.
 
 Run by `.ci/run` before the test suite, with the machine's plain ``python3`` (standard library
 only). Each face gets its own virtual environment inside one fresh clone of the repository, so

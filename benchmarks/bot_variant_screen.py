@@ -1,4 +1,4 @@
-"""An exploration screen for issue #23: a game bot with some class attributes changed, head to
+"""An exploration screen for a game bot with some class attributes changed, head to
 head with the unchanged bot on the same deals (seats rotating, common seeds), so the difference
 is the change. Results of screens go only into docs/arena.md "What was tried", never the table.
 

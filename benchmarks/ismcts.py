@@ -154,7 +154,7 @@ def openspiel_race(game: str, players: int, seconds: float, games: int, seed: in
             legal = state.legal_actions()
             p = state.to_move
             assert p is not None
-            if os_state.is_terminal():  # an adapter that ends games early (before issue #24)
+            if os_state.is_terminal():  # an adapter that ends games early (as the adapter once did)
                 print(f"    game {index}: the adapter ended it at move {len(state.history)}")
                 finished = False
                 break

@@ -1,4 +1,4 @@
-"""What compiling the rules with mypyc would buy (issue 15): a trial, not a build.
+"""What compiling the rules with mypyc would buy: a trial, not a build.
 
 Copies ``src/`` to a scratch folder, compiles the chosen modules there with mypyc (needs mypy and
 a C compiler in the interpreter running this: ``pip install mypy``), then runs

@@ -1,4 +1,4 @@
-"""An exploration screen for issue #23: a rollout `expert` candidate head to head with `hard`,
+"""An exploration screen for a rollout `expert` candidate head to head with `hard`,
 with the game's rollout hooks swapped for the run (a value or world that is not yet the
 package's). Results of screens go only into docs/arena.md "What was tried", never the table.
 

@@ -1,5 +1,5 @@
 """Setting up a position by hand in a game whose state holds tuples and read-only dicts (Karvi:
-copies share them, so play replaces them and never changes them in place; issue 15)."""
+copies share them, so play replaces them and never changes them in place)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Players, not just seats (issue #13): accounts, sessions and their security rules, ratings,
+"""Players, not just seats: accounts, sessions and their security rules, ratings,
 leaderboard and profile, chat, Play now, and the migration of a database with games running.
 On SQLite always; on PostgreSQL too when MEEPLE_TEST_POSTGRES_URL is set."""
 

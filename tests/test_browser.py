@@ -1,6 +1,6 @@
 """The platform as a person uses it: Playwright driving Debian's headless Chromium.
 
-Issue 7 (web platform), "Tests and figures > Browser tests". Off unless MEEPLE_TEST_BROWSER=1
+The web platform, "Tests and figures > Browser tests". Off unless MEEPLE_TEST_BROWSER=1
 (needs `apt-get install chromium`). With MEEPLE_SCREENSHOT_DIR set, also writes a screenshot
 of each game's table there (docs/screenshots/ in the repository).
 """
@@ -215,7 +215,7 @@ DRAWN = [(g, n, "phone") for g in GAMES for n in meeple.game_info(g).player_coun
 
 @pytest.mark.parametrize(("game", "players", "size"), DRAWN)
 def test_each_game_to_the_end_clicking_only_on_the_drawing(browser, server, game, players, size):
-    """A person plays each game against bots to the end screen (issue 7), and (issue #14) every
+    """A person plays each game against bots to the end screen, and every
     legal choice is on the drawing: the whole game is played by clicking it, at desktop and phone
     sizes (phone: nothing cut off, touch targets of 40 px)."""
     info = meeple.game_info(game)
@@ -359,7 +359,7 @@ CHOICES = "() => [...document.querySelectorAll('#choices button.choice')].map(b 
 
 @pytest.mark.parametrize("game", ["karvi", "zarcana"])
 def test_undo_within_a_turn_by_button_and_keyboard(browser, server, game):
-    """Issue #14, undo within a turn: mid-turn the Undo button appears; Ctrl+Z and the button
+    """Undo within a turn: mid-turn the Undo button appears; Ctrl+Z and the button
     (reached from the keyboard) each take the last step back to exactly the choices before it;
     "Undo the whole turn" goes back to the turn's start; at a turn's start there is no Undo."""
     errors: list[str] = []

@@ -1,4 +1,4 @@
-"""Issue #13 in Debian's chromium: two people register, press Play now, meet at one table,
+"""Players in Debian's chromium: two people register, press Play now, meet at one table,
 chat, play a rated game to the end; both ratings change and the leaderboard and profiles show
 it. Off unless MEEPLE_TEST_BROWSER=1 (the gate and the server helper are test_browser's).
 With MEEPLE_SCREENSHOT_DIR set, writes Play now, chat, leaderboard and profile screenshots."""

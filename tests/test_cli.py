@@ -103,7 +103,7 @@ def test_a_choice_can_be_typed_as_words_of_its_label_or_as_json():
 
 
 def test_words_match_in_any_order_and_a_day_night_value_by_its_day_value():
-    """Issue 18, item 8: ``rain 6`` picks "play Rain 6/4"; words are a subset of the label's."""
+    """``rain 6`` picks "play Rain 6/4"; words are a subset of the label's."""
     from meeple.cli import _label_words, _match_choice
 
     assert {"play", "rain", "6/4", "6"} <= _label_words("play Rain 6/4")

@@ -1,4 +1,4 @@
-"""Copies (issue 15: `_copy` is where speed work, compiled or not, changes how a state is copied)
+"""Copies (`_copy` is where speed work, compiled or not, changes how a state is copied)
 leave nothing out and share nothing that play changes: a clone has every attribute of its
 original, plays on alike, and playing it leaves the original as it was."""
 

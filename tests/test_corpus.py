@@ -1,4 +1,4 @@
-"""The stored corpus (tools/corpus.py) replays identically: speed work changes no game (issue 15)."""
+"""The stored corpus (tools/corpus.py) replays identically: speed work changes no game."""
 
 from __future__ import annotations
 

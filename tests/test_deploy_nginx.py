@@ -1,6 +1,6 @@
 """The shipped deploy/nginx.conf in front of two meeple servers, over HTTPS and WSS.
 
-Issue 18, items 9-11. Off by default: needs Debian's nginx, openssl and Redis (the two servers
+Off by default: needs Debian's nginx, openssl and Redis (the two servers
 tell each other about moves through it). Turn on with ``MEEPLE_TEST_NGINX=1`` and
 ``MEEPLE_TEST_REDIS_URL``. The servers share one SQLite file (WAL), so no shared PostgreSQL
 database is migrated by this test.

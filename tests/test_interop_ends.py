@@ -1,6 +1,6 @@
 """Every game ends where its rules end it, through both adapters, whatever the agents.
 
-Issue #24: the OpenSpiel adapter used to end a game, drawn, when a player's record neared the
+the OpenSpiel adapter used to end a game, drawn, when a player's record neared the
 room of the generic information-state tensor. Random play rarely got there; the games' own
 `heuristic` bots did in every Karvi game and in many Zarcana games (cut after 131 to 391
 actions, returns all 0). Here heuristic bots play every game and player count through OpenSpiel

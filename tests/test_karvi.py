@@ -1,6 +1,6 @@
 """Karvi: the reconstructed components, the rules by rulebook section, and every worked example.
 
-Section names refer to the rulebook text /work/shared/rules/002 (the English Hans im Glück rules).
+Section names refer to the English Hans im Glück rulebook.
 """
 
 from __future__ import annotations
@@ -1248,7 +1248,7 @@ def test_ship_example_three_spots_plus_one_to_displace_a_stronger_ship():
 
 
 def test_player_copy_sets_every_slot_and_shares_nothing_changeable() -> None:
-    """`Player.copy` is written attribute by attribute (issue 15): one left out is caught here.
+    """`Player.copy` is written attribute by attribute: one left out is caught here.
     It shares every collection, so each is a tuple or the slots' dict, which play replaces
     (`tests/test_copies.py` plays copies and checks their originals)."""
     from meeple.games.karvi.rules import Player

@@ -1,6 +1,6 @@
 """Karvi search hooks: the cut-off evaluation that level `ismcts` uses (meeple.bots.ismcts).
 
-Scoring refers to the rulebook text /work/shared/rules/002, "Final scoring"; the evaluation is
+Scoring refers to the English Hans im Glück rulebook, "Final scoring"; the evaluation is
 the heuristic bot's estimate of it mid-game, so these tests check its shape, not exact values.
 """
 
@@ -74,7 +74,7 @@ def test_level_ismcts_uses_the_hooks():
     assert small.choose(s) in s.legal_actions()
 
 
-# ----- level `hard`: PlannerBot (issue #23) -----------------------------------------------------
+# ----- level `hard`: PlannerBot -----------------------------------------------------
 def _play(players: int, seed: int, bots: list) -> meeple.core.State:
     s = meeple.make("karvi", players=players, seed=seed)
     while not s.is_over():
@@ -98,7 +98,7 @@ def test_planner_at_the_heuristic_settings_plays_the_heuristic_moves():
 
 
 def test_planner_values_the_last_round_by_the_final_scoring():
-    """Rulebook (/work/shared/rules/002) "Final scoring": in the last round the planner's value is
+    """Rulebook, "Final scoring": in the last round the planner's value is
     points plus the final scoring lines plus a small non-negative rest; before it, medium's."""
     from meeple.games.karvi.bot import PlannerBot
 

@@ -1,7 +1,7 @@
-"""Karvi, issue #22 "Rules exactly as printed": the referee's reproductions, the disputed readings
+"""Karvi, "Rules exactly as printed": the referee's reproductions, the disputed readings
 (each ruling in docs/games/karvi.md), scripted rare paths and rules no other test checked.
 
-Section names refer to the rulebook text /work/shared/rules/002 (the English Hans im Glück rules).
+Section names refer to the English Hans im Glück rulebook.
 Each reproduction is replayed action by action from ``meeple.make`` (the records the referee saw).
 """
 
@@ -1135,7 +1135,7 @@ def test_only_the_scouting_player_learns_the_stack():
 
 def test_a_clone_shares_nothing_mutable_with_its_original():
     """Engine contract (search clones states): a clone shares only what never changes in place
-    (the board, and the maps and tuples that play replaces: issue 15), so playing on it leaves
+    (the board, and the maps and tuples that play replaces), so playing on it leaves
     the original as it was."""
     import random
 

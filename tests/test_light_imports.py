@@ -1,4 +1,4 @@
-"""A game's core (rules, views, bots) imports nothing beyond the standard library (issue #21).
+"""A game's core (rules, views, bots) imports nothing beyond the standard library.
 
 A bare `pip install meeple` has no numpy, FastAPI or OpenSpiel; importing one game must not
 drag in another face's dependency. Run in a fresh interpreter so other tests' imports don't hide it.

@@ -1,4 +1,4 @@
-"""Log lines and choice labels in words (issue #14).
+"""Log lines and choice labels in words.
 
 Every event `State.log(p)` returns carries a ``text`` sentence made by the game, for each seat
 and for spectators; no sentence and no `describe` label shows an internal identifier (snake_case

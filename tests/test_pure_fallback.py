@@ -1,4 +1,4 @@
-"""A compiled build never shadows an edited source (setup.py, `meeple._pure`, issue 15)."""
+"""A compiled build never shadows an edited source (setup.py, `meeple._pure`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Savage Bowl search: level `ismcts` with the package's hooks (heuristic playouts cut at the end
 of the round, 400 iterations) on positions from real games.
 
-Rule sections refer to /work/shared/rules/001 (Savage Bowl).
+Rule sections refer to the Savage Bowl rulebook.
 """
 
 from __future__ import annotations

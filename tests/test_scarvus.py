@@ -620,7 +620,7 @@ def _invariants(s: R.ScarvusState) -> None:
     assert sum(s.singed) + sum(s.burnt) <= R.TOKENS
     if s.to_move is not None:
         assert s.alive[s.to_move]
-    for k in s.peeks:  # a seen card is still where it was seen (issue #22)
+    for k in s.peeks:  # a seen card is still where it was seen
         for i in range(8 * 7):
             if k >> i & 1:
                 owner, c = divmod(i, 7)
@@ -862,7 +862,7 @@ def test_determinize_depends_only_on_what_the_player_knows():
     assert all(x.view(p) == y.view(p) for p in [None, *range(5)])
 
 
-# ----- issue #22: rules exactly as printed ------------------------------------------------------
+# ----- rules exactly as printed ------------------------------------------------------
 def _play(actions: list[int], players: int, seed: int, **options) -> R.ScarvusState:
     s = new(players, seed=seed, **options)
     for a in actions:

@@ -1,6 +1,6 @@
 """The lobby HTTP API: games, creating and joining tables, bots, invites, replays, rematch.
 
-Issue 7 (web platform), "What a player gets > A lobby" and "What must hold".
+The web platform, "What a player gets > A lobby" and "What must hold".
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def test_invite_link_reserves_a_seat_for_its_secret_only(c):
 
 
 def test_an_invite_secret_is_spent_when_the_friend_joins(c):
-    """Issue 18, hole 1: whoever saw the link must not hold the friend's seat afterwards."""
+    """whoever saw the link must not hold the friend's seat afterwards."""
     t = create(c, seats=[{"kind": "me"}, {"kind": "bot"}, {"kind": "open"}])
     inv = c.post(f"/api/tables/{t['id']}/invite", json={"host": t["host"], "seat": 2}).json()
     ok = join(c, t["id"], 2, "Di", inv["secret"])
@@ -193,7 +193,7 @@ def test_a_table_resumed_after_restart_runs_no_uncapped_bot(tmp_path):
 
 
 def test_bodies_are_capped_whatever_their_encoding_and_errors_do_not_echo_input(c):
-    """Issue 18, hole 3: a chunked body (no content-length) is counted as it streams."""
+    """a chunked body (no content-length) is counted as it streams."""
     sent = 0
 
     def chunks():
@@ -212,7 +212,7 @@ def test_bodies_are_capped_whatever_their_encoding_and_errors_do_not_echo_input(
 
 
 def test_seat_numbers_out_of_range_are_refused_with_4xx_everywhere(c):
-    """Issue 18, hole 5: a rematch for seat 9 of a 2-seat table answered 500."""
+    """a rematch for seat 9 of a 2-seat table answered 500."""
     t = create(c, players=2, seats=[{"kind": "bot"}, {"kind": "bot"}], name=None)
     tid = t["id"]
     wait_for(lambda: c.get(f"/api/tables/{tid}").json()["status"] == "over")
@@ -230,7 +230,7 @@ def test_seat_numbers_out_of_range_are_refused_with_4xx_everywhere(c):
 
 
 def test_names_are_normalised_visible_and_not_a_bots_label(c):
-    """Issue 18, hole 6: blank, bidi-override, zero-width and bot-imitating names."""
+    """blank, bidi-override, zero-width and bot-imitating names."""
     t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
     for bad in ("", "   ", "\u202eevE", "A\u200bnn", "\u200b", "Bot 3 (heuristic)", "bot3",
                 "Bo\x07b", "Ann (ismcts:200)", "x" * 41, "ｘ" * 41, "Seat 2", "a\nb"):
@@ -246,7 +246,7 @@ def test_names_are_normalised_visible_and_not_a_bots_label(c):
 
 
 def test_one_browser_takes_one_seat_unless_the_host_seats_it(c):
-    """Issue 18, hole 7: anyone could take every open seat."""
+    """anyone could take every open seat."""
     c.get("/")  # the lobby page hands this browser its client cookie
     t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"}])
     # the creator's browser holds seat 0 already
@@ -306,7 +306,7 @@ def test_host_hands_a_long_gone_players_seat_to_a_bot(tmp_path):
 
 
 def test_a_public_url_makes_links_redirects_and_cookies_use_it(tmp_path):
-    """Issue 18, item 9: behind a proxy at https://games.example.org every link points there."""
+    """behind a proxy at https://games.example.org every link points there."""
     with client(f"sqlite:///{tmp_path / 'pub.db'}", public_url="https://games.example.org/") as c:
         page = c.get("/")
         assert "Secure" in page.headers["set-cookie"] and "HttpOnly" in page.headers["set-cookie"]

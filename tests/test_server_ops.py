@@ -1,4 +1,4 @@
-"""Operations (issue 16): health, readiness, Prometheus metrics, the SIGTERM drain, no orphan
+"""Operations: health, readiness, Prometheus metrics, the SIGTERM drain, no orphan
 worker processes, idempotency keys, deep JSON, and upgrading a database with running tables.
 
 The subprocess tests run when MEEPLE_TEST_POSTGRES_URL and MEEPLE_TEST_REDIS_URL are set; the
@@ -158,7 +158,7 @@ def test_the_same_request_twice_gives_the_same_answer(db):
 
 
 def test_json_nested_deeply_is_a_clean_400(tmp_path):
-    """Issue 16: 2 KB of nested brackets raised a RecursionError (a 500 with a traceback)."""
+    """2 KB of nested brackets raised a RecursionError (a 500 with a traceback)."""
     with client(f"sqlite:///{tmp_path / 'deep.db'}") as c:
         for body in ("[" * 1500 + "]" * 1500, '{"game": ' + "[" * 3000 + "]" * 3000 + "}",
                      '{"a": ' * 1500 + "1" + "}" * 1500):

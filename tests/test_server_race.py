@@ -1,4 +1,4 @@
-"""Many servers, for real (issue 16): races across two or three `meeple serve` processes on one
+"""Many servers, for real: races across two or three `meeple serve` processes on one
 PostgreSQL and Redis, with kill -9. Each test failed before the fix (see docs/web.md, *Tests*).
 
 Runs when MEEPLE_TEST_POSTGRES_URL and MEEPLE_TEST_REDIS_URL are set.

@@ -1,4 +1,4 @@
-"""Undo within a turn at the table server (issue #14): the seat to move takes steps of its turn
+"""Undo within a turn at the table server: the seat to move takes steps of its turn
 back as far as the engine allows; the action log, and so every record, replay and rating, keeps
 only what was confirmed. On SQLite always, on PostgreSQL when MEEPLE_TEST_POSTGRES_URL is set.
 """

@@ -1,5 +1,5 @@
 """Live play over WebSocket: views per seat, stale and double moves, reconnects, restarts,
-zombie mode and time limits. Issue 7 (web platform), "Live updates" and "What must hold".
+zombie mode and time limits. The web platform, "Live updates" and "What must hold".
 """
 
 from __future__ import annotations
@@ -294,7 +294,7 @@ def test_the_same_move_from_two_tabs_is_applied_once(c, db):
 
 
 def test_a_connect_sends_one_small_update_to_others_not_the_full_state(c):
-    """Issue 18, hole 4: spectators arriving send the players nothing; a seat arriving sends
+    """spectators arriving send the players nothing; a seat arriving sends
     each other socket one small seats message (who is here), never the full state again."""
     t = create(c, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "bot"}])
     j = join(c, t["id"], 1, "Bo").json()

@@ -1,5 +1,5 @@
 """Storage on SQLite (always) and PostgreSQL (when MEEPLE_TEST_POSTGRES_URL is set), and Redis
-pub/sub between two servers (when MEEPLE_TEST_REDIS_URL is set). Issue 7, "What must hold":
+pub/sub between two servers (when MEEPLE_TEST_REDIS_URL is set). "What must hold":
 the append-only action log, exact resume, the same behaviour on both databases.
 """
 

@@ -1,4 +1,4 @@
-"""The tables' own data (issue #14), checked without a browser: each game's rules panel, and
+"""The tables' own data, checked without a browser: each game's rules panel, and
 Karvi's map positions for every place of every board side."""
 
 from __future__ import annotations

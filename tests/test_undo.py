@@ -1,4 +1,4 @@
-"""Undo within a turn (issue #14): what the engine lets a player take back.
+"""Undo within a turn: what the engine lets a player take back.
 
 `State.undo_start()` names the first step of the span the player to move may take back. The
 checks here hold for every game: the span is the mover's own steps, taking steps back gives

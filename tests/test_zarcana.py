@@ -1135,7 +1135,7 @@ def test_heuristic_bot_attacks_the_exposed_leader():
     assert s.on_board(1) == [] and s.on_board(2) != []
 
 
-# ----- issue #22: disputed readings, decided (docs/games/zarcana.md, rulings R4, R15, R21, R22) ----
+# ----- disputed readings, decided (docs/games/zarcana.md, rulings R4, R15, R21, R22) ----
 def test_playing_attack_twice_from_hand_is_discarded_after_the_second_attack():
     """Playing (turn option 2): 'You play the card and pick a pyramid to use it. The card is then
     discarded.' Attack Twice (19) is discarded after its whole ability, the optional second attack

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""CPython's Mersenne Twister, for the compiled build's shuffles (issue 15; `meeple.core.rng`).
+"""CPython's Mersenne Twister, for the compiled build's shuffles (`meeple.core.rng`).
 
 `Twister(key)` draws the very words ``random.Random(key)`` draws, for a key from 0 to 2**64 - 1,
 and `Twister.shuffle` puts cards in the very order `meeple.core.rng.shuffle` (that is,

@@ -185,7 +185,7 @@ class State(ABC):
     _undo_mark: bool = False
     # Set by `clone` on the original and the copy, which then share one event log until either
     # logs again: the first to log takes its own copy (`_own_log`). A clone then copies no event
-    # (a mid-game log is dozens; issue 15). Code that appends to ``_events`` checks it first.
+    # (a mid-game log is dozens). Code that appends to ``_events`` checks it first.
     _log_shared: bool = False
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
@@ -358,7 +358,7 @@ class State(ABC):
 
         Why written out and not copied by a loop over the attributes (the former `_shallow`): compiled,
         each assignment is a store into the object's struct, where a generated Python function
-        pays a descriptor call per attribute (issue 15). ``history`` and the log are shared here;
+        pays a descriptor call per attribute. ``history`` and the log are shared here;
         `clone` gives the copy its own history and keeps the log shared until either state logs
         again (``_log_shared``); `determinize` gives it its own of both. `tests/test_copies.py`
         catches an attribute a game's `_copy` leaves out; a subclass that adds attributes extends

@@ -168,7 +168,7 @@ _PG_MOVE_IF_UNDOS = text(
 )
 # A bot's move (or anything a table's driver decides) is logged only while the mover still
 # holds the table's lease: a server that hung and woke after another took its tables over is
-# refused, not raced (issue 16). The lease row is read ``FOR SHARE``, so a takeover in flight
+# refused, not raced. The lease row is read ``FOR SHARE``, so a takeover in flight
 # is waited for and then seen. The second column tells a lost lease from an undo.
 _PG_DRIVER_MOVE = text(
     "WITH lease AS (SELECT 1 FROM meeple_leases WHERE table_id = :tid AND holder = :holder"

@@ -56,7 +56,7 @@ ISMCTS_EVAL = evaluate
 ISMCTS_ROLLOUT_DEPTH = 30
 ISMCTS_PRIOR = 1.0
 ISMCTS_ITERATIONS = 300
-# Named levels (meeple.bots), issue #23. The search above at 300 iterations was level with the
+# Named levels (meeple.bots). The search above at 300 iterations was level with the
 # heuristic (2p, 80 games), so `hard` is the better heuristic `planner` (bot.py; a work budget of
 # 8 moves x 4 determinizations, milliseconds a move), and `expert` searches on top of it:
 # `planner_search` plays the planner's best 3 die moves out to the round's end on 8 shared

@@ -426,7 +426,7 @@ def evaluate(state: KarviState) -> list[float]:
 
 class PlannerBot(HeuristicBot):
     """Level ``hard``: `HeuristicBot` with a wider, steadier die move and a last round judged by
-    the final scoring (issue #23: the search at 300 iterations was level with the heuristic).
+    the final scoring (the search at 300 iterations was level with the heuristic).
 
     Where ``medium`` plays badly: it simulates only the 4 die moves its spot rule ranks first, on
     a single determinization, so one lucky or unlucky sampled draw decides the move; and its

@@ -11,7 +11,7 @@ All chance is in the setup (deck orders, stacks, deals), drawn from `derive(seed
 
 The state is ints, tuples and read-only dicts of tuples, which play replaces and never changes
 in place, so that a copy shares them and copies only its players' fields and the task list
-(issue 15: search copies states all the time). mypy (`Mapping`, `tuple`) holds the rules to it.
+(search copies states all the time). mypy (`Mapping`, `tuple`) holds the rules to it.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ NUM_ACTIONS: Final = _n
 SIZE: Final = dict(_sizes)
 END: Final = BASE["END"]
 # Each family's first action id as a constant of its own: a compiled build reads a `Final` int
-# natively, where ``BASE[name]`` is a dict look-up by string at every use (issue 15).
+# natively, where ``BASE[name]`` is a dict look-up by string at every use.
 _A_ABILITY: Final[int] = BASE["ABILITY"]
 _A_ACTIVATE: Final[int] = BASE["ACTIVATE"]
 _A_BOX: Final[int] = BASE["BOX"]
@@ -123,7 +123,7 @@ _FAMILY: Final[list[tuple[str, int]]] = [_family(a) for a in range(NUM_ACTIONS)]
 
 
 # The state's collections are tuples that play replaces, never changes in place, so that every
-# copy shares them (issue 15: a copy of a 4-player game was about a hundred lists and dicts).
+# copy shares them (a copy of a 4-player game was about a hundred lists and dicts).
 # These build the replacements.
 _V = TypeVar("_V")
 
@@ -296,7 +296,7 @@ class Player:
 
     def __init__(self) -> None:
         # Every collection is a tuple (or a dict of tuples) that play replaces, never changes:
-        # copies of a state share them all (issue 15; see `KarviState._copy`).
+        # copies of a state share them all (see `KarviState._copy`).
         self.res: tuple[int, ...] = (0, 0, 0)  # fur, silver, gold
         self.prov = 0
         self.war: tuple[int, ...] = (0,) * 12  # counts per warrior class
@@ -328,7 +328,7 @@ class Player:
         self.displaced = False  # displaced onto its spot by someone else since it last moved
 
     def copy(self) -> Player:
-        """Attribute by attribute (issue 15): 4-5x faster than a loop over ``__slots__`` with
+        """Attribute by attribute: 4-5x faster than a loop over ``__slots__`` with
         type tests, and what a compiled class needs. Every collection is shared: play replaces
         them (`tests/test_karvi.py` checks every slot, `tests/test_copies.py` the sharing)."""
         new = Player.__new__(Player)

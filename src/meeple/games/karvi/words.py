@@ -1,4 +1,4 @@
-"""Karvi's components in words, as a player of the printed game names them (issue #14).
+"""Karvi's components in words, as a player of the printed game names them.
 
 The data files describe effects in a small step language (docs/games/karvi.md, "Effect
 language"); these functions turn steps, costs, requirements, tiles, cards and spots into short

@@ -11,14 +11,14 @@ from .rules import MAX_ROUND_ACTIONS, NUM_ACTIONS, SETUP, SavageBowlState, check
 ROLLOUT_POLICY = rollout_policy
 ISMCTS_ROLLOUT_DEPTH = MAX_ROUND_ACTIONS
 # 400 iterations: p95 0.46 s of CPU a move at 5p (benchmarks/level_times.py). Ahead of the
-# heuristic in issue 8's runs (docs/games/savage_bowl.md, "Search"); not shown on fresh seeds
+# heuristic in the first arena runs (docs/games/savage_bowl.md, "Search"); not shown on fresh seeds
 # with the named levels (docs/arena.md), neither at 400 nor at 150 iterations.
 ISMCTS_ITERATIONS = 400
 # Rollout hooks (see meeple.bots.rollout): play a candidate out to the round's end, judge it by
 # the mover's expected final place then at 4 players, by its own points at 5 (`bot.rollout_expert_value`).
 ROLLOUT_HORIZON = rollout_horizon
 ROLLOUT_VALUE = rollout_expert_value
-# Named levels (meeple.bots, issue #23): the search was not shown ahead of the heuristic and at
+# Named levels (meeple.bots): the search was not shown ahead of the heuristic and at
 # 400 iterations hit the server's 5 s cap on a loaded machine, so `hard` is the better heuristic
 # (`bot.ShedderBot`, the heuristic's cost). `expert` (until 2026-11-27 `ismcts:1400`, never shown
 # stronger) is a rollout policy improvement over it: every legal move (k30 covers a hand with

@@ -539,7 +539,7 @@ class SavageBowlState(State):
         # Every attribute, in `__init__`'s order (see `State._copy_core`); what play changes in
         # place is copied, the rest shared: points, results, last_champ, champ, sheet,
         # sheet_voids, order, won, won_cards, discards and voids are only ever replaced, never
-        # changed in place (issue 15: each list copy is a tenth of a Hearts clone; these change
+        # changed in place (each list copy is a tenth of a Hearts clone; these change
         # once a trick at most). `tests/test_copies.py` catches a change in place.
         new: SavageBowlState = self._copy_core()
         new.target = self.target

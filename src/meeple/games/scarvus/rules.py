@@ -832,7 +832,7 @@ class ScarvusState(State):
         # place is copied, the rest shared (singed, burnt, lives, alive, revealed, peeks, daedalus,
         # out_order, responders, limit_queue, flight_deck and flight_discard, each colour's deck
         # and discard pile, each player's Flight cards and the list of those are only ever
-        # replaced by a new list, never changed in place: issue 15, 25-29 fewer lists a copy;
+        # replaced by a new list, never changed in place: 25-29 fewer lists a copy;
         # `tests/test_copies.py` catches a change in place).
         new: ScarvusState = self._copy_core()
         new.end_at = self.end_at

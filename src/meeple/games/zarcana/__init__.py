@@ -56,7 +56,7 @@ ISMCTS_EVAL = reply_eval
 ISMCTS_PRIOR = 5.0
 ISMCTS_CANDIDATES = candidate_actions
 ISMCTS_ITERATIONS = 200
-# Named levels (meeple.bots, issue #23): the search at 200 iterations was not shown ahead of the
+# Named levels (meeple.bots): the search at 200 iterations was not shown ahead of the
 # heuristic on the runs made (docs/arena.md), so `hard` is the heuristic with one more ply
 # (`bot.LookaheadBot`: the heuristic's best five moves, each judged after the next player's
 # reply, in three sampled worlds) and `expert` a rollout on top of it (meeple.bots.rollout): the

@@ -993,7 +993,7 @@ class ZarcanaState(State):
     def _pop_next(self) -> tuple[tuple[Any, ...], list[tuple[int, ...]]] | None:
         """The chain `_follow` queued while the step ran. A method of its own because a type
         checker keeps ``self._next`` narrowed to ``None`` across the calls in `_execute`, and a
-        mypyc build would then refuse the tuple (issue 15)."""
+        mypyc build would then refuse the tuple."""
         nxt, self._next = self._next, None
         return nxt
 
