@@ -77,7 +77,7 @@ def option_table(page: str) -> list[dict[str, str]]:
     for line in lines[start + 2:]:
         if not line.startswith("|"):
             break
-        rows.append(dict(zip(header, (c.strip() for c in line.strip("|").split("|")))))
+        rows.append(dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=False)))
     return rows
 
 
