@@ -50,6 +50,8 @@ Z95 = 1.96  # two-sided 95% normal quantile for the intervals
 MIN_LOSS = 0.1
 """A mistake costs at least this much of a place (besides being outside its interval): smaller
 differences are real but not worth a player's attention."""
+MIN_SCORE_LOSS = 1.0
+"""Likewise for a mistake judged in points (a move no worse in place that scores more)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,10 @@ class Choice:
 class Decision:
     """One analysed decision: ``index`` is its position in the record's actions (the replay's
     move number), ``loss`` the chosen move's expected place minus the best's, with ``loss_ci``
-    the half-width of that paired difference's interval."""
+    the half-width of that paired difference's interval. A decision is a mistake when the chosen
+    move's place loss is at least `MIN_LOSS` and outside its interval, or, where the game has
+    points, when another move no worse in place scores at least `MIN_SCORE_LOSS` more, outside
+    its interval; ``best`` is then the move that does better."""
 
     index: int
     chosen: int
@@ -99,6 +104,8 @@ class Decision:
     place: float  # the chosen move's expected final place
     loss: float
     loss_ci: float
+    score_loss: float | None  # points lost to the best-scoring move no worse in place (None: cut)
+    score_loss_ci: float | None
     mistake: bool
     legal: int
     choices: list[Choice] = field(default_factory=list)
@@ -140,9 +147,11 @@ class Analysis:
             return "No decision with a choice to analyse."
         if not ms:
             return f"No clear mistake in {len(self.decisions)} decisions."
-        cost = sum(d.loss for d in ms)
+        cost = sum(d.loss for d in ms if d.loss > 0)
+        points = sum(d.score_loss for d in ms if d.score_loss is not None and d.score_loss > 0)
         word = "mistake" if len(ms) == 1 else "mistakes"
-        return f"{len(ms)} {word} cost about {cost:.1f} of a place."
+        extra = f" and {points:.0f} points" if points >= 0.5 else ""
+        return f"{len(ms)} {word} cost about {cost:.1f} of a place{extra}."
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -259,20 +268,37 @@ class _Evaluator:
                                   None if sm is None else round(sm, 4),
                                   None if sh is None else round(sh, 4)))
         # Best by expected place, then expected score; ties keep the chosen move (index 0).
-        best = min(range(len(cands)), key=lambda i: (
-            round(sum(places[i]) / len(places[i]), 9),
-            -round(sum(scores[i]) / len(scores[i]), 9) if scores[i] else 0.0))
-        diffs = [x - y for x, y in zip(places[0], places[best], strict=True)]
-        loss, loss_ci = _stats(diffs)
-        if best == 0:
-            loss_ci = 0.0
+        def mean(xs: list[float]) -> float:
+            return round(sum(xs) / len(xs), 9) if xs else 0.0
+
+        best = min(range(len(cands)), key=lambda i: (mean(places[i]), -mean(scores[i])))
+        loss, loss_ci = _paired(places[0], places[best])
         mistake = best != 0 and loss >= MIN_LOSS and loss - loss_ci > 0
+        score_loss = score_ci = None
+        if scores[0]:
+            # Points lost where the place is not: the best scorer among the moves whose expected
+            # place is no worse than the chosen one's (never a trade of place for points).
+            pool = [i for i in range(len(cands)) if mean(places[i]) <= mean(places[0])]
+            top = max(pool, key=lambda i: mean(scores[i]))
+            score_loss, score_ci = _paired(scores[top], scores[0])
+            if not mistake and top != 0 and score_loss >= MIN_SCORE_LOSS and score_loss - score_ci > 0:
+                mistake, best = True, top
         return Decision(
             index=len(state.history), chosen=chosen, chosen_label=state.describe(chosen),
             best=cands[best], best_label=state.describe(cands[best]),
             place=choices[0].place, loss=round(loss, 4), loss_ci=round(loss_ci, 4),
+            score_loss=None if score_loss is None else round(score_loss, 4),
+            score_loss_ci=None if score_ci is None else round(score_ci, 4),
             mistake=mistake, legal=len(legal), choices=choices,
         )
+
+
+def _paired(worse: list[float], better: list[float]) -> tuple[float, float]:
+    """Mean of the paired differences ``worse - better`` (same worlds, same bot seeds) and its
+    interval's half-width; 0 and 0 for a move compared with itself."""
+    if worse is better:
+        return 0.0, 0.0
+    return _stats([x - y for x, y in zip(worse, better, strict=True)])
 
 
 def analysis_points(record: Mapping[str, Any], seat: int) -> list[int]:
