@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import meeple
 from meeple.bots import make_bot
-from meeple.bots.analysis import _Evaluator, analyse, analysis_points
+from meeple.bots.analysis import Analysis, _Evaluator, analyse, analysis_points, merge
 from meeple.core import State
 from meeple.games.scarvus import rules as scarvus_rules
 from meeple.games.scarvus.search import ceiling
@@ -155,6 +155,10 @@ def test_same_record_same_analysis_and_a_decision_alone_matches_the_whole():
     assert alone.decisions[0] == first.decisions[1]
     assert first.curve == [(d.index, d.place) for d in first.decisions]
     assert first.final_place == record["result"]["ranking"][0]
+    # A server analyses each decision as its own job and merges them; stored as JSON and read back.
+    parts = [analyse(record, 0, "quick", only=[i]) for i in reversed(points)]
+    merged = Analysis.from_json(json.loads(json.dumps(merge(parts).to_json())))
+    assert merged.to_json() == first.to_json()
 
 
 def test_worlds_are_the_seats_own_information_only(monkeypatch):

@@ -153,6 +153,15 @@ class Analysis:
         extra = f" and {points:.0f} points" if points >= 0.5 else ""
         return f"{len(ms)} {word} cost about {cost:.1f} of a place{extra}."
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Analysis:
+        """The analysis `to_json` wrote (its derived fields are computed again)."""
+        names = {f for f in cls.__dataclass_fields__ if f != "decisions"}
+        decisions = [
+            Decision(**{**d, "choices": [Choice(**c) for c in d["choices"]]}) for d in data["decisions"]
+        ]
+        return cls(**{k: data[k] for k in names}, decisions=decisions)
+
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["curve"] = [list(p) for p in self.curve]
@@ -299,6 +308,21 @@ def _paired(worse: list[float], better: list[float]) -> tuple[float, float]:
     if worse is better:
         return 0.0, 0.0
     return _stats([x - y for x, y in zip(worse, better, strict=True)])
+
+
+def merge(parts: Iterable[Analysis]) -> Analysis:
+    """One analysis from analyses of single decisions of the same record, seat and depth (a
+    server runs each decision as its own job): the same as analysing them together."""
+    parts = list(parts)
+    if not parts:
+        raise ValueError("nothing to merge")
+    first = parts[0]
+    decisions = sorted((d for p in parts for d in p.decisions), key=lambda d: d.index)
+    return Analysis(
+        game=first.game, seat=first.seat, players=first.players, depth=first.depth,
+        policy=first.policy, cut=first.cut, budget=dict(first.budget), decisions=decisions,
+        final_place=first.final_place,
+    )
 
 
 def analysis_points(record: Mapping[str, Any], seat: int) -> list[int]:

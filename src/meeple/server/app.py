@@ -31,6 +31,7 @@ from meeple.bots import levels
 from meeple.core import MeepleError
 
 from . import accounts as accounts_mod
+from . import analysis as analysis_mod
 from . import idempotency
 from . import matchmaking as matchmaking_mod
 from . import ratings as ratings_mod
@@ -358,6 +359,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(accounts_mod.router(accounts, limits, secure, claimed, client_token, muted))
     app.include_router(ratings_mod.router(ratings))
     app.include_router(matchmaking_mod.router(matchmaker, current, ratings, limits))
+    app.include_router(analysis_mod.router(manager, limits))
 
     @app.get("/api/my/tables")
     async def api_my_tables(request: Request) -> dict[str, Any]:

@@ -1,0 +1,72 @@
+""""Analyse my game" on the server: only a finished game, run in the background with progress,
+stored once, the same figures as `meeple.analyse`, counted in the visitor's budget."""
+
+from __future__ import annotations
+
+import pytest
+
+import meeple
+from meeple.server import analysis as server_analysis
+from server_util import client, create, wait_for
+
+
+@pytest.fixture()
+def c(tmp_path, monkeypatch):
+    monkeypatch.setattr(server_analysis, "BUDGET", "3/minute")
+    with client(f"sqlite:///{tmp_path / 'analysis.db'}") as cl:
+        yield cl
+
+
+def finished(c, game="scarvus", players=3) -> str:
+    t = create(c, game=game, players=players, seats=[{"kind": "bot", "level": "medium"}] * players, name=None)
+    wait_for(lambda: c.get(f"/api/tables/{t['id']}").json()["status"] == "over", 60)
+    return t["id"]
+
+
+def done(c, tid, seat, depth="quick") -> dict:
+    seen: list[int] = []
+
+    def ready() -> bool:
+        r = c.get(f"/api/tables/{tid}/analysis", params={"seat": seat, "depth": depth}).json()
+        seen.append(r["done"])
+        return r["status"] == "done"
+
+    wait_for(ready, 120)
+    return c.get(f"/api/tables/{tid}/analysis", params={"seat": seat, "depth": depth}).json()
+
+
+def test_a_live_game_is_never_analysed(c):
+    t = create(c, game="scarvus", players=3)  # my seat waits for me: the game stays running
+    assert c.get(f"/api/tables/{t['id']}").json()["status"] == "running"
+    r = c.post(f"/api/tables/{t['id']}/analysis", json={"seat": 0})
+    assert r.status_code == 409 and r.json()["error"] == "not_over"
+    assert c.get(f"/api/tables/{t['id']}/analysis", params={"seat": 0}).status_code == 409
+
+
+def test_analyse_a_finished_game_once_with_the_same_figures_as_the_api(c):
+    tid = finished(c)
+    assert c.get(f"/api/tables/{tid}/analysis", params={"seat": 1}).json()["status"] == "none"
+    first = c.post(f"/api/tables/{tid}/analysis", json={"seat": 1, "depth": "quick"})
+    assert first.status_code == 200 and first.json()["status"] in ("running", "done")
+    got = done(c, tid, 1)
+    record = c.get(f"/api/tables/{tid}/record").json()
+    expected = meeple.analyse(record, 1, "quick").to_json()
+    assert got["result"] == expected and got["done"] == got["total"] == len(expected["decisions"])
+    # stored once: a second press reads it back, and costs no budget
+    for _ in range(4):
+        again = c.post(f"/api/tables/{tid}/analysis", json={"seat": 1, "depth": "quick"}).json()
+        assert again["status"] == "done" and again["result"] == expected
+
+
+def test_bad_requests_and_the_visitors_budget(c):
+    tid = finished(c)
+    assert c.post(f"/api/tables/{tid}/analysis", json={"seat": 3}).status_code == 400
+    assert c.post(f"/api/tables/{tid}/analysis", json={"seat": 0, "depth": "forever"}).status_code == 422
+    assert c.post("/api/tables/ffff/analysis", json={"seat": 0}).status_code == 404
+    assert c.get(f"/api/tables/{tid}/analysis", params={"seat": 0, "depth": "x"}).status_code == 400
+    for seat in range(3):  # three analyses started: the budget (3 a minute here) is spent
+        assert c.post(f"/api/tables/{tid}/analysis", json={"seat": seat}).status_code == 200
+    over = c.post(f"/api/tables/{tid}/analysis", json={"seat": 0, "depth": "deep"})
+    assert over.status_code == 429 and over.json()["error"] == "rate_limited"
+    for seat in range(3):
+        assert done(c, tid, seat)["result"]["seat"] == seat
