@@ -2,6 +2,10 @@
 per decision against a `hard` seat's (random's must be the larger), and the CPU time to analyse a
 whole game at each depth.
 
+The reported loss is what the mistakes cost in places, per analysed decision
+(`Analysis.reported_loss`); the raw mean loss (every decision's chosen-versus-best difference,
+noise included: the best of several noisy means is biased low) is shown beside it.
+
     nice -n 10 python benchmarks/analysis.py [--games 2] [--only trickarus,karvi] [--depths quick,deep]
 
 Each game is played with the measured level in seat 0 and the `medium` level in the others, from
@@ -40,11 +44,13 @@ def main() -> None:
     args = ap.parse_args()
     games = args.only.split(",") if args.only else list(PLAYERS)
     depths = [d for d in args.depths.split(",") if d]
-    print(f"{'game':12} {'p':>2} {'decisions':>9} {'random loss':>11} {'hard loss':>9} {'ratio':>6} "
+    print(f"{'game':12} {'p':>2} {'decisions':>9} {'random':>7} {'hard':>7} {'ratio':>6} "
+          f"{'raw random':>10} {'raw hard':>8} "
           + " ".join(f"{d + ' s':>8}" for d in depths), flush=True)
     for game in games:
         n = PLAYERS[game]
         loss: dict[str, list[float]] = {"random": [], "hard": []}
+        raw: dict[str, list[float]] = {"random": [], "hard": []}
         decisions = 0
         seconds: dict[str, float] = {}
         for level in ("random", "hard"):
@@ -54,7 +60,8 @@ def main() -> None:
                 result = analyse(record, 0, "quick")
                 if level == "hard" and seed == 1:
                     seconds["quick"] = time.process_time() - start
-                loss[level].extend(d.loss for d in result.decisions)
+                loss[level].extend(d.loss if d.mistake else 0.0 for d in result.decisions)
+                raw[level].extend(d.loss for d in result.decisions)
                 decisions += len(result.decisions)
         first_hard = play(game, n, "hard", 1)
         for depth in depths:
@@ -64,7 +71,8 @@ def main() -> None:
                 seconds[depth] = time.process_time() - start
         r, h = statistics.fmean(loss["random"]), statistics.fmean(loss["hard"])
         ratio = f"{r / h:6.1f}" if h > 0 else "   inf"
-        print(f"{game:12} {n:>2} {decisions:>9} {r:>11.3f} {h:>9.3f} {ratio} "
+        rr, rh = statistics.fmean(raw["random"]), statistics.fmean(raw["hard"])
+        print(f"{game:12} {n:>2} {decisions:>9} {r:>7.3f} {h:>7.3f} {ratio} {rr:>10.3f} {rh:>8.3f} "
               + " ".join(f"{seconds[d]:>8.1f}" for d in depths), flush=True)
     print("budgets: " + "; ".join(f"{k}: {v.worlds} worlds x {v.rollouts} rollouts, top {v.top_k}"
                                   for k, v in DEPTHS.items()))

@@ -141,6 +141,12 @@ class Analysis:
         return sum(d.loss for d in self.decisions) / len(self.decisions) if self.decisions else 0.0
 
     @property
+    def reported_loss(self) -> float:
+        """The places the mistakes cost, per analysed decision: what the analysis reports, with
+        the noise of decisions it judged sound left out (0 when nothing was analysed)."""
+        return sum(d.loss for d in self.mistakes) / len(self.decisions) if self.decisions else 0.0
+
+    @property
     def summary(self) -> str:
         ms = self.mistakes
         if not self.decisions:
@@ -168,6 +174,7 @@ class Analysis:
         out["mistakes"] = [d.index for d in self.mistakes]
         out["summary"] = self.summary
         out["mean_loss"] = round(self.mean_loss, 4)
+        out["reported_loss"] = round(self.reported_loss, 4)
         return out
 
 
