@@ -60,7 +60,7 @@ def main() -> None:
                 result = analyse(record, 0, "quick")
                 if level == "hard" and seed == 1:
                     seconds["quick"] = time.process_time() - start
-                loss[level].extend(d.loss if d.mistake else 0.0 for d in result.decisions)
+                loss[level].extend(d.loss if d.kind == "place" else 0.0 for d in result.decisions)
                 raw[level].extend(d.loss for d in result.decisions)
                 decisions += len(result.decisions)
         first_hard = play(game, n, "hard", 1)

@@ -129,8 +129,9 @@ def test_a_known_blunder_is_flagged(game, players, seed, blunder):
     assert d.index == index and d.chosen == bad
     assert d.mistake, d
     assert d.best != bad and d.best_label != d.chosen_label
-    assert d.loss > 0 or (d.score_loss or 0) > 0
+    assert (d.kind == "place" and d.loss > 0) or (d.kind == "points" and d.score_loss > 0)
     assert "1 mistake cost about" in result.summary
+    assert (" points" in result.summary) == (d.kind == "points")
 
 
 def _random_game(game: str, players: int, seed: int) -> dict:

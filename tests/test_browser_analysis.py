@@ -50,7 +50,7 @@ def test_analyse_my_game_then_jump_to_a_mistake(browser, own_server):  # noqa: F
     last.click()
     page.wait_for_function(f"() => document.getElementById('where').textContent.startsWith('move {index} of')")
     # the move the mistake was: the next one in the list of moves, as the replay shows it
-    assert "better" in last.text_content()
+    assert "better: " in last.text_content()
     # stored once: a reload shows it without starting again
     page.goto(f"{own_server.url}/replay/{tid}?seat=0")
     page.wait_for_selector("#analysis-result .analysis-summary")

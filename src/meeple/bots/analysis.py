@@ -109,6 +109,7 @@ class Decision:
     mistake: bool
     legal: int
     choices: list[Choice] = field(default_factory=list)
+    kind: str | None = None  # a mistake's measure: "place" or "points"
 
 
 @dataclass
@@ -144,7 +145,8 @@ class Analysis:
     def reported_loss(self) -> float:
         """The places the mistakes cost, per analysed decision: what the analysis reports, with
         the noise of decisions it judged sound left out (0 when nothing was analysed)."""
-        return sum(d.loss for d in self.mistakes) / len(self.decisions) if self.decisions else 0.0
+        ms = [d.loss for d in self.mistakes if d.kind == "place"]
+        return sum(ms) / len(self.decisions) if self.decisions else 0.0
 
     @property
     def summary(self) -> str:
@@ -153,11 +155,14 @@ class Analysis:
             return "No decision with a choice to analyse."
         if not ms:
             return f"No clear mistake in {len(self.decisions)} decisions."
-        cost = sum(d.loss for d in ms if d.loss > 0)
-        points = sum(d.score_loss for d in ms if d.score_loss is not None and d.score_loss > 0)
+        cost = sum(d.loss for d in ms if d.kind == "place")
+        points = sum(d.score_loss or 0.0 for d in ms if d.kind == "points")
         word = "mistake" if len(ms) == 1 else "mistakes"
-        extra = f" and {points:.0f} points" if points >= 0.5 else ""
-        return f"{len(ms)} {word} cost about {cost:.1f} of a place{extra}."
+        if cost and points:
+            return f"{len(ms)} {word} cost about {cost:.1f} of a place and {points:.0f} points."
+        if points:
+            return f"{len(ms)} {word} cost about {points:.0f} points."
+        return f"{len(ms)} {word} cost about {cost:.1f} of a place."
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Analysis:
@@ -290,6 +295,7 @@ class _Evaluator:
         best = min(range(len(cands)), key=lambda i: (mean(places[i]), -mean(scores[i])))
         loss, loss_ci = _paired(places[0], places[best])
         mistake = best != 0 and loss >= MIN_LOSS and loss - loss_ci > 0
+        kind = "place" if mistake else None
         score_loss = score_ci = None
         if scores[0]:
             # Points lost where the place is not: the best scorer among the moves whose expected
@@ -298,14 +304,14 @@ class _Evaluator:
             top = max(pool, key=lambda i: mean(scores[i]))
             score_loss, score_ci = _paired(scores[top], scores[0])
             if not mistake and top != 0 and score_loss >= MIN_SCORE_LOSS and score_loss - score_ci > 0:
-                mistake, best = True, top
+                mistake, best, kind = True, top, "points"
         return Decision(
             index=len(state.history), chosen=chosen, chosen_label=state.describe(chosen),
             best=cands[best], best_label=state.describe(cands[best]),
             place=choices[0].place, loss=round(loss, 4), loss_ci=round(loss_ci, 4),
             score_loss=None if score_loss is None else round(score_loss, 4),
             score_loss_ci=None if score_ci is None else round(score_ci, 4),
-            mistake=mistake, legal=len(legal), choices=choices,
+            mistake=mistake, legal=len(legal), choices=choices, kind=kind,
         )
 
 

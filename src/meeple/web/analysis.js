@@ -28,9 +28,9 @@ export function curve(result, steps, jump) {
 }
 
 function mistakeText(d) {
-  const cost = d.loss > 0 ? `${d.loss.toFixed(2)} of a place` : `${(d.score_loss || 0).toFixed(1)} points`;
-  return [h("strong", {}, `Move ${d.index + 1}: `), `you played ${d.chosen_label}; `,
-    h("em", {}, d.best_label), ` was better (about ${cost})`];
+  const cost = d.kind === "points" ? `${(d.score_loss || 0).toFixed(1)} points` : `${d.loss.toFixed(2)} of a place`;
+  return [h("strong", {}, `Move ${d.index + 1}: `), `${d.chosen_label}; better: `,
+    h("em", {}, d.best_label), ` (about ${cost})`];
 }
 
 // box: an element to fill; seats: the table's seats; steps: moves in the game; getSeat(): the
