@@ -3,6 +3,8 @@ stored once, the same figures as `meeple.analyse`, counted in the visitor's budg
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import meeple
@@ -10,10 +12,15 @@ from meeple.server import analysis as server_analysis
 from server_util import client, create, wait_for
 
 
-@pytest.fixture()
-def c(tmp_path, monkeypatch):
+@pytest.fixture(params=["sqlite", "postgresql"])
+def c(request, tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'analysis.db'}"
+    if request.param == "postgresql":
+        url = os.environ.get("MEEPLE_TEST_POSTGRES_URL", "")
+        if not url:
+            pytest.skip("set MEEPLE_TEST_POSTGRES_URL")
     monkeypatch.setattr(server_analysis, "BUDGET", "3/minute")
-    with client(f"sqlite:///{tmp_path / 'analysis.db'}") as cl:
+    with client(url) as cl:
         yield cl
 
 
