@@ -4,8 +4,12 @@ from the seat's information, and gives the same figures for the same record."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -203,3 +207,25 @@ def test_cli_analyse_json_and_table(tmp_path):
     assert table.exit_code == 0 and data["summary"] in table.stdout
     bad = runner.invoke(app, ["analyse", str(path), "--as", "9"])
     assert bad.exit_code == 2
+
+
+CORPUS = Path(__file__).parent / "data" / "corpus"
+
+
+@pytest.mark.parametrize("game", [g["id"] for g in meeple.games()])
+def test_a_stored_record_gives_the_same_analysis_in_two_processes(game):
+    """Seeded from the record alone: two interpreters with different hash seeds (set and dict
+    orders of str differ) print the same analysis of a stored game's first decisions."""
+    stored = json.loads((CORPUS / f"{game}.json").read_text())["games"][0]
+    record = {"format": meeple.RECORD_FORMAT, "game": game, **{k: stored[k] for k in ("players", "options", "seed", "actions")}}
+    code = ("import json, sys, meeple; from meeple.bots.analysis import analysis_points; "
+            "r = json.load(sys.stdin); pts = analysis_points(r, 0)[:2]; "
+            "print(json.dumps(meeple.analyse(r, 0, 'quick', only=pts).to_json()))")
+    outs = []
+    for hash_seed in ("1", "2"):
+        done = subprocess.run([sys.executable, "-c", code], input=json.dumps(record), capture_output=True,
+                              text=True, timeout=600, env={**os.environ, "PYTHONHASHSEED": hash_seed,
+                                                           "PYTHONPATH": str(Path(meeple.__file__).parents[1])})
+        assert done.returncode == 0, done.stderr
+        outs.append(done.stdout)
+    assert outs[0] == outs[1] and len(json.loads(outs[0])["decisions"]) == 2
