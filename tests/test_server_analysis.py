@@ -82,3 +82,16 @@ def test_bad_requests_and_the_visitors_budget(c, monkeypatch):
     for seat in range(3):
         got = done(c, tid, seat)
         assert got["result"]["seat"] == seat and got["total"] == len(got["result"]["decisions"]) == 2
+
+
+def test_the_analysis_runs_in_bot_worker_processes(tmp_path, monkeypatch):
+    """`meeple serve` thinks in worker processes: each decision's job crosses to one and back."""
+    real = server_analysis.analysis_points
+    monkeypatch.setattr(server_analysis, "analysis_points", lambda record, seat: real(record, seat)[:2])
+    with client(f"sqlite:///{tmp_path / 'procs.db'}", bot_processes=True) as c:
+        tid = finished(c, "savage_bowl", 4)
+        assert c.post(f"/api/tables/{tid}/analysis", json={"seat": 2}).status_code == 200
+        got = done(c, tid, 2)
+        record = c.get(f"/api/tables/{tid}/record").json()
+        points = real(record, 2)[:2]
+        assert got["result"] == meeple.analyse(record, 2, "quick", only=points).to_json()
