@@ -25,7 +25,7 @@ err = Console(stderr=True, highlight=False)
 
 
 def analyse(
-    record: Annotated[Path, typer.Argument(help="a game record (.json), as `meeple play --save` or the web's replay download writes")],
+    record: Annotated[Path, typer.Argument(help="a game record (.json), as `meeple play --save` writes or /api/tables/ID/record gives")],
     as_: Annotated[int, typer.Option("--as", help="the seat to analyse (0-based, as `meeple play --seat`)")],
     depth: Annotated[str, typer.Option(help=f"work budget: {', '.join(DEPTHS)}")] = "quick",
     as_json: Annotated[bool, typer.Option("--json", help="print the analysis as JSON")] = False,
