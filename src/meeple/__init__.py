@@ -51,6 +51,13 @@ def make(game_id: str, players: int, seed: int = 0, **options: Any) -> State:
     return info.state_factory(players, seed, resolved)
 
 
+def analyse(record: dict[str, Any], seat: int, depth: str = "quick", **kwargs: Any) -> Any:
+    """Post-game analysis of ``seat``'s decisions in ``record``: `meeple.bots.analysis.analyse`."""
+    from meeple.bots.analysis import analyse as _analyse
+
+    return _analyse(record, seat, depth, **kwargs)
+
+
 def replay(record: dict[str, Any], upto: int | None = None) -> State:
     """Rebuild the state a record describes (optionally only its first ``upto`` actions)."""
     try:
@@ -78,6 +85,7 @@ __all__ = [
     "Option",
     "State",
     "UnknownGame",
+    "analyse",
     "game_info",
     "games",
     "list_games",

@@ -33,6 +33,7 @@ from meeple.core.text import seat_names
 
 from . import accounts as accounts_mod
 from . import friends as friends_mod
+from . import analysis as analysis_mod
 from . import idempotency
 from . import matchmaking as matchmaking_mod
 from . import notify as notify_mod
@@ -387,6 +388,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(ratings_mod.router(ratings))
     app.include_router(matchmaking_mod.router(matchmaker, current, ratings, limits))
     app.include_router(notify_mod.router(notifier, current))
+    app.include_router(analysis_mod.router(manager, limits))
 
     @app.get("/api/my/tables")
     async def api_my_tables(request: Request) -> dict[str, Any]:

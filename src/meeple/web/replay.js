@@ -3,6 +3,7 @@ import { api, h, seatName } from "./common.js";
 import { loadRenderer, logLine } from "./renderer.js";
 import { navbar } from "./account.js";
 import { scoringTable, tableRatings } from "./scoring.js";
+import { mountAnalysis } from "./analysis.js";
 
 navbar();
 let chat = [];
@@ -48,7 +49,10 @@ chat = await api(`/api/tables/${tableId}/chat`).catch(() => []);
 const ratings = await tableRatings(tableId, 1);
 $("seat").replaceChildren(h("option", { value: "" }, "spectator"),
   ...info.seats.map((s) => h("option", { value: s.seat, selected: s.seat === seat }, `Player ${s.seat + 1} · ${seatName(info.seats, s.seat)}`)));
-$("seat").addEventListener("change", () => { seat = $("seat").value === "" ? null : Number($("seat").value); show(step); });
+const steps = (await api(`/api/tables/${tableId}/replay?step=0`)).steps;
+const analysis = mountAnalysis($("analysis"), { tableId, seats: info.seats, steps, getSeat: () => seat,
+  jump: show, auto: params.has("analyse") });
+$("seat").addEventListener("change", () => { seat = $("seat").value === "" ? null : Number($("seat").value); analysis.syncSeat(); show(step); });
 $("first").onclick = () => show(0);
 $("prev").onclick = () => show(Math.max(0, step - 1));
 $("next").onclick = () => show(Math.min(data.steps, step + 1));

@@ -391,6 +391,7 @@ function drawEnd() {
       (m.secret || m.host || (account && last.seat !== null)) ? h("button.primary", { id: "rematch", onclick: rematch }, last.rematch ? "Join the rematch" : "Rematch") : null,
       last.rematch && !(m.secret || m.host || (account && last.seat !== null)) ? h("a.button", { href: `/table/${last.rematch}` }, "Watch the rematch") : null,
       h("a.button", { href: `/replay/${tableId}${last.seat !== null ? `?seat=${last.seat}` : ""}` }, "Replay"),
+      last.seat !== null ? h("a.button", { id: "analyse-link", href: `/replay/${tableId}?seat=${last.seat}&analyse=1` }, "Analyse my game") : null,
       h("a.button", { href: "/" }, "Lobby"),
       h("button", { id: "hide-end", onclick: () => { end.hidden = true; } }, "Look at the table")));
 }

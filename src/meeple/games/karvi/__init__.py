@@ -64,5 +64,9 @@ ISMCTS_ITERATIONS = 300
 # planner's move.
 ISMCTS_PRIOR_BOT = "planner"
 BOT_LEVELS = {"hard": "planner", "expert": "planner_search"}
+# Post-game analysis (meeple.bots.analysis) plays its rollouts by the heuristic: the planner ranks
+# every move of every playout by looking ahead, about five times the heuristic's cost, and an
+# analysis runs a few hundred playouts a decision.
+ANALYSIS_POLICY = "heuristic"
 # The observation-tensor interop hook lives in `tensor.py` (numpy); `meeple.interop.tensor.hook`
 # imports it only when an adapter asks, so playing the game needs the standard library alone.

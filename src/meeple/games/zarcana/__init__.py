@@ -69,5 +69,10 @@ ISMCTS_PRIOR_BOT = "lookahead"
 # after `search.ROLLOUT_ROUNDS` more rounds of heuristic turns (why: `search.rollout_horizon`).
 ROLLOUT_HORIZON = rollout_horizon
 ROLLOUT_VALUE = rollout_value
+# Post-game analysis (meeple.bots.analysis): `hard` looks ahead over sampled worlds at every move,
+# too dear inside hundreds of playouts a decision, and a game runs 300-450 actions, so the
+# analysis plays the heuristic and judges each playout where the rollout bot does.
+ANALYSIS_POLICY = "heuristic"
+ANALYSIS_CUT = True
 # The observation-tensor interop hook lives in `tensor.py` (numpy); `meeple.interop.tensor.hook`
 # imports it only when an adapter asks, so playing the game needs the standard library alone.

@@ -1,0 +1,231 @@
+"""Post-game analysis (`meeple.analyse`): it flags decisions known to be much worse, judges only
+from the seat's information, and gives the same figures for the same record."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import meeple
+from meeple.bots import make_bot
+from meeple.bots.analysis import Analysis, _Evaluator, analyse, analysis_points, merge
+from meeple.core import State
+from meeple.games.scarvus import rules as scarvus_rules
+from meeple.games.scarvus.search import ceiling
+from meeple.games.zarcana import rules as zarcana_rules
+
+Blunder = Callable[[State], "int | None"]
+
+
+def _outcomes(state: State) -> list[tuple[int, State]]:
+    out = []
+    for a in state.legal_actions():
+        c = state.clone()
+        c.apply(a)
+        out.append((a, c))
+    return out
+
+
+def trickarus_into_the_sun(s) -> int | None:
+    """Late in a round (three cards or fewer in hand), last to play to the trick and highest on
+    the track: one card wins the trick and flies into the sun ("Flying Into the Sun": the game
+    ends after this round, and the flier falls below the bottom-most player), another loses it."""
+    me = s.to_move
+    if len(s.trick) != s.players - 1 or s.hands[me].bit_count() > 3 or s.pos[me] != max(s.pos):
+        return None
+    outs = _outcomes(s)
+    bad = [a for a, c in outs if c.sun_reached and not s.sun_reached and c.pos[me] < s.pos[me]]
+    safe = [a for a, c in outs if c.pos[me] == s.pos[me]]
+    return bad[0] if bad and safe else None
+
+
+def savage_bowl_above_target(s) -> int | None:
+    """Already holding the target number of tricks: one card takes the trick (one too many, so
+    the player is out of the round and scores nothing), another does not."""
+    me = s.to_move
+    if s.won[me] != s.target:
+        return None
+    outs = _outcomes(s)
+    bad = [a for a, c in outs if c.out >> me & 1]
+    safe = [a for a, c in outs if not c.out >> me & 1 and (c.trick_no != s.trick_no or c.round != s.round)]
+    return bad[0] if bad and safe else None
+
+
+def scarvus_over_the_known_total(s) -> int | None:
+    """A bid above the largest total the colour can have as the bidder sees it (its own card,
+    the revealed ones and the highest values for every hidden hand): a challenge always wins."""
+    if s.phase != scarvus_rules.BIDDING:
+        return None
+    legal = set(s.legal_actions())
+    for c in range(scarvus_rules.NC):
+        if s.in_play >> c & 1:
+            number = ceiling(s, s.to_move, c) + 2
+            bid = scarvus_rules.BID + (number - 1) * scarvus_rules.NC + c
+            if bid in legal:
+                return bid
+    return None
+
+
+def zarcana_declare_when_behind(s) -> int | None:
+    """Declaring the final round (everyone gets one more turn, then the game ends) while six
+    points or more behind the leader."""
+    if zarcana_rules.DECLARE not in s.legal_actions():
+        return None
+    scores = s.scores()
+    return zarcana_rules.DECLARE if max(scores) - scores[s.to_move] >= 6 else None
+
+
+def karvi_refuse_a_points_card(s) -> int | None:
+    """Late in the game, taking no trade card when a face-up one gives points at once ("When you
+    get a trade card, choose 1 of the faceup trade cards ... you immediately get the bonus")."""
+    if len(s.history) <= 100:
+        return None
+    labels = {a: s.describe(a) for a in s.legal_actions()}
+    none = [a for a, label in labels.items() if label == "take no trade card"]
+    points = [a for a, label in labels.items() if re.search(r"\(\+\d+ points\)", label)]
+    return none[0] if none and points else None
+
+
+def first_blunder(game: str, players: int, seed: int, blunder: Blunder) -> tuple[dict, int, int, int]:
+    """Play the game by the `medium` level until ``blunder`` names a move; the record with that
+    move played, its index, the player and the move."""
+    info = meeple.game_info(game)
+    s = meeple.make(game, players=players, seed=seed)
+    bots = [make_bot("medium", info, seed * 10 + p) for p in range(players)]
+    while not s.is_over():
+        if len(s.legal_actions()) > 1 and (bad := blunder(s)) is not None:
+            me, index = s.to_move, len(s.history)
+            s.apply(bad)
+            return s.record(), index, me, bad
+        s.apply(bots[s.to_move].choose(s))
+    raise AssertionError(f"{game} seed {seed}: no such position")
+
+
+SCRIPTED = [
+    ("trickarus", 4, 24, trickarus_into_the_sun),
+    ("trickarus", 4, 127, trickarus_into_the_sun),
+    ("trickarus", 3, 45, trickarus_into_the_sun),
+    ("savage_bowl", 4, 2, savage_bowl_above_target),
+    ("savage_bowl", 4, 4, savage_bowl_above_target),
+    ("scarvus", 3, 0, scarvus_over_the_known_total),
+    ("scarvus", 3, 1, scarvus_over_the_known_total),
+    ("zarcana", 3, 1, zarcana_declare_when_behind),
+    ("zarcana", 3, 2, zarcana_declare_when_behind),
+    ("karvi", 2, 26, karvi_refuse_a_points_card),
+    ("karvi", 2, 35, karvi_refuse_a_points_card),
+]
+
+
+@pytest.mark.parametrize(("game", "players", "seed", "blunder"), SCRIPTED,
+                         ids=[f"{g}-{n}p-{s}" for g, n, s, _ in SCRIPTED])
+def test_a_known_blunder_is_flagged(game, players, seed, blunder):
+    record, index, me, bad = first_blunder(game, players, seed, blunder)
+    result = analyse(record, me, "deep", only=[index])
+    (d,) = result.decisions
+    assert d.index == index and d.chosen == bad
+    assert d.mistake, d
+    assert d.best != bad and d.best_label != d.chosen_label
+    assert (d.kind == "place" and d.loss > 0) or (d.kind == "points" and d.score_loss > 0)
+    assert "1 mistake cost about" in result.summary
+    assert (" points" in result.summary) == (d.kind == "points")
+
+
+def _random_game(game: str, players: int, seed: int) -> dict:
+    info = meeple.game_info(game)
+    s = meeple.make(game, players=players, seed=seed)
+    bots = [make_bot("random" if p == 0 else "medium", info, seed + p) for p in range(players)]
+    while not s.is_over():
+        s.apply(bots[s.to_move].choose(s))
+    return s.record()
+
+
+def test_same_record_same_analysis_and_a_decision_alone_matches_the_whole():
+    record = _random_game("scarvus", 3, 5)
+    calls: list[tuple[int, int]] = []
+    first = analyse(record, 0, "quick", progress=lambda done, total: calls.append((done, total)))
+    again = analyse(json.loads(json.dumps(record)), 0, "quick")
+    assert json.dumps(first.to_json()) == json.dumps(again.to_json())
+    points = analysis_points(record, 0)
+    assert [d.index for d in first.decisions] == points and len(points) >= 3
+    assert calls[0] == (0, len(points)) and calls[-1] == (len(points), len(points))
+    alone = analyse(record, 0, "quick", only=[points[1]])
+    assert alone.decisions[0] == first.decisions[1]
+    assert first.curve == [(d.index, d.place) for d in first.decisions]
+    assert first.final_place == record["result"]["ranking"][0]
+    # A server analyses each decision as its own job and merges them; stored as JSON and read back.
+    parts = [analyse(record, 0, "quick", only=[i]) for i in reversed(points)]
+    merged = Analysis.from_json(json.loads(json.dumps(merge(parts).to_json())))
+    assert merged.to_json() == first.to_json()
+
+
+def test_worlds_are_the_seats_own_information_only(monkeypatch):
+    """Every playout starts from a determinized world (salt != 0): the true deal is never used."""
+    record = _random_game("savage_bowl", 4, 3)
+    seen: list[int] = []
+    original = _Evaluator.play_out
+
+    def spy(self, world, action, me, seed):
+        seen.append(world.salt)
+        return original(self, world, action, me, seed)
+
+    monkeypatch.setattr(_Evaluator, "play_out", spy)
+    analyse(record, 1, "quick", only=analysis_points(record, 1)[:2])
+    assert seen and all(salt != 0 for salt in seen)
+
+
+def test_bad_arguments():
+    record = _random_game("savage_bowl", 4, 1)
+    with pytest.raises(ValueError, match="depth"):
+        analyse(record, 0, "deepest")
+    with pytest.raises(ValueError, match="seat"):
+        analyse(record, 4)
+    with pytest.raises(ValueError, match="not a decision"):
+        analyse(record, 0, only=[analysis_points(record, 1)[0]])
+
+
+def test_cli_analyse_json_and_table(tmp_path):
+    from meeple.cli import app
+
+    record = _random_game("scarvus", 3, 7)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    runner = CliRunner()
+    done = runner.invoke(app, ["analyse", str(path), "--as", "0", "--json"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout[done.stdout.index("{"):])
+    assert data["seat"] == 0 and data["depth"] == "quick" and data["decisions"]
+    assert data["summary"].endswith(".") and len(data["curve"]) == len(data["decisions"])
+    table = runner.invoke(app, ["analyse", str(path), "--as", "0"])
+    assert table.exit_code == 0 and data["summary"] in table.stdout
+    bad = runner.invoke(app, ["analyse", str(path), "--as", "9"])
+    assert bad.exit_code == 2
+
+
+CORPUS = Path(__file__).parent / "data" / "corpus"
+
+
+@pytest.mark.parametrize("game", [g["id"] for g in meeple.games()])
+def test_a_stored_record_gives_the_same_analysis_in_two_processes(game):
+    """Seeded from the record alone: two interpreters with different hash seeds (set and dict
+    orders of str differ) print the same analysis of a stored game's first decisions."""
+    stored = json.loads((CORPUS / f"{game}.json").read_text())["games"][0]
+    record = {"format": meeple.RECORD_FORMAT, "game": game, **{k: stored[k] for k in ("players", "options", "seed", "actions")}}
+    code = ("import json, sys, meeple; from meeple.bots.analysis import analysis_points; "
+            "r = json.load(sys.stdin); pts = analysis_points(r, 0)[:2]; "
+            "print(json.dumps(meeple.analyse(r, 0, 'quick', only=pts).to_json()))")
+    outs = []
+    for hash_seed in ("1", "2"):
+        done = subprocess.run([sys.executable, "-c", code], input=json.dumps(record), capture_output=True,
+                              text=True, timeout=600, env={**os.environ, "PYTHONHASHSEED": hash_seed,
+                                                           "PYTHONPATH": str(Path(meeple.__file__).parents[1])})
+        assert done.returncode == 0, done.stderr
+        outs.append(done.stdout)
+    assert outs[0] == outs[1] and len(json.loads(outs[0])["decisions"]) == 2
