@@ -77,7 +77,8 @@ def test_an_entry_expires_when_its_page_is_gone_unless_turn_based(tmp_path):
         assert c.get("/api/play").status_code == 200  # ... and back: it polls, so it is seen
         assert mm.expire() == 0
         page_left()
-        assert mm.expire() == 1
+        # the matchmaker's own loop may expire it first: what counts is the entries' status
+        assert mm.expire() in (0, 1)
         with engine.connect() as conn:
             status = dict(conn.execute(select(queue_t.c.id, queue_t.c.status)).all())
         assert status == {live: "expired", patient: "waiting"}
