@@ -31,7 +31,7 @@ from meeple.bots import levels
 from meeple.core import MeepleError
 
 from . import accounts as accounts_mod
-from . import idempotency
+from . import clocks, idempotency
 from . import matchmaking as matchmaking_mod
 from . import ratings as ratings_mod
 from . import rulings as rulings_mod
@@ -52,6 +52,7 @@ from .models import (
     Rematch,
     Say,
     Undo,
+    Vote,
 )
 from .ops import Metrics, readiness
 from .pubsub import make_bus
@@ -408,6 +409,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 [(s.kind, s.level) for s in body.seats], user["username"] if user else body.name,
                 body.time_limit, client=client_token(request), idem_key=key,
                 user=user["id"] if user else None,
+                speed=body.speed.model_dump() if body.speed else None,
             )
             log.info("table created", extra={"table": t.rec.id, "game": t.rec.game})
             return manager.create_answer(t, host, taken)
@@ -669,6 +671,10 @@ async def _handle(manager: TableManager, t: LiveTable, conn: Connection, msg: An
         if conn.seat is None:
             raise TableError("forbidden", "spectators have no seat")
         await manager.set_zombie(t, conn.seat, isinstance(msg, Leave))
+    elif isinstance(msg, Vote):
+        if conn.seat is None:
+            raise TableError("forbidden", "spectators do not vote")
+        conn.push({"type": "vote", **await clocks.vote(manager, t, conn.seat, msg.seat)})
     elif isinstance(msg, Hello):
         raise TableError("bad_message", "already said hello")
     else:  # ping

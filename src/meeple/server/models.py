@@ -19,6 +19,8 @@ from pydantic import (
     field_validator,
 )
 
+from .clocks import Speed
+
 NAME_MAX = 40
 # Labels the table shows for seats that are not a person: "Bot 3 (heuristic)", "Seat 2",
 # "(invited)". A person's name may not read like one of them.
@@ -69,6 +71,7 @@ class CreateTable(Strict):
     seats: list[SeatSpec] = Field(default_factory=list, max_length=16)
     name: Name | None = None
     time_limit: Annotated[float, Field(gt=0, le=7 * 86400)] | None = None
+    speed: Speed | None = None  # real time or turn-based, and the time-out rule (clocks.py)
 
     @field_validator("options")
     @classmethod
@@ -131,6 +134,13 @@ class Reclaim(Strict):
     type: Literal["reclaim"]
 
 
+class Vote(Strict):
+    """Vote to replace the player of ``seat`` (out of time, or away too long) by a bot."""
+
+    type: Literal["vote"]
+    seat: SeatNo
+
+
 class Ping(Strict):
     type: Literal["ping"]
 
@@ -143,5 +153,6 @@ class Say(Strict):
 
 
 ClientMessage = TypeAdapter(
-    Annotated[Hello | Move | Undo | Leave | Reclaim | Ping | Say, Field(discriminator="type")]
+    Annotated[Hello | Move | Undo | Leave | Reclaim | Vote | Ping | Say,
+              Field(discriminator="type")]
 )
