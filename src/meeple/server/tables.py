@@ -632,6 +632,8 @@ class TableManager:
                 else:
                     t.rec.version = version
                     t.deadline = t.rec.deadline = message.get("deadline")
+                    if isinstance(message.get("clocks"), str):
+                        t.rec.clocks = message["clocks"]
                     if t.state.is_over():
                         t.rec.status, t.deadline = "over", None
                     if isinstance(message.get("at"), int | float):
@@ -1058,7 +1060,7 @@ class TableManager:
             message: dict[str, Any] = {"table": t.rec.id, "version": t.rec.version}
             if move is not None:  # the move itself: the others need not read the database
                 message.update(n=move, action=action, deadline=t.deadline,
-                               at=self.storage.clock.now())
+                               at=self.storage.clock.now(), clocks=t.rec.clocks)
             self.bus.send(message)
         self._schedule(t)
 
