@@ -1,7 +1,7 @@
 """Time as Board Game Arena keeps it, in Debian's chromium: a real-time table where one
 player's clock runs out (that turn is skipped, a bot plays it, and the player is back in the
 seat on return), and a vote that replaces an absent player on a matched table (no host).
-Tiny clocks: a 2 s bank, and MEEPLE_ABSENT_SECONDS=2 for the server. Off unless
+Tiny clocks: a 3 s bank, and MEEPLE_ABSENT_SECONDS=2 for the server. Off unless
 MEEPLE_TEST_BROWSER=1 (the gate and the server helper are test_browser's)."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import uuid
 
 import pytest
 
-from test_browser import ARGS, CHROMIUM, Server, click_a_choice, new_page  # noqa: F401
+from test_browser import Server, click_a_choice, new_page
+from test_browser_players import browser  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -28,32 +29,19 @@ def quick_server(tmp_path, monkeypatch):
     srv.kill()
 
 
-@pytest.fixture()
-def browser():
-    from pathlib import Path
-
-    from playwright.sync_api import sync_playwright
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
 def summary(url: str, tid: str) -> dict:
     return json.loads(urllib.request.urlopen(f"{url}/api/tables/{tid}", timeout=5).read())
 
 
-def test_a_clock_that_runs_out_skips_the_turn_and_the_player_is_back_in_the_seat(browser, quick_server):
+def test_a_clock_that_runs_out_skips_the_turn_and_the_player_is_back_in_the_seat(browser, quick_server):  # noqa: F811
     url = quick_server.url
     errors: list[str] = []
     page = new_page(browser, errors)
     page.goto(url + "/")
-    # a real-time table with a 2 s bank and 30 s a turn: made from the page, which keeps the
+    # a real-time table with a 3 s bank and 30 s a turn: made from the page, which keeps the
     # seat's secret in this browser as the lobby does
     tid = page.evaluate("""async () => {
-      const speed = {mode: "realtime", bank: 2, increment: 30, on_timeout: "skip"};
+      const speed = {mode: "realtime", bank: 3, increment: 30, on_timeout: "skip"};
       const r = await fetch("/api/tables", {method: "POST", headers: {"content-type": "application/json"},
         body: JSON.stringify({game: "trickarus", players: 2, name: "Ann", speed,
                               seats: [{kind: "me"}, {kind: "bot", level: "random"}]})});
@@ -64,7 +52,7 @@ def test_a_clock_that_runs_out_skips_the_turn_and_the_player_is_back_in_the_seat
     page.goto(f"{url}/table/{tid}")
     page.wait_for_function("document.body.classList.contains('my-turn')")
     clock = page.locator('[data-clock="0"]')
-    assert clock.inner_text() in ("0:01", "0:02")  # every seat shows its clock
+    assert clock.inner_text() in ("0:00", "0:01", "0:02", "0:03")  # every seat shows its clock
     assert page.locator('[data-clock="1"]').count() == 1
     at = int(page.evaluate("document.body.dataset.move"))
     page.goto("about:blank")  # the player closes the tab while their clock runs
@@ -89,23 +77,22 @@ def test_a_clock_that_runs_out_skips_the_turn_and_the_player_is_back_in_the_seat
     assert not errors, errors
 
 
-def test_the_others_vote_an_absent_player_out_of_a_matched_table(browser, quick_server):
+def test_the_others_vote_an_absent_player_out_of_a_matched_table(browser, quick_server):  # noqa: F811
     url = quick_server.url
     errors: list[str] = []
     names = [f"ann{uuid.uuid4().hex[:6]}", f"bob{uuid.uuid4().hex[:6]}"]
     pages = []
-    for n in names:
+    for n in names:  # two accounts, each in its own browser, ask Play now for a 2-player game
         page = new_page(browser, errors)
-        page.goto(url + "/account")
-        page.fill("#username", n)
-        page.fill("#password", "correct horse")
-        page.click("#register")
-        page.wait_for_url("**/play")
+        page.goto(url + "/")
+        status = page.evaluate("""async (username) => (await fetch("/api/register", {method: "POST",
+          headers: {"content-type": "application/json"},
+          body: JSON.stringify({username, password: "correct horse"})})).status""", n)
+        assert status == 200
+        page.goto(url + "/play")
         page.select_option("#game", "trickarus")
-        page.locator('[data-count="2"]').check()
-        for other in page.locator("[data-count]").all():
-            if other.get_attribute("data-count") != "2":
-                other.uncheck()
+        for box in page.locator("[data-count]").all():
+            box.set_checked(box.get_attribute("data-count") == "2")
         pages.append(page)
     for page in pages:
         page.click("#play-now")

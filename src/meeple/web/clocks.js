@@ -20,8 +20,11 @@ export function clockText(seconds) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+// Seconds until the seat to move runs out, by the server's clock.
+export function untilDeadline(last) { return last.deadline - (local() + offset); }
+
 function timeLeft(last, seat) {
-  if (last.status === "running" && seat === last.to_move && last.deadline) return last.deadline - (local() + offset);
+  if (last.status === "running" && seat === last.to_move && last.deadline) return untilDeadline(last);
   return last.clocks ? last.clocks[seat] : null;
 }
 

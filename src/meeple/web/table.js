@@ -3,7 +3,7 @@
 import { api, h, myName, ordinal, save, saved, seatName, setMyName } from "./common.js";
 import { choicesPanel, loadRenderer, logLine } from "./renderer.js";
 import { navbar } from "./account.js";
-import { clockTags, noteServerTime, seatClock, tickClocks, voteButton, voteText } from "./clocks.js";
+import { clockTags, clockText, noteServerTime, seatClock, tickClocks, untilDeadline, voteButton, voteText } from "./clocks.js";
 
 const tableId = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
@@ -380,9 +380,7 @@ function drawEnd() {
 
 function tick() {
   if (!last || !last.deadline || last.status !== "running") { $("clock").textContent = ""; return; }
-  const left = Math.max(0, last.deadline - Date.now() / 1000);
-  const s = Math.ceil(left);
-  $("clock").textContent = s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  $("clock").textContent = clockText(untilDeadline(last));
 }
 
 // Chat lines go in as text (textContent through h()), never as HTML. Mutes: an account's are
