@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import insert, select
 
 import meeple
 from meeple.server import clocks
 from meeple.server.clocks import abandons_t
 from meeple.server.schema_players import results_t
-from meeple.server.storage import SeatRecord, TableRecord
+from meeple.server.storage import SeatRecord, Storage, TableRecord, tables_t
 from meeple.server.tables import LiveTable
 from server_util import client, create, hello, join, until, wait_for
 from test_accounts import c, entries, name, play_two, register, url, use  # noqa: F401
@@ -221,3 +222,20 @@ def test_a_rated_player_who_times_out_ranks_last_and_the_profile_says_so(c):  # 
     assert prof["recent"][0]["place"] == 2 and prof["recent"][0]["rated"] is True
     assert places == {1, 2}
     assert c.get(f"/api/players/{names[1 - late]}").json()["recent"][0]["place"] == 1
+
+
+def test_the_migration_reads_old_time_limits_as_speeds(tmp_path):
+    store = Storage(f"sqlite:///{tmp_path / 'old.db'}")
+    store.migrate("0007_undone_to")
+    now = datetime.now(UTC)
+    with store.engine.begin() as conn:
+        for tid, limit in (("a", 30.0), ("b", 86400.0), ("c", None)):
+            conn.execute(insert(tables_t).values(  # only the columns 0007 has
+                id=tid, game="trickarus", players=2, seed=1, options={}, status="running",
+                host_hash="h" * 64, time_limit=limit, created_at=now, updated_at=now))
+    store.migrate()
+    fast, slow, free = (store.load_table(x) for x in "abc")
+    assert fast.speed == clocks.legacy(30.0) and fast.speed["mode"] == "realtime"
+    assert slow.speed["mode"] == "turn" and slow.speed["per_move"] == 86400.0
+    assert free.speed is None and clocks.speed_of(free)["bank"] is None
+    store.dispose()
