@@ -196,16 +196,18 @@ def test_a_rated_player_who_times_out_ranks_last_and_the_profile_says_so(c):  # 
     names = [name("ann"), name("bob")]
     users = [register(c, n) for n in names]
     use(c, users[0])
-    speed = {"mode": "realtime", "bank": 1, "increment": 600, "on_timeout": "skip"}
+    speed = {"mode": "realtime", "bank": 3, "increment": 600, "on_timeout": "skip"}
     t = create(c, players=2, seats=[{"kind": "me"}, {"kind": "open"}], speed=speed)
     use(c, users[1])
     assert c.post(f"/api/tables/{t['id']}/join", json={"seat": 1, "name": "x"}).status_code == 200
     late = first_mover(c, t["id"])
-    use(c, users[late])
+    use(c, users[1 - late])  # the other one answers their first turn at once (3 s bank too)
     with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
-        hello(ws, late, None)
+        hello(ws, 1 - late, None)
         until(ws, lambda x: x["type"] == "state" and x["skipping"] == late)
-        until(ws, lambda x: x["type"] == "state" and x["skipping"] is None)
+        m = until(ws, lambda x: x["type"] == "state" and bool(x["legal"]))
+        ws.send_json({"type": "move", "action": m["legal"][0]["id"], "move": m["move"]})
+        until(ws, lambda x: x["type"] == "state" and x["move"] > m["move"])
     end = play_two(c, t["id"], users, [0, 1])
     assert end["status"] == "over"
     engine = c.app.state.storage.engine
