@@ -76,6 +76,9 @@ class Speed(BaseModel):
         return self
 
 
+NO_CLOCK = Speed().model_dump()  # real time without a clock: a table made with no speed
+
+
 def legacy(time_limit: float | None) -> dict[str, Any] | None:
     """The speed of a table created with a time per move (``time_limit``): under an hour a
     real-time clock of that bank and that increment (never less time than before), from an
@@ -100,7 +103,8 @@ def settle(speed: dict[str, Any] | None, time_limit: float | None
 
 
 def speed_of(rec: TableRecord) -> dict[str, Any]:
-    return rec.speed or legacy(rec.time_limit) or Speed().model_dump()
+    """The table's speed (read only: shared between tables that have none of their own)."""
+    return rec.speed or legacy(rec.time_limit) or NO_CLOCK
 
 
 def has_clock(speed: dict[str, Any]) -> bool:
