@@ -240,14 +240,18 @@ def _leave_and_reclaim(c):
         assert mine["to_move"] == 0
 
 
-def test_time_limit_replaces_a_slow_player_with_a_bot(c):
+def test_a_time_per_move_skips_a_slow_players_turn_and_keeps_their_seat(c):
+    """A table made with a time per move (the old ``time_limit``) runs a real-time clock of
+    that bank: when it runs out a bot plays that turn, and the seat stays its player's."""
     t = create(c, players=3, time_limit=0.3)
     with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:
         m = hello(ws, 0, t["secret"])
         assert m["deadline"] is not None and m["legal"]
-        z = until(ws, lambda x: x["type"] == "state" and x["seats"][0]["zombie"])
-        assert z["move"] == 0
-        until(ws, lambda x: x["type"] == "state" and x["move"] >= 1)
+        assert m["speed"]["mode"] == "realtime" and m["speed"]["bank"] == 0.3
+        skipped = until(ws, lambda x: x["type"] == "state" and x["skipping"] == 0)
+        assert skipped["move"] == 0 and not skipped["legal"] and not skipped["seats"][0]["zombie"]
+        after = until(ws, lambda x: x["type"] == "state" and x["move"] >= 1 and x["to_move"] != 0)
+        assert after["skipping"] is None and not after["seats"][0]["zombie"]
 
 
 def test_a_seat_handed_to_a_bot_takes_no_moves_from_its_player(tmp_path):

@@ -32,9 +32,9 @@ from meeple.core import MeepleError
 from meeple.core.text import seat_names
 
 from . import accounts as accounts_mod
-from . import friends as friends_mod
 from . import analysis as analysis_mod
-from . import idempotency
+from . import clocks, idempotency
+from . import friends as friends_mod
 from . import matchmaking as matchmaking_mod
 from . import notify as notify_mod
 from . import ratings as ratings_mod
@@ -58,6 +58,7 @@ from .models import (
     Rematch,
     Say,
     Undo,
+    Vote,
 )
 from .ops import Metrics, readiness
 from .pubsub import make_bus
@@ -446,6 +447,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 [(s.kind, s.level) for s in body.seats], user["username"] if user else body.name,
                 body.time_limit, client=client_token(request), idem_key=key,
                 user=user["id"] if user else None,
+                speed=body.speed.model_dump() if body.speed else None,
             )
             await friends.record_table(t, user, body.friends_only)
             if settings.rate_limits:
@@ -720,6 +722,10 @@ async def _handle(manager: TableManager, t: LiveTable, conn: Connection, msg: An
         if conn.seat is None:
             raise TableError("forbidden", "spectators have no seat")
         await manager.set_zombie(t, conn.seat, isinstance(msg, Leave))
+    elif isinstance(msg, Vote):
+        if conn.seat is None:
+            raise TableError("forbidden", "spectators do not vote")
+        conn.push({"type": "vote", **await clocks.vote(manager, t, conn.seat, msg.seat)})
     elif isinstance(msg, Hello):
         raise TableError("bad_message", "already said hello")
     else:  # ping

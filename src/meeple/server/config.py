@@ -61,6 +61,10 @@ class Settings:
     max_sockets_per_client: int = 20
     # The host may hand a person's seat to a bot once it has had no socket for this long.
     seat_gone_seconds: float = 120.0
+    # The others may vote out a person away this long, unless the table says otherwise
+    # (clocks.py): real time, and turn-based.
+    absent_seconds: float = 300.0
+    absent_turn_seconds: float = 3 * 86400.0
     # The address people reach this server at (https://games.example.org): links and cookies.
     public_url: str | None = None
     # Several servers: this one's name in the lease table (default: "local" for a lone server,
@@ -111,6 +115,8 @@ class Settings:
             max_sockets_per_table=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_TABLE") or 200),
             max_sockets_per_client=int(os.environ.get("MEEPLE_MAX_SOCKETS_PER_CLIENT") or 20),
             seat_gone_seconds=float(os.environ.get("MEEPLE_SEAT_GONE_SECONDS") or 120.0),
+            absent_seconds=float(os.environ.get("MEEPLE_ABSENT_SECONDS") or 300.0),
+            absent_turn_seconds=float(os.environ.get("MEEPLE_ABSENT_TURN_SECONDS") or 3 * 86400.0),
             public_url=public_url or os.environ.get("MEEPLE_PUBLIC_URL") or None,
             node_id=os.environ.get("MEEPLE_NODE_ID") or None,
             lease_seconds=float(os.environ.get("MEEPLE_LEASE_SECONDS") or 3.0),

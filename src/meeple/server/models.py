@@ -18,6 +18,7 @@ from pydantic import (
     field_validator,
 )
 
+from .clocks import Speed
 from .policy import reads_as_label
 
 NAME_MAX = 40
@@ -69,6 +70,7 @@ class CreateTable(Strict):
     name: Name | None = None
     time_limit: Annotated[float, Field(gt=0, le=7 * 86400)] | None = None
     friends_only: bool = False  # open seats only for the host's friends (a logged-in host)
+    speed: Speed | None = None  # real time or turn-based, and the time-out rule (clocks.py)
 
     @field_validator("options")
     @classmethod
@@ -131,6 +133,13 @@ class Reclaim(Strict):
     type: Literal["reclaim"]
 
 
+class Vote(Strict):
+    """Vote to replace the player of ``seat`` (out of time, or away too long) by a bot."""
+
+    type: Literal["vote"]
+    seat: SeatNo
+
+
 class Ping(Strict):
     type: Literal["ping"]
 
@@ -143,5 +152,6 @@ class Say(Strict):
 
 
 ClientMessage = TypeAdapter(
-    Annotated[Hello | Move | Undo | Leave | Reclaim | Ping | Say, Field(discriminator="type")]
+    Annotated[Hello | Move | Undo | Leave | Reclaim | Vote | Ping | Say,
+              Field(discriminator="type")]
 )

@@ -2,7 +2,8 @@
 per rated table at its end, whatever server sees the end first.
 
 A table is *rated* when play starts with every seat a person with an account (distinct
-accounts); a seat handed to a bot (zombie mode, or by the host) unrates it for good. The shown
+accounts), and stays rated: a player who leaves (their seat still played by a bot at the end),
+times out or is replaced by a bot ranks last for ratings (`clocks.places`). The shown
 number is conservative, like BGA's: ``40 * (mu - 3 sigma)``, 0 for a newcomer, floored at 0,
 and marked provisional until `PROVISIONAL_GAMES` rated games. Every finished table with
 account seats leaves a result per account (place, and for rated ones the rating and change),
@@ -24,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 
 import meeple
 
+from . import clocks
 from .accounts import PROVISIONAL_GAMES
 from .schema_players import rated_tables_t, ratings_t, results_t, users_t
 from .storage import Storage, seats_t, tables_t
@@ -95,7 +97,7 @@ class Ratings:
 
     def update(self, table_id: str, game: str, seats: list[tuple[str, int | None, bool]],
                ranking: list[int] | None) -> None:
-        """Record the decision, unrate on a zombie, and at the end rate exactly once."""
+        """Record the decision when play starts, and at the end rate exactly once."""
         users = [u for _, u, _ in seats]
         eligible = (len(seats) > 1 and all(k == "human" and u is not None and not z
                                            for k, u, z in seats) and len(set(users)) == len(users))
@@ -112,10 +114,6 @@ class Ratings:
                 rated = eligible
             else:
                 rated = bool(row["rated"])
-                if rated and not eligible:
-                    conn.execute(update(rated_tables_t).where(rated_tables_t.c.table_id == table_id)
-                                 .values(rated=False))
-                    rated = False
         if ranking is not None:
             self._finish(table_id, game, seats, ranking, rated)
 
@@ -129,7 +127,10 @@ class Ratings:
             if not claimed:
                 return  # results already written (by this server or another)
             now = _now()
-            people = [(n, u) for n, (k, u, _) in enumerate(seats) if k == "human" and u is not None]
+            gone = clocks.penalized(conn, table_id, seats, now.timestamp())
+            ranking = clocks.places(ranking, set(gone))
+            people = sorted({(n, u) for n, (k, u, _) in enumerate(seats) if k == "human"
+                             and u is not None} | {(n, u) for n, u in gone.items() if u is not None})
             new: dict[int, tuple[float, float, int]] = {}
             if rated:
                 old = {}
@@ -229,6 +230,7 @@ class Ratings:
             recent = conn.execute(
                 select(results_t).where(results_t.c.user_id == uid)
                 .order_by(results_t.c.at.desc()).limit(20)).mappings().all()
+            reliability = clocks.reliability(conn, uid)
             running = conn.execute(
                 select(tables_t.c.id, tables_t.c.game, tables_t.c.status)
                 .join(seats_t, seats_t.c.table_id == tables_t.c.id)
@@ -238,7 +240,7 @@ class Ratings:
         return {
             "username": user["username"],
             "since": user["created_at"].isoformat(),
-            "games_played": played, "games_won": won,
+            "games_played": played, "games_won": won, **reliability,
             "ratings": [{
                 "game": r["game"], "title": titles.get(r["game"], r["game"]),
                 "rating": r["display"], "games": r["games"], "wins": r["wins"],

@@ -38,6 +38,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
+    Text,
     bindparam,
     create_engine,
     delete,
@@ -78,6 +79,11 @@ tables_t = Table(
     # 0007: the move the last undo went back to (a move after it in the same turn keeps the
     # turn's deadline, so taking steps back and forth never buys time)
     Column("undone_to", Integer, nullable=True),
+    # 0008: the table's speed (clocks.py: real time or turn-based, the time-out rule) and its
+    # clocks' state (JSON text: each seat's bank, a turn being skipped, votes), written with
+    # each move in the move's own statement
+    Column("speed", JSON, nullable=True),
+    Column("clocks", Text, nullable=True),
 )
 # 0003: two racing rematch presses can never make two new tables
 Index("ux_meeple_tables_rematch_of", tables_t.c.rematch_of, unique=True)
@@ -143,6 +149,7 @@ _INSERT_ACTION = insert(actions_t)
 _TOUCH_TABLE = (
     update(tables_t).where(tables_t.c.id == bindparam("tid"))
     .values(updated_at=bindparam("now"), deadline=bindparam("deadline"),
+            clocks=func.coalesce(bindparam("clocks", type_=Text), tables_t.c.clocks),
             version=tables_t.c.version + 1)
     .returning(tables_t.c.version)
 )
@@ -161,7 +168,7 @@ T = TypeVar("T")
 _TOUCH_IF_UNDOS = _TOUCH_TABLE.where(tables_t.c.undos == bindparam("expected_undos"))
 _PG_MOVE_IF_UNDOS = text(
     "WITH touched AS (UPDATE meeple_tables SET updated_at = :now, deadline = :deadline,"
-    " version = version + 1 WHERE id = :tid AND undos = :expected_undos RETURNING version),"
+    " clocks = COALESCE(CAST(:clocks AS TEXT), clocks), version = version + 1 WHERE id = :tid AND undos = :expected_undos RETURNING version),"
     " logged AS (INSERT INTO meeple_actions (table_id, n, seat, action, \"at\")"
     " SELECT :table_id, :n, :seat, :action, :at FROM touched RETURNING n)"
     " SELECT touched.version FROM touched, logged"
@@ -174,7 +181,7 @@ _PG_DRIVER_MOVE = text(
     "WITH lease AS (SELECT 1 FROM meeple_leases WHERE table_id = :tid AND holder = :holder"
     " FOR SHARE),"
     " touched AS (UPDATE meeple_tables SET updated_at = :now, deadline = :deadline,"
-    " version = version + 1 WHERE id = :tid AND undos = :expected_undos"
+    " clocks = COALESCE(CAST(:clocks AS TEXT), clocks), version = version + 1 WHERE id = :tid AND undos = :expected_undos"
     " AND EXISTS (SELECT 1 FROM lease) RETURNING version),"
     " logged AS (INSERT INTO meeple_actions (table_id, n, seat, action, \"at\")"
     " SELECT :table_id, :n, :seat, :action, :at FROM touched RETURNING n)"
@@ -223,8 +230,9 @@ class MoveWriter:
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def append(self, table_id: str, n: int, seat: int, action: int,
-                     deadline: float | None, undos: int, holder: str | None = None) -> int:
-        """Log move ``n`` and the next deadline; the table's new version. `DuplicateMove` if
+                     deadline: float | None, undos: int, holder: str | None = None,
+                     clocks: str | None = None) -> int:
+        """Log move ``n`` and the next deadline (and clocks' state, unless None); the table's new version. `DuplicateMove` if
         move ``n`` is already logged or the table's undo count is no longer ``undos``;
         `NotDriver` if ``holder`` is given and no longer holds the table's lease; a broken
         connection is dropped and its error raised."""
@@ -233,7 +241,7 @@ class MoveWriter:
         now = _now()
         params = {"table_id": table_id, "n": n, "seat": seat, "action": action, "at": now,
                   "tid": table_id, "now": now, "deadline": deadline, "expected_undos": undos,
-                  "holder": holder}
+                  "holder": holder, "clocks": clocks}
         if self.loop is not asyncio.get_running_loop():  # connections serve one loop only
             self.loop, self.free, self.slots = asyncio.get_running_loop(), [], asyncio.Semaphore(
                 self.size)
@@ -316,6 +324,8 @@ class TableRecord:
     deadline: float | None = None
     undos: int = 0
     undone_to: int | None = None
+    speed: dict[str, Any] | None = None
+    clocks: str | None = None  # JSON text, read and written by clocks.py
 
 
 def _now() -> datetime:
@@ -431,7 +441,7 @@ class Storage:
                 update(tables_t).where(tables_t.c.id == table_id).values(
                     status=rec.status, deadline=rec.deadline, rematch=rec.rematch,
                     version=rec.version, updated_at=rec.updated_at, undos=rec.undos,
-                    undone_to=rec.undone_to)
+                    undone_to=rec.undone_to, clocks=rec.clocks)
             )
             if idem_key is not None:
                 store_answer(conn, idem_key, 200, result)  # type: ignore[arg-type]
@@ -551,6 +561,7 @@ class Storage:
     def append_action(
         self, table_id: str, n: int, seat: int, action: int, status: str | None = None,
         deadline: float | None = None, undos: int | None = None, holder: str | None = None,
+        clocks: str | None = None,
     ) -> int:
         """Log move ``n`` (and the next move's deadline, or the final status) in one transaction.
 
@@ -561,7 +572,8 @@ class Storage:
         """
         now = _now()
         if undos is not None:  # the server's moves: one statement on PostgreSQL
-            return self._append_if_undos(table_id, n, seat, action, deadline, undos, now, holder)
+            return self._append_if_undos(table_id, n, seat, action, deadline, undos, now, holder,
+                                         clocks)
         try:
             with self.engine.begin() as conn:
                 conn.execute(
@@ -570,7 +582,8 @@ class Storage:
                 )
                 if status is None:
                     row = conn.execute(_TOUCH_TABLE, {"tid": table_id, "now": now,
-                                                      "deadline": deadline}).first()
+                                                      "deadline": deadline,
+                                                      "clocks": clocks}).first()
                 else:
                     row = conn.execute(_FINISH_TABLE, {"tid": table_id, "now": now,
                                                        "new_status": status}).first()
@@ -580,10 +593,10 @@ class Storage:
 
     def _append_if_undos(self, table_id: str, n: int, seat: int, action: int,
                          deadline: float | None, undos: int, now: datetime,
-                         holder: str | None = None) -> int:
+                         holder: str | None = None, clocks: str | None = None) -> int:
         params = {"table_id": table_id, "n": n, "seat": seat, "action": action, "at": now,
                   "tid": table_id, "now": now, "deadline": deadline, "expected_undos": undos,
-                  "holder": holder}
+                  "holder": holder, "clocks": clocks}
         try:
             if self.engine.dialect.name == "postgresql":  # one statement, one round trip
                 with self.autocommit.connect() as conn:
@@ -625,6 +638,7 @@ def insert_table(conn: Any, rec: TableRecord) -> None:
             time_limit=rec.time_limit, rematch_of=rec.rematch_of, rematch=rec.rematch,
             created_at=rec.created_at, updated_at=rec.updated_at, version=rec.version,
             deadline=rec.deadline, undos=rec.undos, undone_to=rec.undone_to,
+            speed=rec.speed, clocks=rec.clocks,
         )
     )
     conn.execute(insert(seats_t), [{"table_id": rec.id, **s.__dict__} for s in rec.seats])
@@ -678,6 +692,10 @@ def _actions(conn: Any, table_id: str, since: int) -> list[int]:
     return out
 
 
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
 def _aware(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
@@ -693,6 +711,7 @@ def _table_record(row: Any, seats: list[Any]) -> TableRecord:
         created_at=_aware(row["created_at"]), updated_at=_aware(row["updated_at"]),
         version=row.get("version") or 0, deadline=row.get("deadline"),
         undos=row.get("undos") or 0, undone_to=row.get("undone_to"),
+        speed=_json(row.get("speed")), clocks=row.get("clocks"),
         seats=[
             SeatRecord(seat=s["seat"], kind=s["kind"], name=s["name"], level=s["level"],
                        secret_hash=s["secret_hash"], zombie=bool(s["zombie"]),

@@ -37,6 +37,7 @@ from meeple.bots import levels, make_bot
 from meeple.core import State
 from meeple.core.text import seat_names
 
+from . import clocks
 from .config import Settings
 from .leases import Leases, needs_driver
 from .ops import Metrics
@@ -50,7 +51,6 @@ from .storage import (
     TableRecord,
     count_actions,
     delete_actions,
-    holds_lease,
     insert_table,
     presence_t,
 )
@@ -166,7 +166,7 @@ class LiveTable:
 
     def bot_plays(self, n: int) -> bool:
         s = self.rec.seats[n]
-        return s.kind == "bot" or (s.kind == "human" and s.zombie)
+        return s.kind == "bot" or (s.kind == "human" and (s.zombie or clocks.skipping(self.rec) == n))
 
 
 def check_level(level: str | None, info: meeple.core.GameInfo, settings: Settings) -> str:
@@ -204,10 +204,6 @@ def bot_choose(game: str, level: str, seed: int, state: State, max_seconds: floa
     return action
 
 
-class _NotDriving(Exception):
-    """A time limit fired on a server that no longer holds the table's lease."""
-
-
 class _NoChange(Exception):
     """Raised inside a transaction's decision: nothing to do (the transaction rolls back)."""
 
@@ -222,7 +218,7 @@ def _start_if_full(rec: TableRecord, now: float) -> None:
     """An open table whose every seat is taken starts (in the same transaction as the seat)."""
     if rec.status == "open" and all(s.kind in ("bot", "human") for s in rec.seats):
         rec.status = "running"
-        rec.deadline = now + rec.time_limit if rec.time_limit else None
+        clocks.start(rec, now)
 
 
 class TableManager:
@@ -290,17 +286,19 @@ class TableManager:
             self.metrics.db_seconds.observe(time.perf_counter() - t0)
 
     async def _append(self, t: LiveTable, n: int, seat: int, action: int,
-                      deadline: float | None, by_driver: bool = False) -> int:
+                      deadline: float | None, by_driver: bool = False,
+                      clocks: str | None = None) -> int:
         """Log a move (only while the table's undo count is this copy's, and a driver's move
         only while this server holds the table's lease): on PostgreSQL straight from the event
         loop, elsewhere like any call."""
         holder = self.leases.holder if by_driver else None
         if self.moves is None:
             return await self._db(self.storage.append_action, t.rec.id, n, seat, action, None,
-                                  deadline, t.undos, holder)
+                                  deadline, t.undos, holder, clocks)
         t0 = time.perf_counter()
         try:
-            return await self.moves.append(t.rec.id, n, seat, action, deadline, t.undos, holder)
+            return await self.moves.append(t.rec.id, n, seat, action, deadline, t.undos, holder,
+                                           clocks)
         finally:
             took = time.perf_counter() - t0
             self.metrics.db_seconds.observe(took)
@@ -647,6 +645,8 @@ class TableManager:
                 else:
                     t.rec.version = version
                     t.deadline = t.rec.deadline = message.get("deadline")
+                    if isinstance(message.get("clocks"), str):
+                        t.rec.clocks = message["clocks"]
                     if t.state.is_over():
                         t.rec.status, t.deadline = "over", None
                     if isinstance(message.get("at"), int | float):
@@ -671,12 +671,14 @@ class TableManager:
         client: str | None = None,
         idem_key: str | None = None,
         user: int | None = None,
+        speed: dict[str, Any] | None = None,
     ) -> tuple[LiveTable, str, dict[int, str]]:
-        """A new table; returns it, the host secret and the secrets of the seats taken ("me")."""
+        """A new table; returns it, the host secret and the secrets of the seats taken ("me").
+        ``speed``: see `clocks.Speed` (else ``time_limit``, a time per move, is converted)."""
         if self.draining:
             raise TableError("draining", "this server is restarting; try again")
         t, host, taken = self._new_table(game, players, options, seats, name, time_limit,
-                                         rematch_of, seed, client, user)
+                                         rematch_of, seed, client, user, speed)
         answer = self.create_answer(t, host, taken) if idem_key else None
         await self.bus.watch(t.rec.id)
         try:
@@ -699,7 +701,8 @@ class TableManager:
     def _new_table(self, game: str, players: int, options: dict[str, Any],
                    seats: list[tuple[str, str | None]], name: str | None,
                    time_limit: float | None, rematch_of: str | None, seed: int | None,
-                   client: str | None, user: int | None = None) -> tuple[LiveTable, str, dict[int, str]]:
+                   client: str | None, user: int | None = None,
+                   speed: dict[str, Any] | None = None) -> tuple[LiveTable, str, dict[int, str]]:
         info = meeple.game_info(game)
         resolved = info.resolve_options(players, options)
         if len(seats) > players:
@@ -724,11 +727,12 @@ class TableManager:
             else:
                 records.append(SeatRecord(n))
         seed = secrets.randbits(62) if seed is None else seed
+        speed, time_limit = clocks.settle(speed, time_limit)
         state = meeple.make(game, players, seed, **resolved)
         rec = TableRecord(
             id=secrets.token_hex(6), game=game, players=players, seed=seed, options=resolved,
             host_hash=hash_secret(host), time_limit=time_limit, rematch_of=rematch_of,
-            seats=records,
+            seats=records, speed=speed,
         )
         _start_if_full(rec, self.storage.clock.now())
         t = LiveTable(rec=rec, state=state, deadline=rec.deadline)
@@ -853,16 +857,14 @@ class TableManager:
                 raise TableError("not_gone", f"a seat goes to a bot after its player has been "
                                              f"away {wait:g} s")
             rec.seats[seat] = SeatRecord(seat, "bot", name=f"Bot {seat + 1} ({level})", level=level)
+            clocks.record_abandon(conn, rec.id, seat, s.user_id, "replaced", now)
 
         await self._change(t, decide)
 
     async def set_zombie(self, t: LiveTable, seat: int, zombie: bool,
-                         at_move: int | None = None, by_clock: bool = False) -> bool:
+                         at_move: int | None = None) -> bool:
         """A seat leaves (a bot plays it) or is handed back to its player. ``at_move``: only if
-        the table is still at that move (a time limit must not fire on a move just made).
-        ``by_clock``: the time limit fires only if the stored deadline has passed and this
-        server still holds the table's lease (a server that hung may wake with a timer set for
-        a deadline the server that took over has since moved on). True if it changed."""
+        the table is still at that move. True if it changed."""
 
         def decide(rec: TableRecord, conn: Any) -> None:
             s = _seat_of(rec, seat)
@@ -870,21 +872,12 @@ class TableManager:
                 raise _NoChange
             if at_move is not None and count_actions(conn, rec.id) != at_move:
                 raise _NoChange
-            if by_clock and not holds_lease(conn, rec.id, self.leases.holder):
-                raise _NotDriving
-            if by_clock and (rec.deadline is None or rec.deadline > self.storage.clock.now() + 0.05):
-                raise _NoChange
             rec.seats[seat] = replace(s, zombie=zombie)
-            if not zombie and rec.time_limit:
-                rec.deadline = self.storage.clock.now() + rec.time_limit
+            if not zombie:
+                rec.deadline = clocks.reclaimed_deadline(rec, self.storage.clock.now())
 
         try:
             await self._change(t, decide)
-        except _NotDriving:
-            self.leases.mine.discard(t.rec.id)
-            self.metrics.not_driver.inc()
-            self._stop_driving(t)
-            return False
         except _NoChange:
             return False
         return True
@@ -913,7 +906,8 @@ class TableManager:
         ]
         name = t.seat(seat).name if seat is not None else None
         new, host, taken = self._new_table(t.rec.game, t.rec.players, t.rec.options, seats, name,
-                                           t.rec.time_limit, t.rec.id, None, client, user)
+                                           t.rec.time_limit, t.rec.id, None, client, user,
+                                           t.rec.speed)
         if self.draining:
             raise TableError("draining", "this server is restarting; try again")
 
@@ -995,9 +989,10 @@ class TableManager:
                 raise refusal
             if not st.is_legal(action):
                 raise TableError("illegal", f"action {action} is not legal now")
-            deadline = self._deadline_after(t, action)
+            deadline, clock_state = clocks.after_move(t, action, self.storage.clock.now())
             try:
-                version = await self._append(t, n, seat, action, deadline, by_driver=by_bot)
+                version = await self._append(t, n, seat, action, deadline, by_driver=by_bot,
+                                             clocks=clock_state)
             except NotDriver:
                 # this server hung and another took the table over meanwhile: it drives now
                 self.leases.mine.discard(t.rec.id)
@@ -1017,6 +1012,8 @@ class TableManager:
             st.apply(action)
             t.rec.version = version
             t.deadline = t.rec.deadline = deadline
+            if clock_state is not None:
+                t.rec.clocks = clock_state
             over = st.is_over()
             if over:
                 t.rec.status, t.deadline = "over", None
@@ -1027,20 +1024,6 @@ class TableManager:
             t.rec.version = await self._db(self.storage.set_status, t.rec.id, "over")
             if t.rec.id in self.leases.mine:
                 await self._db(self.leases.release, t.rec.id)
-
-    def _deadline_after(self, t: LiveTable, action: int) -> float | None:
-        """The time limit's deadline once ``action`` is played: a fresh one, except while the
-        mover goes on with a turn in which they took steps back (an undo restores the steps,
-        never the time, so undoing and replaying again and again cannot hold a table)."""
-        if not t.rec.time_limit:
-            return None
-        st, undone_to = t.state, t.rec.undone_to
-        if undone_to is not None and t.deadline is not None and undone_to >= st.undo_floor:
-            after = st.clone()
-            after.apply(action)
-            if after.to_move == st.to_move and after.undo_floor == st.undo_floor:
-                return t.deadline  # still the same turn's span: its clock runs on
-        return self.storage.clock.now() + t.rec.time_limit
 
     async def undo(self, t: LiveTable, seat: int, n: int, to: int | None = None) -> int:
         """Take back the steps of ``seat``'s turn in progress from move ``to`` on (by default
@@ -1097,7 +1080,7 @@ class TableManager:
             message: dict[str, Any] = {"table": t.rec.id, "version": t.rec.version}
             if move is not None:  # the move itself: the others need not read the database
                 message.update(n=move, action=action, deadline=t.deadline,
-                               at=self.storage.clock.now())
+                               at=self.storage.clock.now(), clocks=t.rec.clocks)
             self.bus.send(message)
         self._schedule(t)
 
@@ -1111,7 +1094,7 @@ class TableManager:
         if t.bot_plays(seat):
             if t.bot_task is None or t.bot_task.done():
                 t.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(t))
-        elif t.rec.time_limit and t.deadline is not None:
+        elif t.rec.time_limit and t.deadline is not None and seat not in clocks.timed_out(t.rec):
             delay = max(0.0, t.deadline - self.storage.clock.now())
             n = len(t.state.history)
             t.timer = asyncio.get_running_loop().call_later(
@@ -1187,7 +1170,7 @@ class TableManager:
         if t.state.to_move == seat and t.rec.status == "running" and not t.bot_plays(seat) \
                 and len(t.state.history) == n:
             if t.deadline is not None and self.storage.clock.now() >= t.deadline - 0.01:
-                if not await self.set_zombie(t, seat, True, at_move=n, by_clock=True):
+                if not await clocks.time_out(self, t, seat, n):
                     await self.refresh(t)  # the stored deadline (or driver) differs: re-read
                     self._schedule(t)  # and wait for the stored deadline, if still ours
 
@@ -1302,6 +1285,7 @@ class TableManager:
             "time_limit": t.rec.time_limit,
             "deadline": t.deadline if t.rec.status == "running" else None,
             "rematch": t.rec.rematch,
+            **clocks.view(self, t),
         }
         if st.is_over():
             msg["scores"] = st.scores()
@@ -1327,7 +1311,7 @@ class TableManager:
             "options": t.rec.options, "status": t.rec.status, "move": len(t.state.history),
             "to_move": t.state.to_move, "seats": self.seats_json(t),
             "time_limit": t.rec.time_limit, "rematch": t.rec.rematch,
-            "rematch_of": t.rec.rematch_of,
+            "rematch_of": t.rec.rematch_of, "speed": clocks.speed_of(t.rec),
         }
 
 

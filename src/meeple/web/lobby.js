@@ -47,13 +47,26 @@ function seatRows(game, players, box) {
   }));
 }
 
+// A table's speed (server/clocks.py): a real-time clock per player (a bank plus an increment
+// each turn) or a turn-based deadline per move; without a clock, how long a player may be away
+// before the others can vote them out follows the mode (5 minutes or 3 days by default).
+const SPEEDS = {
+  casual: { label: "real time, no clock", speed: { mode: "realtime" } },
+  fast: { label: "real time: 3 min + 10 s a turn", speed: { mode: "realtime", bank: 180, increment: 10 } },
+  normal: { label: "real time: 10 min + 30 s a turn", speed: { mode: "realtime", bank: 600, increment: 30 } },
+  day: { label: "turn-based: 24 h a move", speed: { mode: "turn", per_move: 86400 } },
+  days: { label: "turn-based: 72 h a move", speed: { mode: "turn", per_move: 259200 } },
+  slow: { label: "turn-based, no deadline", speed: { mode: "turn" } },
+};
+
 function gameCard(game) {
   const players = h("select", { name: "players" }, game.players.map((n) =>
     h("option", { value: n, selected: n === (game.players.includes(3) ? 3 : game.players[0]) }, `${n} players`)));
   const seats = h("div.seats-config");
-  const timeLimit = h("select", { name: "time_limit" },
-    h("option", { value: "" }, "no time limit"), h("option", { value: "30" }, "30 s a move"),
-    h("option", { value: "120" }, "2 min a move"), h("option", { value: "86400" }, "1 day a move (turn-based)"));
+  const speed = h("select", { name: "speed" }, Object.entries(SPEEDS).map(([k, v]) => h("option", { value: k }, v.label)));
+  const rule = h("select", { name: "on_timeout" },
+    h("option", { value: "skip" }, "skip that turn (a bot plays it)"),
+    h("option", { value: "vote" }, "the others may vote to replace the player"));
   const friendsOnly = me ? h("input", { type: "checkbox", name: "friends_only" }) : null;
   const error = h("p.error");
   const form = h("form.create", {
@@ -74,7 +87,7 @@ function gameCard(game) {
       try {
         const res = await api("/api/tables", {
           game: game.id, players: Number(players.value), options, seats: seatSpecs,
-          name: me ? null : name || null, time_limit: timeLimit.value ? Number(timeLimit.value) : null,
+          name: me ? null : name || null, speed: { ...SPEEDS[speed.value].speed, on_timeout: rule.value },
           friends_only: friendsOnly ? friendsOnly.checked : false,
         });
         // an account's seat comes back from the server on any browser: only the host secret stays here
@@ -89,7 +102,8 @@ function gameCard(game) {
     h("label.field", {}, "Players", players),
     game.options.map(optionField),
     seats,
-    h("label.field", {}, "Time", timeLimit),
+    h("label.field", {}, "Speed", speed),
+    h("label.field", { title: "what happens when a player's clock runs out" }, "When a clock runs out", rule),
     friendsOnly ? h("label.field", {}, friendsOnly, " open to my friends only") : null,
     h("button.primary", { type: "submit" }, `Create a ${game.title} table`),
     error);

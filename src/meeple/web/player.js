@@ -20,7 +20,8 @@ try {
   const p = await api(`/api/players/${encodeURIComponent(username)}`);
   document.title = `meeple — ${p.username}`;
   $("name").textContent = p.username;
-  $("summary").textContent = `${plural(p.games_played, "game")} played, ${p.games_won} won · since ${p.since.slice(0, 10)}`;
+  $("summary").textContent = `${plural(p.games_played, "game")} played, ${p.games_won} won · since ${p.since.slice(0, 10)}`
+    + ` · ${p.abandoned ?? 0} abandoned, ${p.timed_out ?? 0} timed out`;
   $("ratings").replaceChildren(...(p.ratings.length ? p.ratings.map((r) => h("div.rating-card", { "data-game": r.game },
     h("strong", {}, r.title), " ", h("span.rating", {}, ratingText(r)),
     h("span.muted", {}, ` · ${r.games} rated games, ${r.wins} won${r.provisional ? " · provisional" : ""}`),

@@ -7,6 +7,7 @@ import { choicesPanel, loadRenderer, logLine } from "./renderer.js";
 import { navbar } from "./account.js";
 import { tell } from "./notify.js";
 import { scoringTable, tableRatings } from "./scoring.js";
+import { clockTags, clockText, noteServerTime, seatClock, tickClocks, untilDeadline, voteButton, voteText } from "./clocks.js";
 
 const tableId = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
@@ -75,11 +76,13 @@ function onMessage(msg) {
   }
   if (msg.type === "reconnect") { retry = 100; return; }  // a server draining: the next one is near
   if (msg.type === "chat") { chat = chat.concat(msg.messages); drawChat(); return; }
+  if (msg.type === "vote") { $("error").textContent = voteText(msg); return; }
   if (msg.type === "seats") {  // someone arrived or left: only the seats changed
-    if (last) { last = { ...last, seats: msg.seats }; draw(); }
+    if (last) { noteServerTime(msg); last = { ...last, seats: msg.seats }; draw(); }
     return;
   }
   if (msg.type !== "state") return;
+  noteServerTime(msg);
   if (msg.log_start === 0) log = [];
   log = log.slice(0, msg.log_start).concat(msg.log);
   last = msg;
@@ -145,6 +148,8 @@ function drawSeats() {
     s.kind === "open" ? h("span.tag", {}, "open") : null,
     s.kind === "invited" ? h("span.tag", {}, "invited") : null,
     s.kind === "human" && !s.connected && last.status === "running" && s.away ? h("span.tag.warn", {}, `away ${Math.round(s.away / 60)} min`) : null,
+    seatClock(last, s), clockTags(last, s),
+    voteButton(last, s, (m) => ws.send(JSON.stringify(m))),
     m.host && (s.kind === "open" || s.kind === "invited") && last.status === "open" ? hostControls(s.seat) : null,
     m.host ? hostSeatActions(s) : null,
   )));
@@ -398,9 +403,7 @@ function drawEnd() {
 
 function tick() {
   if (!last || !last.deadline || last.status !== "running") { $("clock").textContent = ""; return; }
-  const left = Math.max(0, last.deadline - Date.now() / 1000);
-  const s = Math.ceil(left);
-  $("clock").textContent = s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  $("clock").textContent = clockText(untilDeadline(last));
 }
 
 // Chat lines go in as text (textContent through h()), never as HTML. Mutes: an account's are
@@ -481,7 +484,7 @@ try {
   setupAnimations();
   drawRules();
   connect();
-  setInterval(tick, 500);
+  setInterval(() => { tick(); tickClocks(last); }, 500);
 } catch (err) {
   $("error").textContent = err.message;
   $("conn").textContent = "";
