@@ -1,0 +1,126 @@
+"""Karvi rules that a mutation sample found without a test (tools/mutate.py, docs/mutation.md).
+
+Section names refer to the rulebook text /work/shared/rules/002 (the English Hans im Glück rules).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import meeple
+from edit import put
+from meeple.games.karvi import components as C
+from meeple.games.karvi.rules import BASE, KarviState, warrior_class
+
+
+def A(name: str, x: int = 0) -> int:
+    return BASE[name] + x
+
+
+def started(players: int = 3, seed: int = 0, **options) -> KarviState:
+    """A game past the free first rune stones (and any setup choices): the first real turn."""
+    s = meeple.make("karvi", players=players, seed=seed, **options)
+    while s.tasks and s.tasks[-1][0] in ("free_rune", "keep"):
+        s.apply(s.legal_actions()[0])
+    return s
+
+
+def test_heal_2_heals_two_warriors():
+    """Heal warriors: "Turn as many of your warriors as shown from the red (injured) side to the
+    blue (healthy) side"; card 8: "you can flip 2 injured warriors to their healthy side"."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.war = (0,) * 12
+    put(pl, "war", warrior_class(2, True), 2)
+    put(pl, "war", warrior_class(3, True), 1)
+    s.tasks.append(("heal", 2))
+    s.apply(A("WARRIOR", warrior_class(2, True)))
+    assert s.tasks and s.tasks[-1] == ("heal", 1)  # a second warrior may still be healed
+    s.apply(A("WARRIOR", warrior_class(3, True)))
+    assert pl.war[warrior_class(2, False)] == 1 and pl.war[warrior_class(3, False)] == 1
+    assert pl.war[warrior_class(2, True)] == 1  # only 2 were healed
+    assert not (s.tasks and s.tasks[-1][0] == "heal")
+
+
+def test_heal_stops_when_no_warrior_is_injured():
+    """Heal warriors: only injured warriors can be turned; with none left the heal ends
+    (ruling 18: no decision without a choice)."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.war = (0,) * 12
+    put(pl, "war", warrior_class(2, True), 1)
+    s.tasks.append(("heal", 2))
+    s.apply(A("WARRIOR", warrior_class(2, True)))
+    assert pl.war[warrior_class(2, False)] == 1
+    assert not (s.tasks and s.tasks[-1][0] == "heal")
+
+
+def _rune(count: str) -> int:
+    return next(i for i, r in enumerate(C.RUNES) if r["count"] == count and r["easy"][0] < r["hard"][0])
+
+
+def test_a_rune_stone_scores_its_easy_goal_points():
+    """Final scoring: "Each rune stone has an easy and a difficult requirement. You may only
+    fulfill one of them": meeting only the easy one adds its points; the difficult one adds its
+    own instead; neither adds nothing."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    r = _rune("posts")
+    rune = C.RUNES[r]
+    pl.rune_spots = ((r,), (), (), ())
+    pl.built = ((1, "post"),) * rune["easy"][0]
+    assert s.final_lines(q)["rune stones"] == rune["easy"][1] > 0
+    pl.built = ((1, "post"),) * rune["hard"][0]
+    assert s.final_lines(q)["rune stones"] == rune["hard"][1]
+    pl.built = ()
+    assert s.final_lines(q)["rune stones"] == 0
+    pl.built = ((1, "post"),) * rune["easy"][0]
+    pl.rune_spots = ((r,), (r,), (), ())
+    assert s.final_lines(q)["rune stones"] == 2 * rune["easy"][1]
+
+
+def _use_up_supply(s: KarviState, values: range, q: int) -> None:
+    """Every warrior of these values goes to another player's tableau (sparing ``q``)."""
+    other = s.p[(q + 1) % s.players]
+    for v in values:
+        put(other, "war", warrior_class(v, False), other.war[warrior_class(v, False)] + s._supply(v))
+
+
+def test_no_warrior_left_of_any_weaker_value_gives_none():
+    """Warriors: "If you are allowed to take a warrior ... but there are no warriors of that
+    strength left in the supply, you may take a weaker warrior instead": with none of any value up
+    to hers left, no warrior is taken."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    before = pl.war
+    _use_up_supply(s, range(1, 4), q)
+    s._gain_warrior(pl, 3)
+    assert pl.war == before
+    assert all(s._supply(v) == 0 for v in (1, 2, 3))
+
+
+def test_a_weaker_warrior_when_hers_is_gone():
+    """Warriors (In)finite components: the weaker warrior taken is the strongest one left."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    _use_up_supply(s, range(2, 4), q)
+    n1 = pl.war[warrior_class(1, False)]
+    s._gain_warrior(pl, 3)
+    assert pl.war[warrior_class(1, False)] == n1 + 1
+
+
+def test_determinize_shuffles_the_face_down_stop_area_tiles():
+    """Ruling 11: the stop-area tiles under the top one are unknown to all, so a determinization
+    deals them in a random order (4 players: three tiles, two face down), never sorted."""
+    s = started(4)
+    def key(stack) -> str:
+        return json.dumps(stack, sort_keys=True)
+
+    worlds = [s.determinize(s.to_move, random.Random(seed)) for seed in range(12)]
+    assert len({key(w.stop_stack[1:]) for w in worlds}) == 2
+    assert {key(w.stop_stack[0]) for w in worlds} == {key(s.stop_stack[0])}
+
