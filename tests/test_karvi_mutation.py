@@ -11,7 +11,7 @@ import random
 import meeple
 from edit import put
 from meeple.games.karvi import components as C
-from meeple.games.karvi.rules import BASE, KarviState, warrior_class
+from meeple.games.karvi.rules import _RUNE_BACK_RANK, BASE, KarviState, warrior_class
 
 
 def A(name: str, x: int = 0) -> int:
@@ -124,3 +124,71 @@ def test_determinize_shuffles_the_face_down_stop_area_tiles():
     assert len({key(w.stop_stack[1:]) for w in worlds}) == 2
     assert {key(w.stop_stack[0]) for w in worlds} == {key(s.stop_stack[0])}
 
+
+
+def test_the_last_warrior_of_her_value_is_taken():
+    """Warriors: a weaker warrior only when "there are no warriors of that strength left": with
+    one left, she is taken."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    other = s.p[(q + 1) % s.players]
+    c3 = warrior_class(3, False)
+    put(other, "war", c3, other.war[c3] + s._supply(3) - 1)
+    assert s._supply(3) == 1
+    n3 = pl.war[c3]
+    s._gain_warrior(pl, 3)
+    assert pl.war[c3] == n3 + 1 and s._supply(3) == 0
+
+
+def test_the_weaker_warrior_is_the_next_value_down():
+    """Warriors: with none of value 3 left, the weaker warrior taken is a 2 (the strongest left)."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    _use_up_supply(s, range(3, 4), q)
+    n2 = pl.war[warrior_class(2, False)]
+    s._gain_warrior(pl, 3)
+    assert pl.war[warrior_class(2, False)] == n2 + 1
+
+
+def test_a_special_rune_stone_scores_per_symbol():
+    """Final scoring: "Each special rune stone gives you points for each of the symbols shown"."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    k, sp = next((k, sp) for k, sp in enumerate(C.SPECIALS) if sp["per"] == ["towers"])
+    pl.rune_spots = ((100 + k,), (), (), ())
+    pl.built = ((1, "tower"), (2, "tower"), (3, "post"))
+    assert s.final_lines(q)["rune stones"] == 2 * sp["points"] > 0
+    pl.built = ()
+    assert s.final_lines(q)["rune stones"] == 0
+
+
+def test_determinize_never_hides_a_rune_stone_lying_face_up():
+    """Ruling 11: a rune stone on a tableau is public; another face-down stone with the same back
+    may be resampled, but never into the one everyone sees."""
+    s = started(3)
+    backs: dict[int, list[int]] = {}
+    for r in range(len(C.RUNES)):
+        backs.setdefault(_RUNE_BACK_RANK[r], []).append(r)
+    a, b = next(pair for pair in backs.values() if len(pair) == 2)
+    p0, p1 = s.p[0], s.p[1]
+    for pl in s.p:  # a and b leave every hand; a lies face up with player 1, b face down with 2
+        pl.hidden_runes = tuple(x for x in pl.hidden_runes if x not in (a, b))
+        pl.rune_spots = tuple(tuple(x for x in st if x not in (a, b)) for st in pl.rune_spots)
+    p0.rune_spots = ((a,), *p0.rune_spots[1:])
+    p1.hidden_runes = (*p1.hidden_runes, b)
+    for seed in range(16):
+        world = s.determinize(2, random.Random(seed))
+        assert a not in world.p[1].hidden_runes
+
+
+def test_discarding_for_gold_needs_two_cards():
+    """Free actions: discard 2 upgrade cards for 1 gold; with one card in hand it is not offered."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.hand = (0,)
+    assert not any(BASE["DISCARD"] <= a < BASE["DISCARD"] + 45 for a in s.legal_actions())
+    pl.hand = (0, 1)
+    assert A("DISCARD", 0) in s.legal_actions() and A("DISCARD", 1) in s.legal_actions()
