@@ -185,7 +185,8 @@ def test_determinize_never_hides_a_rune_stone_lying_face_up():
 
 
 def test_discarding_for_gold_needs_two_cards():
-    """Free actions: discard 2 upgrade cards for 1 gold; with one card in hand it is not offered."""
+    """Gold (free actions): "You discard 2 upgrade cards from your hand and gain 1 gold"; with one
+    card in hand it is not offered."""
     s = started(3)
     pl = s.p[s.to_move]
     pl.hand = (0,)
