@@ -193,3 +193,29 @@ def test_discarding_for_gold_needs_two_cards():
     assert not any(BASE["DISCARD"] <= a < BASE["DISCARD"] + 45 for a in s.legal_actions())
     pl.hand = (0, 1)
     assert A("DISCARD", 0) in s.legal_actions() and A("DISCARD", 1) in s.legal_actions()
+
+
+def test_less_luck_piles_go_out_as_printed():
+    """Variants, Less luck: "3 players: One player gets all the rune stones and stern tiles. 2
+    players: One player gets all the rune stones and stern tiles, and the other gets all the sails
+    and heads"; with 4 players each holds one pile."""
+    holders = {n: meeple.make("karvi", players=n, seed=1, less_luck=True).pile_holder for n in (2, 3, 4)}
+    assert holders[2] == {"runes": 0, "stern": 0, "sail": 1, "head": 1}
+    assert holders[3]["runes"] == holders[3]["stern"] and len(set(holders[3].values())) == 3
+    assert sorted(holders[4].values()) == [0, 1, 2, 3]
+
+
+def test_draw_two_start_cards_are_drawn_in_seat_order():
+    """Variants, "You always lose…" (ruling 17): the start card's upgrade card is drawn two-keep-one
+    during setup, seat by seat from seat 0 (the first player chooses first)."""
+    several = 0
+    for seed in range(12):
+        s = meeple.make("karvi", players=4, seed=seed, draw_two=True)
+        keepers = []
+        while s.tasks and s.tasks[-1][0] in ("keep", "free_rune"):
+            if s.tasks[-1][0] == "keep":
+                keepers.append(s.to_move)
+            s.apply(s.legal_actions()[0])
+        assert keepers == sorted(keepers), (seed, keepers)
+        several += len(set(keepers)) >= 2
+    assert several

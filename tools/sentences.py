@@ -4,7 +4,8 @@ A changed sentence is a visible change for players (and for anyone reading a rep
 that only checks a sentence exists and shows no identifier (`tests/test_log_text.py`) cannot
 notice one saying the wrong thing. This file pins them down: for each game, seeded random games
 over every player count and the options that log events of their own; at each decision the label
-of every legal action, and at the end every seat's and the spectator's log. It stores the
+of every legal action, and at the end every seat's and the spectator's log (Karvi adds the words
+of every component in its data files, which fixed games cannot all meet). It stores the
 distinct lines (readable in a diff) and a digest of the whole sequence (which line came where).
 `tests/test_sentences.py` replays them.
 
@@ -39,6 +40,43 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
 }
 
 
+def catalogue(game: str) -> list[str]:
+    """Words for components no fixed game may meet (Karvi: every card, tile, spot and step in its
+    data files, each in words as the log and labels say it); empty for the other games."""
+    if game != "karvi":
+        return []
+    from meeple.games.karvi import components as C
+    from meeple.games.karvi import words as W
+
+    out = [W.card_words(c) for c in range(len(C.UPGRADE_CARDS))]
+    out += [W.trade_card_words(x) for x in range(len(C.TRADE_CARDS))]
+    out += [W.tr_tile_words(x) for x in range(len(C.TR_TILES))]
+    out += [W.placeable_words(x) for x in range(C.NUM_PLACEABLE)]
+    out += [W.special_words(x) for x in range(len(C.SPECIALS))]
+    out += [W.warrior_words(c) for c in range(12)]
+
+    def steps_in(obj: Any) -> None:
+        if isinstance(obj, dict):
+            if "parts" in obj:
+                out.extend([W.spot_words(obj), W.spot_name(obj)])
+            for key, value in obj.items():
+                if key in ("boxes", "parts"):
+                    out.extend(W.steps_words(b) for b in value)
+                elif key in ("bonus", "do") and isinstance(value, list):
+                    out.append(W.steps_words(value))
+                else:
+                    steps_in(value)
+        elif isinstance(obj, list):
+            for x in obj:
+                steps_in(x)
+
+    for _, record in C.with_provenance():
+        steps_in(record)
+    for tile in C.UPGRADE_TILES:
+        steps_in(tile)
+    return out
+
+
 def runs(game: str) -> list[tuple[int, int, dict[str, Any]]]:
     """(players, seed, options) of the games stored for ``game``."""
     counts = meeple.game_info(game).player_counts
@@ -68,6 +106,9 @@ def sentences(game: str) -> dict[str, Any]:
             seq += [e["text"] for e in state.log(viewer)]
         lines.update(seq)
         digest.update("\n".join(seq).encode())
+    words = catalogue(game)
+    lines.update(words)
+    digest.update("\n".join(words).encode())
     return {"game": game, "games": played, "digest": digest.hexdigest(), "lines": sorted(lines)}
 
 
