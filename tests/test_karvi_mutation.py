@@ -219,3 +219,34 @@ def test_draw_two_start_cards_are_drawn_in_seat_order():
         assert keepers == sorted(keepers), (seed, keepers)
         several += len(set(keepers)) >= 2
     assert several
+
+
+def test_card_38_pays_at_most_three_provisions():
+    """Card 38: "Pay up to 3 provisions to get 4 points for each, without moving your ship (max. 12
+    points)": with 5 provisions, the fourth is not asked for."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.prov = 5
+    points = pl.points
+    s.tasks.append(("prov_pts", 4, 3))
+    for _ in range(3):
+        assert A("PART") in s.legal_actions()
+        s.apply(A("PART"))
+    assert pl.prov == 2 and pl.points == points + 12
+    assert not (s.tasks and s.tasks[-1][0] == "prov_pts" and A("PART") in s.legal_actions())
+
+
+def test_a_warrior_is_raised_only_to_a_value_left_in_the_supply():
+    """Increase combat strength (and Warriors, (In)finite components): a warrior of strength v can
+    be raised while a warrior of v + 1 is left; a 5 becomes a 6, a 6 cannot grow."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.war = (0,) * 12
+    for v in (2, 5, 6):
+        put(pl, "war", warrior_class(v, False), 1)
+    raisable = {a - BASE["WARRIOR"] for a in s._raisable(pl)}
+    assert raisable == {warrior_class(2, False), warrior_class(5, False)}
+    _use_up_supply(s, range(3, 4), q)
+    raisable = {a - BASE["WARRIOR"] for a in s._raisable(pl)}
+    assert raisable == {warrior_class(5, False)}
