@@ -250,3 +250,25 @@ def test_a_warrior_is_raised_only_to_a_value_left_in_the_supply():
     _use_up_supply(s, range(3, 4), q)
     raisable = {a - BASE["WARRIOR"] for a in s._raisable(pl)}
     assert raisable == {warrior_class(5, False)}
+
+
+def test_the_stop_area_tile_goes_once_every_waiting_die_has_left():
+    """End of round (ruling 1): "from round 2, once all dice have left the stop area" the top
+    stop-area tile is removed; not before, and the tile that comes to light ends what may be
+    undone (the step that revealed it is final)."""
+    removals = 0
+    for seed in range(4):
+        s = meeple.make("karvi", players=3, seed=seed)
+        rng = random.Random(seed)
+        while s.round < 2 and not s.is_over():
+            s.apply(rng.choice(s.legal_actions()))
+        tiles = len(s.stop_stack)
+        while s.round == 2 and not s.is_over():
+            before = len(s.stop_stack)
+            s.apply(rng.choice(s.legal_actions()))
+            if len(s.stop_stack) < before:
+                removals += 1
+                assert not any(not s.die_done[e] and s.die_pos[e] >= s.T for e in range(len(s.die_pos)))
+                assert s.undo_floor == len(s.history)  # the revealing step cannot be taken back
+        assert len(s.stop_stack) == tiles - 1
+    assert removals == 4
