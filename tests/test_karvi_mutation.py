@@ -11,7 +11,7 @@ import random
 import meeple
 from edit import put
 from meeple.games.karvi import components as C
-from meeple.games.karvi.rules import _RUNE_BACK_RANK, BASE, KarviState, warrior_class
+from meeple.games.karvi.rules import _RUNE_BACK_RANK, BASE, END, KarviState, warrior_class
 
 
 def A(name: str, x: int = 0) -> int:
@@ -272,3 +272,22 @@ def test_the_stop_area_tile_goes_once_every_waiting_die_has_left():
                 assert s.undo_floor == len(s.history)  # the revealing step cannot be taken back
         assert len(s.stop_stack) == tiles - 1
     assert removals == 4
+
+
+def test_a_gain_of_two_trade_cards_takes_two():
+    """Trade: "You gain 1 or 2 trade cards"; Trade cards: "choose 1 of the faceup trade cards ...
+    Then you immediately get the bonus": a gain of 2 takes 2 from the display of 3, no more."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    assert len(s.display) >= 3
+    s.tasks.append(("trade_card", 2))
+    depth = len(s.tasks) - 1
+    while len(s.tasks) > depth:
+        legal = s.legal_actions()
+        takes = [a for a in legal if BASE["TRADE_CARD"] <= a < BASE["TRADE_CARD"] + 36]
+        if s.tasks[-1][0] == "trade_card" and takes:
+            s.apply(takes[0])
+        else:
+            s.apply(END if END in legal else legal[0])
+    assert len(pl.trade_cards) == 2
