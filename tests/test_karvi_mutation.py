@@ -305,3 +305,18 @@ def test_a_plus_spot_ends_once_both_parts_are_done():
         assert s.tasks[-1][0] != "parts", "a + spot with both parts done asks again"
         legal = s.legal_actions()
         s.apply(END if END in legal else legal[0])
+
+
+def test_draw_two_with_one_or_two_cards_left():
+    """Variants, "You always lose…": draw 2 and keep 1 (ruling 17); a stack with only 1 card left
+    gives that card, with no choice; with 2 left both are drawn and one kept."""
+    s = started(3, draw_two=True)
+    q = s.to_move
+    pl = s.p[q]
+    for left, kept_choice in ((1, False), (2, True)):
+        s.tasks = [t for t in s.tasks if t[0] != "keep"]
+        s.decks = (s.decks[0][:left], *s.decks[1:])
+        hand = len(pl.hand)
+        s._draw(q, 0)
+        assert len(pl.hand) == hand + left and len(s.decks[0]) == 0
+        assert bool(s.tasks and s.tasks[-1] == ("keep",)) == kept_choice
