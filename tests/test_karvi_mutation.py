@@ -313,9 +313,10 @@ def test_draw_two_with_one_or_two_cards_left():
     s = started(3, draw_two=True)
     q = s.to_move
     pl = s.p[q]
+    full = s.decks[0]
     for left, kept_choice in ((1, False), (2, True)):
         s.tasks = [t for t in s.tasks if t[0] != "keep"]
-        s.decks = (s.decks[0][:left], *s.decks[1:])
+        s.decks = (full[:left], *s.decks[1:])
         hand = len(pl.hand)
         s._draw(q, 0)
         assert len(pl.hand) == hand + left and len(s.decks[0]) == 0
