@@ -31,7 +31,8 @@ def equivalents(game: str) -> dict[str, str]:
     """Mutant id -> the one-line reason, from ``tools/equivalent/<game>.txt``.
 
     The file's lines are ids; a comment block (lines starting with ``#``) just above a group of
-    ids gives their reason, and ``  # reason`` after an id gives that id's own."""
+    ids gives their reason, and ``  # reason`` after an id gives that id's own. A blank line sets
+    a header comment apart."""
     path = EQUIVALENT / f"{game}.txt"
     out: dict[str, str] = {}
     if not path.exists():
@@ -40,12 +41,14 @@ def equivalents(game: str) -> dict[str, str]:
     last_was_id = False
     for raw in path.read_text().splitlines():
         line = raw.strip()
-        if line.startswith("#"):
+        if not line:  # a blank line ends a group (and sets a header apart)
+            reason, last_was_id = [], False
+        elif line.startswith("#"):
             if last_was_id:
                 reason = []
             reason.append(line.lstrip("# ").strip())
             last_was_id = False
-        elif line:
+        else:
             mid, _, own = line.partition("  #")
             out[mid.strip()] = own.strip() or " ".join(reason)
             last_was_id = True
@@ -74,8 +77,9 @@ def merge(result: Path, reruns: list[Path]) -> None:
     by_id = {m["id"]: m for m in data["mutants"]}
     for path in reruns:
         for m in json.loads(path.read_text())["mutants"]:
-            if m["id"] not in by_id:
-                raise SystemExit(f"{path}: {m['id']} is not in {result}'s sample")
+            if m["id"] not in by_id:  # `--only` takes id prefixes, so a re-run may hold more
+                print(f"{path}: {m['id']} is not in the sample; left out")
+                continue
             old = by_id[m["id"]]
             old.setdefault("first_outcome", old["outcome"])
             old["outcome"], old["seconds"] = m["outcome"], m["seconds"]
