@@ -8,22 +8,13 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 import meeple
 from edit import put
 from meeple.games.karvi import components as C
 from meeple.games.karvi.rules import _RUNE_BACK_RANK, BASE, END, KarviState, warrior_class
-
-
-def A(name: str, x: int = 0) -> int:
-    return BASE[name] + x
-
-
-def started(players: int = 3, seed: int = 0, **options) -> KarviState:
-    """A game past the free first rune stones (and any setup choices): the first real turn."""
-    s = meeple.make("karvi", players=players, seed=seed, **options)
-    while s.tasks and s.tasks[-1][0] in ("free_rune", "keep"):
-        s.apply(s.legal_actions()[0])
-    return s
+from test_karvi_printed import A, started
 
 
 def test_heal_2_heals_two_warriors():
@@ -102,28 +93,17 @@ def test_no_warrior_left_of_any_weaker_value_gives_none():
     assert all(s._supply(v) == 0 for v in (1, 2, 3))
 
 
-def test_a_weaker_warrior_when_hers_is_gone():
-    """Warriors (In)finite components: the weaker warrior taken is the strongest one left."""
-    s = started(3)
-    q = s.to_move
-    pl = s.p[q]
-    _use_up_supply(s, range(2, 4), q)
-    n1 = pl.war[warrior_class(1, False)]
-    s._gain_warrior(pl, 3)
-    assert pl.war[warrior_class(1, False)] == n1 + 1
-
-
 def test_determinize_shuffles_the_face_down_stop_area_tiles():
     """Ruling 11: the stop-area tiles under the top one are unknown to all, so a determinization
     deals them in a random order (4 players: three tiles, two face down), never sorted."""
     s = started(4)
+
     def key(stack) -> str:
         return json.dumps(stack, sort_keys=True)
 
     worlds = [s.determinize(s.to_move, random.Random(seed)) for seed in range(12)]
     assert len({key(w.stop_stack[1:]) for w in worlds}) == 2
     assert {key(w.stop_stack[0]) for w in worlds} == {key(s.stop_stack[0])}
-
 
 
 def test_the_last_warrior_of_her_value_is_taken():
@@ -141,15 +121,17 @@ def test_the_last_warrior_of_her_value_is_taken():
     assert pl.war[c3] == n3 + 1 and s._supply(3) == 0
 
 
-def test_the_weaker_warrior_is_the_next_value_down():
-    """Warriors: with none of value 3 left, the weaker warrior taken is a 2 (the strongest left)."""
+@pytest.mark.parametrize(("gone", "taken"), [((2, 3), 1), ((3,), 2)])
+def test_the_weaker_warrior_is_the_strongest_left(gone: tuple[int, ...], taken: int):
+    """Warriors: "there are no warriors of that strength left in the supply, you may take a
+    weaker warrior instead": the strongest one left below her."""
     s = started(3)
     q = s.to_move
     pl = s.p[q]
-    _use_up_supply(s, range(3, 4), q)
-    n2 = pl.war[warrior_class(2, False)]
+    _use_up_supply(s, range(min(gone), max(gone) + 1), q)
+    n = pl.war[warrior_class(taken, False)]
     s._gain_warrior(pl, 3)
-    assert pl.war[warrior_class(2, False)] == n2 + 1
+    assert pl.war[warrior_class(taken, False)] == n + 1
 
 
 def test_a_special_rune_stone_scores_per_symbol():

@@ -13,18 +13,7 @@ import random
 import meeple
 from edit import put
 from meeple.games.karvi.rules import BASE, END, KarviState
-
-
-def A(name: str, x: int = 0) -> int:
-    return BASE[name] + x
-
-
-def replay(actions: list[int], players: int, seed: int, **options) -> KarviState:
-    s = meeple.make("karvi", players=players, seed=seed, **options)
-    for a in actions:
-        assert a in s.legal_actions(), (a, s.tasks[-1:] if s.tasks else "main")
-        s.apply(a)
-    return s
+from test_karvi_printed import A, replay
 
 
 def moves(s: KarviState) -> list[int]:

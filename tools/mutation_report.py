@@ -105,6 +105,8 @@ def section(path: Path) -> tuple[list[str], bool]:
     ms = data["mutants"]
     for m in ms:
         m["equivalent"] = m["id"] in eq
+        if Path(module).stem == "words":  # a game's words module is sentence code throughout
+            m["rule"] = False
     sentence = [m for m in ms if not m["rule"]]
     rule = [m for m in ms if m["rule"]]
     beh = [m for m in ms if not m["equivalent"]]
@@ -134,7 +136,7 @@ def section(path: Path) -> tuple[list[str], bool]:
     if survivors:
         lines += ["", "| survivor | code | equivalent because |", "| --- | --- | --- |"]
         for m in survivors:
-            why = eq.get(m["id"], "**not shown equivalent: a rule without a test**")
+            why = eq.get(m["id"], "**neither killed nor shown equivalent**")
             lines.append(f"| `{m['id']}` | {'rule' if m['rule'] else 'sentence/other'} | {why} |")
     return lines + [""], ok
 
