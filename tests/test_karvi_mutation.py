@@ -275,20 +275,6 @@ def test_a_gain_of_two_trade_cards_takes_two():
     assert len(pl.trade_cards) == 2
 
 
-def test_a_plus_spot_ends_once_both_parts_are_done():
-    """Explanation of symbols: a `+` spot gives both parts, in any order; once both are done it
-    asks nothing more (ruling 18: no decision without a choice)."""
-    s = started(3, variety=True)
-    spot = next(sp for sp in s.spots if sp.get("join", "+") == "+" and len(sp["parts"]) == 2)
-    base = len(s.tasks)
-    s.tasks.append(("parts", spot["parts"], "+", 0b01))
-    s.apply(A("PART", 1))
-    while len(s.tasks) > base:
-        assert s.tasks[-1][0] != "parts", "a + spot with both parts done asks again"
-        legal = s.legal_actions()
-        s.apply(END if END in legal else legal[0])
-
-
 def test_draw_two_with_one_or_two_cards_left():
     """Variants, "You always lose…": draw 2 and keep 1 (ruling 17); a stack with only 1 card left
     gives that card, with no choice; with 2 left both are drawn and one kept."""
