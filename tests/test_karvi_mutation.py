@@ -289,3 +289,31 @@ def test_draw_two_with_one_or_two_cards_left():
         s._draw(q, 0)
         assert len(pl.hand) == hand + left and len(s.decks[0]) == 0
         assert bool(s.tasks and s.tasks[-1] == ("keep",)) == kept_choice
+
+
+@pytest.mark.parametrize(("number", "displaces"), [(44, False), (45, True)])
+def test_cards_44_and_45_join_a_ship(number: int, displaces: bool):
+    """Card 44: "Place your ship next to another ship, without displacing the other ship"; card 45:
+    "However, you must displace other ships on that space"."""
+    s = started(3)
+    q = s.to_move
+    other = (q + 1) % s.players
+    node = next(n for n in range(1, len(s.nodes)) if not s.obstructed[n] and n != s.p[q].ship)
+    s.p[other].ship = node
+    s.p[q].hand = (number - 1,)
+    s.p[q].res = (5, 5, 5)
+    s.apply(A("PLAY_CARD", number - 1))
+    s.apply(A("SHIP_TO", node))
+    assert s.p[q].ship == node
+    assert (s.p[other].ship != node or any(t[0] == "displace" for t in s.tasks)) == displaces
+
+
+def test_the_trade_display_is_refilled_after_the_turn():
+    """Trade cards: "After your turn, replenish the display to 3 cards" from the trade deck."""
+    s = started(3)
+    taken = s.display[0]
+    s.display = s.display[1:]
+    deck = s.trade_deck
+    s._end_turn()
+    assert len(s.display) == 3 and taken not in s.display
+    assert s.display[-1] == deck[0] and s.trade_deck == deck[1:]
