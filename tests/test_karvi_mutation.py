@@ -317,3 +317,17 @@ def test_the_trade_display_is_refilled_after_the_turn():
     s._end_turn()
     assert len(s.display) == 3 and taken not in s.display
     assert s.display[-1] == deck[0] and s.trade_deck == deck[1:]
+
+
+def test_determinize_never_deals_a_face_up_special_rune_stone():
+    """Ruling 11: a special rune stone on a tableau is public, so a determinization never deals it
+    into a stack of special rune stones nobody has looked at."""
+    s = started(3)
+    unseen = [n for n, st in s.special_stacks.items() if st and not s.special_known[n] >> 2 & 1]
+    assert unseen
+    shown = s.special_stacks[unseen[0]][0]
+    s.special_stacks = {**s.special_stacks, unseen[0]: s.special_stacks[unseen[0]][1:]}
+    s.p[0].rune_spots = ((100 + shown,), *s.p[0].rune_spots[1:])
+    for seed in range(16):
+        world = s.determinize(2, random.Random(seed))
+        assert all(shown not in st for n, st in world.special_stacks.items() if n in unseen)
