@@ -331,3 +331,13 @@ def test_determinize_never_deals_a_face_up_special_rune_stone():
     for seed in range(16):
         world = s.determinize(2, random.Random(seed))
         assert all(shown not in st for n, st in world.special_stacks.items() if n in unseen)
+
+
+def test_the_view_names_a_stone_being_placed_and_refuses_a_bad_seat():
+    """Ruling 11: a rune stone being placed face up is public, so every seat's view of the pending
+    decision names it; a view for a seat that is not at the table is refused, naming the seats."""
+    s = started(3)
+    s.tasks.append(("rune_spot", 5))
+    assert all(s.view(p)["decision"] == {"kind": "rune_spot", "stone": 5} for p in (None, 0, 1, 2))
+    with pytest.raises(ValueError, match=r"players are 0\.\.2"):
+        s.view(3)
