@@ -341,3 +341,22 @@ def test_the_view_names_a_stone_being_placed_and_refuses_a_bad_seat():
     assert all(s.view(p)["decision"] == {"kind": "rune_spot", "stone": 5} for p in (None, 0, 1, 2))
     with pytest.raises(ValueError, match=r"players are 0\.\.2"):
         s.view(3)
+
+
+def test_the_view_shows_card_backs_keep_choices_and_looked_at_specials():
+    """Ruling 11: hands show their backs (type and level) to everyone; the owner of a draw-two
+    sees the pair to keep from; a stack of special rune stones a player looked at stays known to
+    them, and to them only."""
+    s = started(3, draw_two=True)
+    q = s.to_move
+    other = (q + 1) % 3
+    s.p[q].hand = (0, 15, 16)  # helmet 1, beer 16, beer 17 (all level 1)
+    backs = s.view(other)["players"][q]["hand_backs"]
+    assert backs == {"beer1": 2, "helmet1": 1}
+    s.tasks.append(("keep",))
+    assert s.view(q)["players"][q]["keep_from"] == [15, 16]
+    node = next(n for n, st in s.special_stacks.items() if st)
+    s.special_known = {**s.special_known, node: 1 << q}
+    name = s.nodes[node]
+    assert s.view(q)["special_stacks"][name]["tiles"] == list(s.special_stacks[node])
+    assert "tiles" not in s.view(other)["special_stacks"][name]
