@@ -360,3 +360,14 @@ def test_the_view_shows_card_backs_keep_choices_and_looked_at_specials():
     name = s.nodes[node]
     assert s.view(q)["special_stacks"][name]["tiles"] == list(s.special_stacks[node])
     assert "tiles" not in s.view(other)["special_stacks"][name]
+
+
+def test_determinize_keeps_a_special_stack_its_player_looked_at():
+    """Ruling 11: a stack of special rune stones a player looked at stays known to them, so their
+    determinization keeps it as it is (and another's resamples it)."""
+    s = started(3)
+    node = next(n for n, st in s.special_stacks.items() if st)
+    for looker in range(3):
+        s.special_known = {**s.special_known, node: 1 << looker}
+        for seed in range(8):
+            assert s.determinize(looker, random.Random(seed)).special_stacks[node] == s.special_stacks[node]
