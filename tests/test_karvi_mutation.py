@@ -13,6 +13,7 @@ import pytest
 import meeple
 from edit import put
 from meeple.games.karvi import components as C
+from meeple.games.karvi import words as W
 from meeple.games.karvi.rules import _RUNE_BACK_RANK, BASE, END, KarviState, warrior_class
 from test_karvi_printed import A, started
 
@@ -371,3 +372,17 @@ def test_determinize_keeps_a_special_stack_its_player_looked_at():
         s.special_known = {**s.special_known, node: 1 << looker}
         for seed in range(8):
             assert s.determinize(looker, random.Random(seed)).special_stacks[node] == s.special_stacks[node]
+
+
+def test_raid_and_rune_stone_sentences():
+    """Log (docs/games/karvi.md, Play): a raid names the tile and the damage; placing a rune stone
+    names the stone (a special one by its symbols) and the spot, from the reader's seat."""
+    s = started(3)
+    tile = C.NUM_TR
+    words = f"the {W.tr_tile_words(tile)}"
+    assert s._event_text({"player": 0, "raid": tile, "damage": 2}, 0) == f"You raid {words} and take 2 damage."
+    assert s._event_text({"player": 0, "raid": None, "damage": 3}, 1) == "Player 1 raids the raid and takes 3 damage."
+    assert s._event_text({"player": 1, "rune": 2, "spot": 1}, None) == (
+        f"Player 2 places the {W.rune_words(2)} on rune spot 2.")
+    assert s._event_text({"player": 1, "rune": 101, "spot": 0}, 1) == (
+        f"You place the {W.special_words(1)} on rune spot 1.")
