@@ -386,3 +386,10 @@ def test_raid_and_rune_stone_sentences():
         f"Player 2 places the {W.rune_words(2)} on rune spot 2.")
     assert s._event_text({"player": 1, "rune": 101, "spot": 0}, 1) == (
         f"You place the {W.special_words(1)} on rune spot 1.")
+
+
+def test_the_view_shows_the_decision_on_top():
+    """The view's pending decision is the one being made now: the last task pushed."""
+    s = started(3)
+    s.tasks += [("heal", 2), ("rune_spot", 5)]
+    assert s.view(0)["decision"] == {"kind": "rune_spot", "stone": 5}
