@@ -6,7 +6,7 @@ option variant (`tests/contract.py`'s `configs()`): the actions played, and a di
 produced: the legal actions before each one, every seat's and the spectator's view every few
 steps and at the end, the record, scores and ranking. `tests/test_corpus.py` replays it.
 
-    python tools/corpus.py write      # (re)write tests/data/corpus/<game>.json
+    python tools/corpus.py write [GAME ...]  # (re)write tests/data/corpus/<game>.json
     python tools/corpus.py check      # replay and compare, as the test does
 
 Rewrite it only for a change that is meant to change a game (a rules fix) or its views (a field
@@ -79,10 +79,12 @@ def play(game: str, players: int, options: dict[str, Any], seed: int,
     return played, game_digest.hexdigest(), view_digest.hexdigest()
 
 
-def write() -> None:
+def write(only: list[str] | None = None) -> None:
     CORPUS.mkdir(parents=True, exist_ok=True)
     for info in meeple.games():
         game = info["id"]
+        if only and game not in only:
+            continue
         entries = []
         for players, options, seed in games_for(game):
             actions, digest, views = play(game, players, options, seed)
@@ -108,8 +110,8 @@ def check(game: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["write"]:
-        write()
+    if sys.argv[1:2] == ["write"]:
+        write(sys.argv[2:])
     elif sys.argv[1:] == ["check"]:
         failures = [line for g in meeple.games() for line in check(g["id"])]
         print("\n".join(failures) or "corpus: every game replays identically")

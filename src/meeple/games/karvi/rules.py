@@ -663,16 +663,25 @@ class KarviState(State):
             cost = 1
         return cost
 
-    def _die_targets(self, d: int) -> list[int]:
-        """Moving dice: clockwise, at least one spot, a free spot the die can pay for; a die in
-        the stop area must land outside it first."""
+    def _stack_targets(self, d: int) -> list[int]:
+        """Card 30: the spots ahead of die ``d`` with a die to stand on, locked spots only once
+        unlocked (ruling 3: the card chooses its spot, so it is no fixed back-move)."""
+        pos = self.die_pos[d]
+        start = 0 if pos >= self.T else pos + 1
+        shut = self.blocked if self._locked_open(d // self.D) else self.blocked_shut
+        return [s for s in range(start, self.T) if s != pos and not shut[s] and self._occupied(s)]
+
+    def _die_targets(self, d: int, beer: int | None = None) -> list[int]:
+        """Moving dice: clockwise, at least one spot, a free spot the die can pay for (with
+        ``beer`` instead of the die's own, if given); a die in the stop area must land outside it
+        first."""
         q = d // self.D
         pos = self.die_pos[d]
-        beer = self.die_beer[d]
+        if beer is None:
+            beer = self.die_beer[d]
         out = []
         if self.stack_move:  # card 30; if no die is ahead any more, the card lapses (ruling)
-            start = 0 if pos >= self.T else pos + 1
-            onto = [s for s in range(start, self.T) if self._occupied(s) and s != pos]
+            onto = self._stack_targets(d)
             if onto:
                 return onto
         start = 0 if pos >= self.T else pos + 1
@@ -751,8 +760,10 @@ class KarviState(State):
         if not self.moved:
             targets = self._die_targets(self.cur_die)
             out += [_A_MOVE_DIE + s for s in targets]
-            if not targets:
-                out.append(END)  # ruling: a stop-area die that cannot move sits the round out
+            if not targets and not (pl.res[2] and self._die_targets(self.cur_die, min(5, self.die_beer[self.cur_die] + pl.res[2]))):
+                # ruling 1: a stop-area die that cannot pay for a spot, even after gold -> beer,
+                # sits the round out
+                out.append(END)
         else:
             out.append(END)
         if not self.ship_moved:
@@ -800,9 +811,7 @@ class KarviState(State):
             if self.moved or self.free_move or self.stack_move:
                 return False
             if first == "stack_move":  # needs a die ahead on the track to stand on
-                pos = self.die_pos[self.cur_die]
-                start = 0 if pos >= self.T else pos + 1
-                return any(start <= p < self.T for p in self.die_pos)
+                return bool(self._stack_targets(self.cur_die))
         return True
 
     def _task_actions(self, t: tuple[Any, ...]) -> list[int]:
@@ -1134,13 +1143,19 @@ class KarviState(State):
             else:
                 self.tasks.append(("minus_two",))
 
+    def _move_cost(self, q: int, s: int) -> int:
+        """The beer a die move to ``s`` pays: none with card 19, nor onto a die with card 30
+        ("perform the action without paying the beer cost")."""
+        if self.free_move or self.stack_move and self._occupied(s):
+            return 0
+        return self._cost(q, s)
+
     def _move_die(self, q: int, s: int) -> None:
         d = self.cur_die
+        cost = self._move_cost(q, s)
         if self.stack_move and self._occupied(s):
-            cost = 0
             height = 1 + max(self.die_height[e] for e in range(len(self.die_pos)) if self.die_pos[e] == s)
         else:
-            cost = 0 if self.free_move else self._cost(q, s)
             height = 0
         if self.die_height[d] != height:
             self.die_height = _put(self.die_height, d, height)
@@ -2125,8 +2140,9 @@ class KarviState(State):
             return _SKIP.get(kind, "skip")
         if fam == "MOVE_DIE":
             beer = self.die_beer[self.cur_die]
-            cost = self._cost(q, x)
-            return f"move your die ({beer} beer) to {self._spot_place(x)}, " + (f"paying {cost} beer" if cost else "free")
+            cost = self._move_cost(q, x)
+            onto = "onto the die on" if self.stack_move and self._occupied(x) else "to"
+            return f"move your die ({beer} beer) {onto} {self._spot_place(x)}, " + (f"paying {cost} beer" if cost else "free")
         if fam in ("SHIP_TO", "DISPLACE_TO"):
             where = self.nodes[x]
             if fam == "DISPLACE_TO":

@@ -1,0 +1,395 @@
+"""Karvi rules that a mutation sample found without a test (tools/mutate.py, docs/mutation.md).
+
+Section names refer to the rulebook text /work/shared/rules/002 (the English Hans im Glück rules).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import meeple
+from edit import put
+from meeple.games.karvi import components as C
+from meeple.games.karvi import words as W
+from meeple.games.karvi.rules import _RUNE_BACK_RANK, BASE, END, KarviState, warrior_class
+from test_karvi_printed import A, started
+
+
+def test_heal_2_heals_two_warriors():
+    """Heal warriors: "Turn as many of your warriors as shown from the red (injured) side to the
+    blue (healthy) side"; card 8: "you can flip 2 injured warriors to their healthy side"."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.war = (0,) * 12
+    put(pl, "war", warrior_class(2, True), 2)
+    put(pl, "war", warrior_class(3, True), 1)
+    s.tasks.append(("heal", 2))
+    s.apply(A("WARRIOR", warrior_class(2, True)))
+    assert s.tasks and s.tasks[-1] == ("heal", 1)  # a second warrior may still be healed
+    s.apply(A("WARRIOR", warrior_class(3, True)))
+    assert pl.war[warrior_class(2, False)] == 1 and pl.war[warrior_class(3, False)] == 1
+    assert pl.war[warrior_class(2, True)] == 1  # only 2 were healed
+    assert not (s.tasks and s.tasks[-1][0] == "heal")
+
+
+def test_heal_stops_when_no_warrior_is_injured():
+    """Heal warriors: only injured warriors can be turned; with none left the heal ends
+    (ruling 18: no decision without a choice)."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.war = (0,) * 12
+    put(pl, "war", warrior_class(2, True), 1)
+    s.tasks.append(("heal", 2))
+    s.apply(A("WARRIOR", warrior_class(2, True)))
+    assert pl.war[warrior_class(2, False)] == 1
+    assert not (s.tasks and s.tasks[-1][0] == "heal")
+
+
+def _rune(count: str) -> int:
+    return next(i for i, r in enumerate(C.RUNES) if r["count"] == count and r["easy"][0] < r["hard"][0])
+
+
+def test_a_rune_stone_scores_its_easy_goal_points():
+    """Final scoring: "Each rune stone has an easy and a difficult requirement. You may only
+    fulfill one of them": meeting only the easy one adds its points; the difficult one adds its
+    own instead; neither adds nothing."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    r = _rune("posts")
+    rune = C.RUNES[r]
+    pl.rune_spots = ((r,), (), (), ())
+    pl.built = ((1, "post"),) * rune["easy"][0]
+    assert s.final_lines(q)["rune stones"] == rune["easy"][1] > 0
+    pl.built = ((1, "post"),) * rune["hard"][0]
+    assert s.final_lines(q)["rune stones"] == rune["hard"][1]
+    pl.built = ()
+    assert s.final_lines(q)["rune stones"] == 0
+    pl.built = ((1, "post"),) * rune["easy"][0]
+    pl.rune_spots = ((r,), (r,), (), ())
+    assert s.final_lines(q)["rune stones"] == 2 * rune["easy"][1]
+
+
+def _use_up_supply(s: KarviState, values: range, q: int) -> None:
+    """Every warrior of these values goes to another player's tableau (sparing ``q``)."""
+    other = s.p[(q + 1) % s.players]
+    for v in values:
+        put(other, "war", warrior_class(v, False), other.war[warrior_class(v, False)] + s._supply(v))
+
+
+def test_no_warrior_left_of_any_weaker_value_gives_none():
+    """Warriors: "If you are allowed to take a warrior ... but there are no warriors of that
+    strength left in the supply, you may take a weaker warrior instead": with none of any value up
+    to hers left, no warrior is taken."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    before = pl.war
+    _use_up_supply(s, range(1, 4), q)
+    s._gain_warrior(pl, 3)
+    assert pl.war == before
+    assert all(s._supply(v) == 0 for v in (1, 2, 3))
+
+
+def test_determinize_shuffles_the_face_down_stop_area_tiles():
+    """Ruling 11: the stop-area tiles under the top one are unknown to all, so a determinization
+    deals them in a random order (4 players: three tiles, two face down), never sorted."""
+    s = started(4)
+
+    def key(stack) -> str:
+        return json.dumps(stack, sort_keys=True)
+
+    worlds = [s.determinize(s.to_move, random.Random(seed)) for seed in range(12)]
+    assert len({key(w.stop_stack[1:]) for w in worlds}) == 2
+    assert {key(w.stop_stack[0]) for w in worlds} == {key(s.stop_stack[0])}
+
+
+def test_the_last_warrior_of_her_value_is_taken():
+    """Warriors: a weaker warrior only when "there are no warriors of that strength left": with
+    one left, she is taken."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    other = s.p[(q + 1) % s.players]
+    c3 = warrior_class(3, False)
+    put(other, "war", c3, other.war[c3] + s._supply(3) - 1)
+    assert s._supply(3) == 1
+    n3 = pl.war[c3]
+    s._gain_warrior(pl, 3)
+    assert pl.war[c3] == n3 + 1 and s._supply(3) == 0
+
+
+@pytest.mark.parametrize(("gone", "taken"), [((2, 3), 1), ((3,), 2)])
+def test_the_weaker_warrior_is_the_strongest_left(gone: tuple[int, ...], taken: int):
+    """Warriors: "there are no warriors of that strength left in the supply, you may take a
+    weaker warrior instead": the strongest one left below her."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    _use_up_supply(s, range(min(gone), max(gone) + 1), q)
+    n = pl.war[warrior_class(taken, False)]
+    s._gain_warrior(pl, 3)
+    assert pl.war[warrior_class(taken, False)] == n + 1
+
+
+def test_a_special_rune_stone_scores_per_symbol():
+    """Final scoring: "Each special rune stone gives you points for each of the symbols shown"."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    k, sp = next((k, sp) for k, sp in enumerate(C.SPECIALS) if sp["per"] == ["towers"])
+    pl.rune_spots = ((100 + k,), (), (), ())
+    pl.built = ((1, "tower"), (2, "tower"), (3, "post"))
+    assert s.final_lines(q)["rune stones"] == 2 * sp["points"] > 0
+    pl.built = ()
+    assert s.final_lines(q)["rune stones"] == 0
+
+
+def test_determinize_never_hides_a_rune_stone_lying_face_up():
+    """Ruling 11: a rune stone on a tableau is public; another face-down stone with the same back
+    may be resampled, but never into the one everyone sees."""
+    s = started(3)
+    backs: dict[int, list[int]] = {}
+    for r in range(len(C.RUNES)):
+        backs.setdefault(_RUNE_BACK_RANK[r], []).append(r)
+    a, b = next(pair for pair in backs.values() if len(pair) == 2)
+    p0, p1 = s.p[0], s.p[1]
+    for pl in s.p:  # a and b leave every hand; a lies face up with player 1, b face down with 2
+        pl.hidden_runes = tuple(x for x in pl.hidden_runes if x not in (a, b))
+        pl.rune_spots = tuple(tuple(x for x in st if x not in (a, b)) for st in pl.rune_spots)
+    p0.rune_spots = ((a,), *p0.rune_spots[1:])
+    p1.hidden_runes = (*p1.hidden_runes, b)
+    for seed in range(16):
+        world = s.determinize(2, random.Random(seed))
+        assert a not in world.p[1].hidden_runes
+
+
+def test_discarding_for_gold_needs_two_cards():
+    """Gold (free actions): "You discard 2 upgrade cards from your hand and gain 1 gold"; with one
+    card in hand it is not offered."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.hand = (0,)
+    assert not any(BASE["DISCARD"] <= a < BASE["DISCARD"] + 45 for a in s.legal_actions())
+    pl.hand = (0, 1)
+    assert A("DISCARD", 0) in s.legal_actions() and A("DISCARD", 1) in s.legal_actions()
+
+
+def test_less_luck_piles_go_out_as_printed():
+    """Variants, Less luck: "3 players: One player gets all the rune stones and stern tiles. 2
+    players: One player gets all the rune stones and stern tiles, and the other gets all the sails
+    and heads"; with 4 players each holds one pile."""
+    holders = {n: meeple.make("karvi", players=n, seed=1, less_luck=True).pile_holder for n in (2, 3, 4)}
+    assert holders[2] == {"runes": 0, "stern": 0, "sail": 1, "head": 1}
+    assert holders[3]["runes"] == holders[3]["stern"] and len(set(holders[3].values())) == 3
+    assert sorted(holders[4].values()) == [0, 1, 2, 3]
+
+
+def test_draw_two_start_cards_are_drawn_in_seat_order():
+    """Variants, "You always lose…" (ruling 17): the start card's upgrade card is drawn two-keep-one
+    during setup, seat by seat from seat 0 (the first player chooses first)."""
+    several = 0
+    for seed in range(12):
+        s = meeple.make("karvi", players=4, seed=seed, draw_two=True)
+        keepers = []
+        while s.tasks and s.tasks[-1][0] in ("keep", "free_rune"):
+            if s.tasks[-1][0] == "keep":
+                keepers.append(s.to_move)
+            s.apply(s.legal_actions()[0])
+        assert keepers == sorted(keepers), (seed, keepers)
+        several += len(set(keepers)) >= 2
+    assert several
+
+
+def test_card_38_pays_at_most_three_provisions():
+    """Card 38: "Pay up to 3 provisions to get 4 points for each, without moving your ship (max. 12
+    points)": with 5 provisions, the fourth is not asked for."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.prov = 5
+    points = pl.points
+    s.tasks.append(("prov_pts", 4, 3))
+    for _ in range(3):
+        assert A("PART") in s.legal_actions()
+        s.apply(A("PART"))
+    assert pl.prov == 2 and pl.points == points + 12
+    assert not (s.tasks and s.tasks[-1][0] == "prov_pts" and A("PART") in s.legal_actions())
+
+
+def test_a_warrior_is_raised_only_to_a_value_left_in_the_supply():
+    """Increase combat strength (and Warriors, (In)finite components): a warrior of strength v can
+    be raised while a warrior of v + 1 is left; a 5 becomes a 6, a 6 cannot grow."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    pl.war = (0,) * 12
+    for v in (2, 5, 6):
+        put(pl, "war", warrior_class(v, False), 1)
+    raisable = {a - BASE["WARRIOR"] for a in s._raisable(pl)}
+    assert raisable == {warrior_class(2, False), warrior_class(5, False)}
+    _use_up_supply(s, range(3, 4), q)
+    raisable = {a - BASE["WARRIOR"] for a in s._raisable(pl)}
+    assert raisable == {warrior_class(5, False)}
+
+
+def test_the_stop_area_tile_goes_once_every_waiting_die_has_left():
+    """End of round (ruling 1): "from round 2, once all dice have left the stop area" the top
+    stop-area tile is removed; not before, and the tile that comes to light ends what may be
+    undone (the step that revealed it is final)."""
+    removals = 0
+    for seed in range(4):
+        s = meeple.make("karvi", players=3, seed=seed)
+        rng = random.Random(seed)
+        while s.round < 2 and not s.is_over():
+            s.apply(rng.choice(s.legal_actions()))
+        tiles = len(s.stop_stack)
+        while s.round == 2 and not s.is_over():
+            before = len(s.stop_stack)
+            s.apply(rng.choice(s.legal_actions()))
+            if len(s.stop_stack) < before:
+                removals += 1
+                assert not any(not s.die_done[e] and s.die_pos[e] >= s.T for e in range(len(s.die_pos)))
+                assert s.undo_floor == len(s.history)  # the revealing step cannot be taken back
+        assert len(s.stop_stack) == tiles - 1
+    assert removals == 4
+
+
+def test_a_gain_of_two_trade_cards_takes_two():
+    """Trade: "You gain 1 or 2 trade cards"; Trade cards: "choose 1 of the faceup trade cards ...
+    Then you immediately get the bonus": a gain of 2 takes 2 from the display of 3, no more."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    assert len(s.display) >= 3
+    s.tasks.append(("trade_card", 2))
+    depth = len(s.tasks) - 1
+    while len(s.tasks) > depth:
+        legal = s.legal_actions()
+        takes = [a for a in legal if BASE["TRADE_CARD"] <= a < BASE["TRADE_CARD"] + 36]
+        if s.tasks[-1][0] == "trade_card" and takes:
+            s.apply(takes[0])
+        else:
+            s.apply(END if END in legal else legal[0])
+    assert len(pl.trade_cards) == 2
+
+
+def test_draw_two_with_one_or_two_cards_left():
+    """Variants, "You always lose…": draw 2 and keep 1 (ruling 17); a stack with only 1 card left
+    gives that card, with no choice; with 2 left both are drawn and one kept."""
+    s = started(3, draw_two=True)
+    q = s.to_move
+    pl = s.p[q]
+    full = s.decks[0]
+    for left, kept_choice in ((1, False), (2, True)):
+        s.tasks = [t for t in s.tasks if t[0] != "keep"]
+        s.decks = (full[:left], *s.decks[1:])
+        hand = len(pl.hand)
+        s._draw(q, 0)
+        assert len(pl.hand) == hand + left and len(s.decks[0]) == 0
+        assert bool(s.tasks and s.tasks[-1] == ("keep",)) == kept_choice
+
+
+@pytest.mark.parametrize(("number", "displaces"), [(44, False), (45, True)])
+def test_cards_44_and_45_join_a_ship(number: int, displaces: bool):
+    """Card 44: "Place your ship next to another ship, without displacing the other ship"; card 45:
+    "However, you must displace other ships on that space"."""
+    s = started(3)
+    q = s.to_move
+    other = (q + 1) % s.players
+    node = next(n for n in range(1, len(s.nodes)) if not s.obstructed[n] and n != s.p[q].ship)
+    s.p[other].ship = node
+    s.p[q].hand = (number - 1,)
+    s.p[q].res = (5, 5, 5)
+    s.apply(A("PLAY_CARD", number - 1))
+    s.apply(A("SHIP_TO", node))
+    assert s.p[q].ship == node
+    assert (s.p[other].ship != node or any(t[0] == "displace" for t in s.tasks)) == displaces
+
+
+def test_the_trade_display_is_refilled_after_the_turn():
+    """Trade cards: "After your turn, replenish the display to 3 cards" from the trade deck."""
+    s = started(3)
+    taken = s.display[0]
+    s.display = s.display[1:]
+    deck = s.trade_deck
+    s._end_turn()
+    assert len(s.display) == 3 and taken not in s.display
+    assert s.display[-1] == deck[0] and s.trade_deck == deck[1:]
+
+
+def test_determinize_never_deals_a_face_up_special_rune_stone():
+    """Ruling 11: a special rune stone on a tableau is public, so a determinization never deals it
+    into a stack of special rune stones nobody has looked at."""
+    s = started(3)
+    unseen = [n for n, st in s.special_stacks.items() if st and not s.special_known[n] >> 2 & 1]
+    assert unseen
+    shown = s.special_stacks[unseen[0]][0]
+    s.special_stacks = {**s.special_stacks, unseen[0]: s.special_stacks[unseen[0]][1:]}
+    s.p[0].rune_spots = ((100 + shown,), *s.p[0].rune_spots[1:])
+    for seed in range(16):
+        world = s.determinize(2, random.Random(seed))
+        assert all(shown not in st for n, st in world.special_stacks.items() if n in unseen)
+
+
+def test_the_view_names_a_stone_being_placed_and_refuses_a_bad_seat():
+    """Ruling 11: a rune stone being placed face up is public, so every seat's view of the pending
+    decision names it; a view for a seat that is not at the table is refused, naming the seats."""
+    s = started(3)
+    s.tasks.append(("rune_spot", 5))
+    assert all(s.view(p)["decision"] == {"kind": "rune_spot", "stone": 5} for p in (None, 0, 1, 2))
+    with pytest.raises(ValueError, match=r"players are 0\.\.2"):
+        s.view(3)
+
+
+def test_the_view_shows_card_backs_keep_choices_and_looked_at_specials():
+    """Ruling 11: hands show their backs (type and level) to everyone; the owner of a draw-two
+    sees the pair to keep from; a stack of special rune stones a player looked at stays known to
+    them, and to them only."""
+    s = started(3, draw_two=True)
+    q = s.to_move
+    other = (q + 1) % 3
+    s.p[q].hand = (0, 15, 16)  # helmet 1, beer 16, beer 17 (all level 1)
+    backs = s.view(other)["players"][q]["hand_backs"]
+    assert backs == {"beer1": 2, "helmet1": 1}
+    s.tasks.append(("keep",))
+    assert s.view(q)["players"][q]["keep_from"] == [15, 16]
+    node = next(n for n, st in s.special_stacks.items() if st)
+    s.special_known = {**s.special_known, node: 1 << q}
+    name = s.nodes[node]
+    assert s.view(q)["special_stacks"][name]["tiles"] == list(s.special_stacks[node])
+    assert "tiles" not in s.view(other)["special_stacks"][name]
+
+
+def test_determinize_keeps_a_special_stack_its_player_looked_at():
+    """Ruling 11: a stack of special rune stones a player looked at stays known to them, so their
+    determinization keeps it as it is (and another's resamples it)."""
+    s = started(3)
+    node = next(n for n, st in s.special_stacks.items() if st)
+    for looker in range(3):
+        s.special_known = {**s.special_known, node: 1 << looker}
+        for seed in range(8):
+            assert s.determinize(looker, random.Random(seed)).special_stacks[node] == s.special_stacks[node]
+
+
+def test_raid_and_rune_stone_sentences():
+    """Log (docs/games/karvi.md, Play): a raid names the tile and the damage; placing a rune stone
+    names the stone (a special one by its symbols) and the spot, from the reader's seat."""
+    s = started(3)
+    tile = C.NUM_TR
+    words = f"the {W.tr_tile_words(tile)}"
+    assert s._event_text({"player": 0, "raid": tile, "damage": 2}, 0) == f"You raid {words} and take 2 damage."
+    assert s._event_text({"player": 0, "raid": None, "damage": 3}, 1) == "Player 1 raids the raid and takes 3 damage."
+    assert s._event_text({"player": 1, "rune": 2, "spot": 1}, None) == (
+        f"Player 2 places the {W.rune_words(2)} on rune spot 2.")
+    assert s._event_text({"player": 1, "rune": 101, "spot": 0}, 1) == (
+        f"You place the {W.special_words(1)} on rune spot 1.")
+
+
+def test_the_view_shows_the_decision_on_top():
+    """The view's pending decision is the one being made now: the last task pushed."""
+    s = started(3)
+    s.tasks += [("heal", 2), ("rune_spot", 5)]
+    assert s.view(0)["decision"] == {"kind": "rune_spot", "stone": 5}
