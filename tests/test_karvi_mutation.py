@@ -1,6 +1,6 @@
 """Karvi rules that a mutation sample found without a test (tools/mutate.py, docs/mutation.md).
 
-Section names refer to the rulebook text /work/shared/rules/002 (the English Hans im Glück rules).
+Section names refer to the English Hans im Glück rulebook.
 """
 
 from __future__ import annotations

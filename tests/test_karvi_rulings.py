@@ -1,7 +1,7 @@
 """Karvi: the rulings of docs/games/karvi.md checked on the reference models' reproductions, and
 the die move's label against its log line.
 
-Section names refer to the rulebook text /work/shared/rules/002 (the English Hans im Glück rules).
+Section names refer to the English Hans im Glück rulebook.
 Each reproduction is replayed action by action from ``meeple.make``: the exact records the
 reference check found.
 """
