@@ -20,17 +20,17 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-# Tests that exercise the rules modules. Left out: server, browser and deployment suites that
-# run no more game code than these.
+# Tests that exercise the rules modules (the compiled ones) and the bots that copy and resample
+# states. Left out: server, interop, browser and deployment suites, which call the same rules
+# and ran compiled in the suite before.
 TESTS = [
     "test_core.py", "test_contract.py", "test_copies.py", "test_corpus.py", "test_undo.py",
-    "test_levels.py", "test_ismcts.py", "test_rollout.py", "test_interop.py",
+    "test_sentences.py", "test_final_scoring.py", "test_log_names.py", "test_log_text.py",
+    "test_determinize_parts.py", "test_ismcts.py", "test_rollout.py",
     "test_trickarus.py", "test_trickarus_bot.py", "test_savage_bowl.py", "test_savage_bowl_bot.py",
     "test_scarvus.py", "test_scarvus_bot.py", "test_zarcana.py", "test_zarcana_bot.py",
-    "test_karvi.py", "test_karvi_bot.py", "test_karvi_printed.py", "test_server_ws.py",
-    "test_server_undo.py", "test_log_text.py", "test_learned.py", "test_tensor_hooks.py",
-    "test_cli.py", "test_arena.py", "test_interop_vector.py", "test_interop_lists.py",
-    "test_interop_ends.py", "test_interop_recall.py",
+    "test_zarcana_log_words.py", "test_karvi.py", "test_karvi_bot.py", "test_karvi_printed.py",
+    "test_karvi_rulings.py", "test_karvi_mutation.py",
 ]
 
 
