@@ -134,7 +134,7 @@ def test_one_server_drives_a_tables_bots(db):
     servers = [Server(db), Server(db)]
     try:
         a, b = servers
-        t = new_table(a, [{"kind": "bot", "level": "medium"}] * 3, name=None)
+        t = new_table(a, [{"kind": "bot", "level": "hard"}] * 3, name=None)  # a search: thinking dwarfs following
         wa, _ = hello(a, t["id"])
         wb, _ = hello(b, t["id"])
         store = Storage(db)
