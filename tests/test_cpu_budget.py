@@ -65,3 +65,20 @@ def test_children_of_a_budgeted_process_share_its_budget():
 def test_a_budget_outside_the_machine_is_refused():
     with pytest.raises(BudgetError):
         CpuBudget("meeple-test-too-much", cores=1000)
+
+
+def test_a_budget_is_accounted_in_short_periods():
+    """10 ms periods (cpu_budget.py: a server held back for at most 7 ms in one go at 0.3 core,
+    not 70 ms); a period whose quota the kernel would refuse is refused with the reason."""
+    budget = budget_or_skip(0.3)
+    try:
+        if budget.kind == "v1":
+            period = int((budget.path / "cpu.cfs_period_us").read_text())
+            quota = int((budget.path / "cpu.cfs_quota_us").read_text())
+        else:
+            quota, period = map(int, (budget.path / "cpu.max").read_text().split())
+    finally:
+        budget.remove()
+    assert (quota, period) == (3_000, 10_000)
+    with pytest.raises(BudgetError, match="quota"):
+        CpuBudget("meeple-test-tiny", cores=0.05, period_us=10_000)
