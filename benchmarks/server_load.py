@@ -12,9 +12,26 @@ of each move to every seat (from sending it to receiving the state that contains
 into seats on the mover's server and seats on another.
 
 ``--ramp`` raises the table count step by step (x``--growth``) until p99 passes 100 ms or an
-error happens, and stops by itself within ``--max-seconds`` (300). Its last line is JSON:
-``{"nodes", "max_tables", "p99_ms", "errors", "lost_seats"}``, ``max_tables`` being the most
-tables held at p99 < 100 ms with no errors (and ``p99_ms`` that step's p99).
+error happens, and stops by itself within ``--max-seconds`` (300, at most 1800). Its last line
+is JSON: ``{"nodes", "max_tables", "p99_ms", "errors", "lost_seats"}``, ``max_tables`` being the
+most tables held at p99 < 100 ms with no errors (and ``p99_ms`` that step's p99). A steadier
+knee: ``--repeat R`` measures each step over R windows and judges the p99 of all of them
+together; ``--refine K`` then bisects up to K times between the last count that held and the
+first that did not.
+
+``--kill-at-peak`` (two servers or more) goes back to the peak (the most tables that held, or
+``--tables`` without ``--ramp``), measures it once more, and kills one server (``--kill-node``,
+the last by default) with SIGKILL, then plays on for ``--kill-seconds``. Its players reconnect
+as the page does (first after 0.5 s), to the next living server round the ring, as a proxy
+hashing the table id sends them when the chosen upstream refuses connections; a move sent but
+not seen applied is sent again with the same move number (the server answers a repeat like
+the first). Measured per table of the killed server: seconds from the kill to its first state
+and to its first acknowledged move from another server; with ``--time-limit`` (each table then
+has a lease), seconds until each of the killed server's leases passed to another. Then every
+move a player saw applied, (table, move number, action), is looked up in the database. The JSON
+gains ``kill``; the run fails (exit status 1) when a table or lease took longer than
+``MEEPLE_LEASE_SECONDS`` + 2 s (docs/web.md, *Many servers*: a dead holder's lease is taken
+over a second or two after it lapses), or an acknowledged move is missing, or an error happened.
 
     python benchmarks/server_load.py --nodes 2 --ramp          # PostgreSQL + Redis from the env
     python benchmarks/server_load.py --tables 200 --think 1.0  # one server, SQLite, one step
@@ -25,7 +42,8 @@ and load client they share the machine with, are what runs out: then N servers c
 one server's capacity on a 2-core machine. Each step prints the host's idle share and the Redis
 messages and bytes each server received per move (a channel per table: a server hears only its
 own tables); the JSON line gains ``server_cpus``, ``cpu_s_per_1000_moves`` (per process kind at
-the best step) and ``bus_msgs_per_move``.
+the best step) and ``bus_msgs_per_move``. Budgets are accounted in 10 ms periods
+(``--budget-period-ms``; why: `benchmarks/cpu_budget.py`).
 
 ``--database-url``/``--redis-url`` default to MEEPLE_TEST_POSTGRES_URL/MEEPLE_TEST_REDIS_URL
 (SQLite in a temporary folder when there is no PostgreSQL and one node). On PostgreSQL each

@@ -33,9 +33,18 @@ def test_lost_moves_names_each_acknowledged_move_the_log_does_not_hold():
 
 
 def _kill(**changes) -> dict:
-    kill = {"tables_on_killed": 3, "tables_moved": 3, "takeover_s": {"max": 1.0, "p99": 1.0},
-            "leases_held": 3, "leases_moved": 3, "lease_takeover_s": {"max": 3.5, "p99": 3.5},
-            "bound_s": 5.0, "lost_moves": 0, "errors": 0, "lost_seats": 0}
+    kill = {
+        "tables_on_killed": 3,
+        "tables_moved": 3,
+        "takeover_s": {"max": 1.0, "p99": 1.0},
+        "leases_held": 3,
+        "leases_moved": 3,
+        "lease_takeover_s": {"max": 3.5, "p99": 3.5},
+        "bound_s": 5.0,
+        "lost_moves": 0,
+        "errors": 0,
+        "lost_seats": 0,
+    }
     return {**kill, **changes}
 
 
@@ -61,9 +70,25 @@ def test_nearest_rank_percentiles_of_a_few_tables():
 def test_a_server_killed_at_the_peak_hands_its_tables_on_and_loses_no_acknowledged_move():
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("MEEPLE_LEASE_SECONDS", None)  # the documented default, 3 s
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "server_load.py"), "--nodes", "2",
-           "--tables", "6", "--think", "0.3", "--step-seconds", "3", "--warmup", "2",
-           "--time-limit", "60", "--kill-at-peak", "--kill-seconds", "10"]
+    cmd = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "server_load.py"),
+        "--nodes",
+        "2",
+        "--tables",
+        "6",
+        "--think",
+        "0.3",
+        "--step-seconds",
+        "3",
+        "--warmup",
+        "2",
+        "--time-limit",
+        "60",
+        "--kill-at-peak",
+        "--kill-seconds",
+        "10",
+    ]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
     out = done.stdout + done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
