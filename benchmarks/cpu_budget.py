@@ -11,6 +11,12 @@ the database, Redis and the client, so N servers can be compared with one on a s
     budget.stats()                                      # throttling seen by the kernel
     budget.remove()
 
+Run as a script, it shows what the period does: a busy loop in a budget of ``--cores`` with
+periods of ``--period-ms``, printing how often and how long the kernel held it back.
+
+    python benchmarks/cpu_budget.py --cores 0.3 --period-ms 100     # holds of up to ~70 ms
+    python benchmarks/cpu_budget.py --cores 0.3 --period-ms 10      # holds of up to ~7 ms
+
 cgroup v1's ``cpu`` controller (``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``) where it is
 mounted, else cgroup v2's ``cpu.max``; `BudgetError` says why when neither can be written.
 
@@ -24,7 +30,10 @@ latency rises with the server's average use of its budget, as it would on a core
 
 from __future__ import annotations
 
+import argparse
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
@@ -124,3 +133,37 @@ def host_times() -> list[int]:
     """The first line of /proc/stat: the host's CPU time by kind, in clock ticks."""
     with open("/proc/stat") as f:
         return [int(x) for x in f.readline().split()[1:]]
+
+
+# a busy loop that notes every gap in its own progress over 2 ms: the time it was held back
+_HOLDS = """
+import time
+holds, last = [], time.monotonic()
+end = last + {seconds}
+while (now := time.monotonic()) < end:
+    if now - last > 0.002:
+        holds.append(now - last)
+    last = now
+holds.sort()
+print(f"held back {{len(holds)}} times, longest {{holds[-1] * 1e3:.0f}} ms, "
+      f"median {{holds[len(holds) // 2] * 1e3:.1f}} ms" if holds else "never held back")
+"""
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description="How a CPU budget holds a busy process back.")
+    p.add_argument("--cores", type=float, default=0.3)
+    p.add_argument("--period-ms", type=float, default=PERIOD_US / 1000)
+    p.add_argument("--seconds", type=float, default=3.0)
+    args = p.parse_args()
+    budget = CpuBudget(f"meeple-holds-{os.getpid()}", args.cores, int(args.period_ms * 1000))
+    try:
+        subprocess.run([sys.executable, "-c", _HOLDS.format(seconds=args.seconds)], check=True,
+                       preexec_fn=budget.enter)
+        print(budget.stats())
+    finally:
+        budget.remove()
+
+
+if __name__ == "__main__":
+    main()
