@@ -960,6 +960,8 @@ def main() -> None:
           f"think={args.think}s game={args.game} "
           f"players={args.players} ran {time.monotonic() - started:.0f}s; server logs in {tmp}")
     print(json.dumps(result))
+    if args.kill_at_peak and "kill" not in result:
+        sys.exit("kill at the peak: no table count held p99 < 100 ms, so no server was killed")
     if result.get("kill") and not result["kill"]["ok"]:
         sys.exit("kill at the peak: " + "; ".join(result["kill"]["faults"]))
 
