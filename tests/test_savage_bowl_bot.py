@@ -47,7 +47,7 @@ def test_ismcts_does_not_take_the_trick_that_eliminates_it():
     info = meeple.game_info("savage_bowl")
     for k, s in enumerate(positions):
         bot = make_bot("ismcts", info, k)
-        assert bot.iterations == savage_bowl.ISMCTS_ITERATIONS
+        assert bot.iterations == savage_bowl.GAME.search.iterations
         a = bot.choose(s)
         assert (
             HeuristicBot._outcome(s, a)[1] > 0

@@ -14,7 +14,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import random
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -269,10 +271,20 @@ def check_package(module: ModuleType, info: GameInfo) -> None:
                 f"{module.__name__} defines {name}, which is no hook: a game's hooks are the "
                 "GameInfo fields search, analysis, levels and tensors (docs/api.md, 'Adding a game')"
             )
-    if info.tensors is not None and importlib.util.find_spec(info.tensors) is None:
+    if info.tensors is not None and not _module_exists(info.tensors):
         raise HookError(
             f"game {info.id!r}: GameInfo.tensors names {info.tensors!r}, which is no module"
         )
+
+
+def _module_exists(name: str) -> bool:
+    """Whether ``name`` can be imported, without importing it (its parents are imported)."""
+    if name in sys.modules:
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def load_tensors(name: str) -> TensorHooks:
@@ -287,3 +299,24 @@ def load_tensors(name: str) -> TensorHooks:
         if callable(vars(module).get(f.name)) and getattr(hooks, f.name) is None:
             raise HookError(f"{name} defines {f.name} but TENSORS does not give it")
     return hooks
+
+
+HOOK_FIELDS = ("search", "analysis", "levels", "tensors")
+
+
+@contextmanager
+def swapped(info: GameInfo, **hooks: Any) -> Iterator[GameInfo]:
+    """A registered game with some hook fields changed until the block ends, checked as at
+    registration: for tests, and for a benchmark screening a hook that is not yet the game's."""
+    unknown = set(hooks) - set(HOOK_FIELDS)
+    if unknown:
+        raise HookError(f"no hook field {', '.join(sorted(unknown))}; they are {', '.join(HOOK_FIELDS)}")
+    before = {name: getattr(info, name) for name in hooks}
+    try:
+        for name, value in hooks.items():
+            object.__setattr__(info, name, value)  # a frozen dataclass: as its own __init__ does
+        check_info(info)
+        yield info
+    finally:
+        for name, value in before.items():
+            object.__setattr__(info, name, value)
