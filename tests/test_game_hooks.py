@@ -16,11 +16,9 @@ from typing import Any
 import pytest
 
 import meeple
-from meeple.bots import LEVELS, default_level_specs, level_specs, levels, make_bot
-from meeple.bots import analysis, ismcts
+from meeple.bots import LEVELS, analysis, default_level_specs, ismcts, level_specs, levels, make_bot
 from meeple.bots.rollout import RolloutBot
-from meeple.core import AnalysisHooks, GameInfo, HookError, SearchHooks, State, TensorHooks
-from meeple.core import hooks
+from meeple.core import AnalysisHooks, GameInfo, HookError, SearchHooks, State, TensorHooks, hooks
 from meeple.games import package_game, registry
 from meeple.games.trickarus.bot import HeuristicBot
 
@@ -43,7 +41,9 @@ def _fits(value: Any, hint: Any) -> bool:
 
 
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls, localns={"State": State, "GameInfo": GameInfo, "random": random})
+    return typing.get_type_hints(
+        cls, localns={"State": State, "GameInfo": GameInfo, "random": random}
+    )
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -168,8 +168,10 @@ def test_a_tensor_module_must_give_its_hooks_in_tensors(monkeypatch: pytest.Monk
     module.TENSORS = TensorHooks()  # type: ignore[attr-defined]
     with pytest.raises(HookError, match="defines observation_tensor but TENSORS does not give it"):
         hooks.load_tensors("fake_tensor")
-    module.TENSORS = TensorHooks(observation_tensor_shape=lambda p, o: (0,),  # type: ignore[attr-defined]
-                                 observation_tensor=observation_tensor)
+    module.TENSORS = TensorHooks(
+        observation_tensor_shape=lambda p, o: (0,),  # type: ignore[attr-defined]
+        observation_tensor=observation_tensor,
+    )
     assert hooks.load_tensors("fake_tensor") is module.TENSORS  # type: ignore[attr-defined]
 
 
@@ -188,7 +190,9 @@ def test_missing_hooks_give_the_documented_defaults() -> None:
     assert bot.rollout_depth is None and bot.evaluate is None and bot.candidates is None
     assert bot.prior is None and bot.prior_weight == 0.0 and bot.horizon is None
     assert levels(info) == list(LEVELS)
-    assert {k: level_specs(info)[k] for k in ("medium", "hard", "expert")} == default_level_specs(info)
+    assert {k: level_specs(info)[k] for k in ("medium", "hard", "expert")} == default_level_specs(
+        info
+    )
     assert default_level_specs(info)["hard"] == f"ismcts:{ismcts.DEFAULT_ITERATIONS}"
     rb = RolloutBot(info, 0, base="medium")
     assert rb.horizon is rb.value is rb.world is rb.evaluate is rb.candidates_hook is None

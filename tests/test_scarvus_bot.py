@@ -14,8 +14,8 @@ from contract import snapshot
 from meeple.bots import make_bot
 from meeple.bots.ismcts import _playout, evaluation_for, rollout_policy_for
 from meeple.games.scarvus import GAME
-from meeple.games.scarvus.bot import ProbabilisticBot
 from meeple.games.scarvus import rules as R
+from meeple.games.scarvus.bot import ProbabilisticBot
 from meeple.games.scarvus.search import (
     candidate_actions,
     ceiling,

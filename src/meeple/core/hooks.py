@@ -310,7 +310,9 @@ def swapped(info: GameInfo, **hooks: Any) -> Iterator[GameInfo]:
     registration: for tests, and for a benchmark screening a hook that is not yet the game's."""
     unknown = set(hooks) - set(HOOK_FIELDS)
     if unknown:
-        raise HookError(f"no hook field {', '.join(sorted(unknown))}; they are {', '.join(HOOK_FIELDS)}")
+        raise HookError(
+            f"no hook field {', '.join(sorted(unknown))}; they are {', '.join(HOOK_FIELDS)}"
+        )
     before = {name: getattr(info, name) for name in hooks}
     try:
         for name, value in hooks.items():
