@@ -22,7 +22,11 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .game import GameInfo, State
+    from .game import GameInfo
+
+GameState = Any
+"""What a hook takes for a state: its game's own `State` subclass (a hook of Zarcana's reads a
+``ZarcanaState``), which a ``Callable[[State], ...]`` field would refuse to a type checker."""
 
 ROLLOUTS = ("game", "random", "heuristic", "greedy")
 """How `meeple.bots.ismcts` plays its playouts out (`SearchHooks.rollout`, knob ``ismcts:<N>:<rollout>``)."""
@@ -45,19 +49,19 @@ class SearchHooks:
     """
 
     #: ``(state, rng) -> action``: ISMCTS playouts (rollout ``game``); default uniform random.
-    rollout_policy: Callable[[State, random.Random], int] | None = None
+    rollout_policy: Callable[[GameState, random.Random], int] | None = None
     #: ``(state, rng) -> action``: the playouts of knob ``greedy``; default `rollout_policy`.
-    greedy_policy: Callable[[State, random.Random], int] | None = None
+    greedy_policy: Callable[[GameState, random.Random], int] | None = None
     #: One of `ROLLOUTS`: the playouts of level ``ismcts`` without a rollout knob.
     rollout: str = "game"
     #: Playouts cut after this many actions, then judged by `evaluate` (else the running
     #: scores); default None: play to the end.
     depth: int | None = None
     #: ``state -> [value in [-1, 1] per player]``: judges a cut playout; default the running scores.
-    evaluate: Callable[[State], list[float]] | None = None
+    evaluate: Callable[[GameState], list[float]] | None = None
     #: ``state -> non-empty subset of the legal actions``: the moves the ISMCTS tree (and the
     #: rollout bot's and analysis' candidates) consider; default every legal action.
-    candidates: Callable[[State], list[int]] | None = None
+    candidates: Callable[[GameState], list[int]] | None = None
     #: Weight of the root bias toward `prior_bot`'s move (``weight / (visits + 1)``); 0: none.
     prior: float = 0.0
     #: Which of the game's own bots (`GameInfo.bots`) the root bias follows.
@@ -67,13 +71,13 @@ class SearchHooks:
     iterations: int | None = None
     #: ``state -> key``: a playout stops as soon as the key changes (e.g. the round ends): the
     #: rollout bot, ISMCTS knob ``h`` and a cut analysis; default None: no horizon.
-    horizon: Callable[[State], object] | None = None
+    horizon: Callable[[GameState], object] | None = None
     #: ``(state, mover) -> value``: the rollout bot's judgement where a playout stopped (larger is
     #: better); default `meeple.bots.ismcts.leaf_returns` (with `evaluate`).
-    value: Callable[[State, int], float] | None = None
+    value: Callable[[GameState, int], float] | None = None
     #: ``(state, mover, rng) -> world``: the rollout bot's worlds, sampled from what the mover
     #: knows; default ``state.determinize(mover, rng)``.
-    world: Callable[[State, int, random.Random], State] | None = None
+    world: Callable[[GameState, int, random.Random], GameState] | None = None
 
     def __post_init__(self) -> None:
         _check_fields(self, "SearchHooks")
@@ -114,11 +118,11 @@ class TensorHooks:
     #: ``(players, options) -> shape`` and ``(state, player or None) -> flat floats``: the
     #: observation tensor; default the generic encoding of the JSON view.
     observation_tensor_shape: Callable[[int, dict[str, Any]], tuple[int, ...]] | None = None
-    observation_tensor: Callable[[State, int | None], Sequence[float]] | None = None
+    observation_tensor: Callable[[GameState, int | None], Sequence[float]] | None = None
     #: The same for OpenSpiel's perfect-recall information-state tensor; default
     #: `meeple.interop.recall`'s generic one.
     information_state_tensor_shape: Callable[[int, dict[str, Any]], tuple[int, ...]] | None = None
-    information_state_tensor: Callable[[State, int | None], Sequence[float]] | None = None
+    information_state_tensor: Callable[[GameState, int | None], Sequence[float]] | None = None
     #: ``(players, options) -> [event, ...]``: every kind of event the log can hold, for the
     #: generic information-state layout; default: what sampled games show.
     information_state_examples: Callable[[int, dict[str, Any]], list[dict[str, Any]]] | None = None

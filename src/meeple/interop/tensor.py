@@ -460,7 +460,7 @@ def _from_hook(info: GameInfo, players: int, options: dict[str, Any]) -> Encodin
     size = int(np.prod(shape))
 
     def encode(state: State, player: int | None) -> np.ndarray:
-        out = tensor_fn(state, player)
+        out: Any = tensor_fn(state, player)  # an ndarray, usually
         if type(out) is np.ndarray and out.dtype == np.float32 and out.shape == (size,):
             return out  # already flat float32 (the usual case: no copy, no checks)
         out = np.asarray(out, dtype=np.float32).reshape(-1)
