@@ -62,7 +62,7 @@ def test_evaluation_at_the_end_is_the_game_result():
 
 
 def test_level_ismcts_uses_the_hooks():
-    """The package's hooks reach level `ismcts`: the evaluation, the playout cut-off, the bias
+    """The game's search hooks reach level `ismcts`: the evaluation, the playout cut-off, the bias
     toward the heuristic's move; and the bot still picks a legal move with them."""
     bot = make_ismcts(karvi.GAME, seed=0)
     assert bot.evaluate is evaluate

@@ -1,4 +1,4 @@
-"""Savage Bowl search: level `ismcts` with the package's hooks (heuristic playouts cut at the end
+"""Savage Bowl search: level `ismcts` with the game's search hooks (heuristic playouts cut at the end
 of the round, 400 iterations) on positions from real games.
 
 Rule sections refer to the Savage Bowl rulebook.
