@@ -12,11 +12,14 @@ the per-game lines let a stopped screen still be read (`arena_suite.partial_run`
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 
+import meeple
 from meeple.bots.arena import run_arena
+from meeple.core.hooks import swapped
 
-VALUES = {  # --value name -> (module, attribute) of a ROLLOUT_VALUE hook
+VALUES = {  # --value name -> (module, attribute) of a SearchHooks.value
     "savage_bowl": {
         "points": ("meeple.games.savage_bowl.bot", "rollout_value"),
         "place": ("meeple.games.savage_bowl.bot", "rollout_place_value"),
@@ -31,7 +34,7 @@ def main() -> None:
     ap.add_argument("players", type=int)
     ap.add_argument("level", help="the candidate, e.g. rollout:shedder:k30:w16")
     ap.add_argument("--opponent", default="hard")
-    ap.add_argument("--value", help="a ROLLOUT_VALUE of the game (VALUES) for this run")
+    ap.add_argument("--value", help="a SearchHooks.value of the game (VALUES) for this run")
     ap.add_argument("--games", type=int, default=64)
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--set", action="append", default=[], metavar="MODULE:NAME=INT",
@@ -45,10 +48,16 @@ def main() -> None:
         if not hasattr(mod, name):
             raise SystemExit(f"{module} has no {name}")
         setattr(mod, name, int(value))
+    info = meeple.game_info(args.game)
+    search = info.search
     if args.value:
         module, attr = VALUES[args.game][args.value]
-        pkg = importlib.import_module(f"meeple.games.{args.game}")
-        pkg.ROLLOUT_VALUE = getattr(importlib.import_module(module), attr)  # type: ignore[attr-defined]
+        search = dataclasses.replace(search, value=getattr(importlib.import_module(module), attr))
+    with swapped(info, search=search):  # one process: the change reaches every bot
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
     bots = [args.level, args.opponent]
     print(f"screen {args.game} {args.players}p {bots} value={args.value or 'package'} "
           f"set={args.set} games={args.games} seed={args.seed}", flush=True)

@@ -7,6 +7,8 @@ game/state pickling, and MCTS, IS-MCTS and `evaluate_bots` running on our games.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
 import pickle
 import random
@@ -231,21 +233,27 @@ def test_spectator_observer_sees_only_public_information():
 
 
 def test_game_hook_replaces_the_generic_tensor(monkeypatch):
-    """A game package may export observation_tensor(_shape); both adapters then use it."""
+    """A game's TensorHooks may give observation_tensor(_shape); both adapters then use it."""
     info = meeple.game_info("trickarus")
-    module = tensor.game_module(info)
-    monkeypatch.setattr(
-        module, "observation_tensor_shape", lambda players, options: (2, 3), raising=False
+    module = importlib.import_module(info.tensors)
+    hooks = dataclasses.replace(
+        module.TENSORS,
+        observation_tensor_shape=lambda players, options: (2, 3),
+        observation_tensor=lambda state, p: [p or 0] * 6,
     )
-    monkeypatch.setattr(module, "observation_tensor", lambda state, p: [p or 0] * 6, raising=False)
+    monkeypatch.setattr(module, "TENSORS", hooks)
+    tensor._tensor_hooks.cache_clear()
     tensor._encoding.cache_clear()
     try:
+        assert tensor.tensor_hooks(info) is hooks
         enc = tensor.encoding("trickarus", 3)
         assert enc.source == "game" and enc.shape == (2, 3)
         e = env("trickarus", players=3)
         e.reset(seed=1)
         assert e.observe("player_2")["observation"].tolist() == [[2.0] * 3] * 2
     finally:
+        monkeypatch.undo()
+        tensor._tensor_hooks.cache_clear()
         tensor._encoding.cache_clear()
 
 

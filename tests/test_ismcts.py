@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import random
-import sys
-import types
 from typing import Any
 
 import pytest
@@ -19,7 +17,7 @@ from meeple.bots.ismcts import (
     parse_knob,
     rollout_policy_for,
 )
-from meeple.core import GameInfo, State
+from meeple.core import GameInfo, SearchHooks, State
 
 GAMES = [g["id"] for g in meeple.games()]
 
@@ -161,21 +159,16 @@ def test_ismcts_finds_the_winning_move_for_the_player_to_move(pile: int, best: i
         assert ISMCTSBot(seed=1, iterations=400, max_seconds=None).choose(state) == best
 
 
-def test_rollout_policy_hook_is_used_when_a_game_package_exports_one() -> None:
-    """A game package may export ROLLOUT_POLICY; without one the playout is uniform random."""
+def test_rollout_policy_hook_is_used_when_a_game_gives_one() -> None:
+    """A game may give SearchHooks.rollout_policy; without one the playout is uniform random."""
     calls: list[int] = []
 
     def take_two_when_possible(state: State, rng: random.Random) -> int:
         calls.append(1)
         return max(state.legal_actions())
 
-    pkg = types.ModuleType("nim_test_pkg")
-    pkg.GAME = NIM  # type: ignore[attr-defined]
-    pkg.ROLLOUT_POLICY = take_two_when_possible  # type: ignore[attr-defined]
-    rules = types.ModuleType("nim_test_pkg.rules")
-    sys.modules["nim_test_pkg"], sys.modules["nim_test_pkg.rules"] = pkg, rules
-    try:
-        info = GameInfo(
+    def nim(search: SearchHooks) -> GameInfo:
+        return GameInfo(
             id="nim-test",
             title="Nim",
             description="",
@@ -183,17 +176,17 @@ def test_rollout_policy_hook_is_used_when_a_game_package_exports_one() -> None:
             options=(),
             num_actions=3,
             state_factory=_nim_factory,
+            search=search,
         )
-        pkg.GAME = info  # type: ignore[attr-defined]
-        assert rollout_policy_for(info) is take_two_when_possible
-        pkg.ISMCTS_ROLLOUT = "random"  # type: ignore[attr-defined]
-        assert make_bot("ismcts:30", info, seed=0).rollout_policy is None  # type: ignore[attr-defined]
-        del pkg.ISMCTS_ROLLOUT  # type: ignore[attr-defined]
-        bot = make_bot("ismcts:30", info, seed=0)
-        bot.choose(_NimState(2, 0, {"pile": 9}))
-        assert calls, "the exported policy drove the playouts"
-    finally:
-        del sys.modules["nim_test_pkg"], sys.modules["nim_test_pkg.rules"]
+
+    info = nim(SearchHooks(rollout_policy=take_two_when_possible))
+    assert rollout_policy_for(info) is take_two_when_possible
+    random_rollouts = nim(SearchHooks(rollout_policy=take_two_when_possible, rollout="random"))
+    assert make_bot("ismcts:30", random_rollouts, seed=0).rollout_policy is None  # type: ignore[attr-defined]
+    bot = make_bot("ismcts:30", info, seed=0)
+    bot.choose(_NimState(2, 0, {"pile": 9}))
+    assert calls, "the game's policy drove the playouts"
+    assert rollout_policy_for(nim(SearchHooks())) is None
 
 
 def _nim_factory(players: int, seed: int, options: dict[str, Any]) -> State:
@@ -245,7 +238,7 @@ def test_cut_off_playouts_are_judged_by_the_running_scores() -> None:
 
 
 def test_game_evaluation_judges_cut_off_playouts() -> None:
-    """ISMCTS_EVAL replaces the running-score utility for a playout cut before the end."""
+    """SearchHooks.evaluate replaces the running-score utility for a playout cut before the end."""
     state = meeple.make("trickarus", players=3, seed=4)
     world = state.determinize(0, random.Random(0))
     _playout(world, random.Random(0), None, depth=5)
@@ -290,7 +283,7 @@ def test_root_bias_follows_the_heuristic_until_the_evidence_says_otherwise() -> 
 
 
 def test_candidates_hook_narrows_the_tree_not_the_playouts() -> None:
-    """ISMCTS_CANDIDATES limits the edges the tree may take; the choice comes from them only."""
+    """SearchHooks.candidates limits the edges the tree may take; the choice comes from them only."""
     state = _NimState(2, 0, {"pile": 5})
     seen: list[list[int]] = []
 
@@ -305,8 +298,9 @@ def test_candidates_hook_narrows_the_tree_not_the_playouts() -> None:
     assert ISMCTSBot(seed=3, iterations=200, max_seconds=None).choose(state) == 2
 
 
-def test_prior_hooks_pick_the_guiding_level_from_the_game_package() -> None:
-    """ISMCTS_PRIOR turns the root bias on; ISMCTS_PRIOR_BOT names which of the game's levels guides it."""
+def test_prior_hooks_pick_the_guiding_level_from_the_game() -> None:
+    """SearchHooks.prior turns the root bias on; SearchHooks.prior_bot names which of the game's
+    levels guides it."""
 
     class TakeOne:
         name = "take-one"
@@ -317,29 +311,24 @@ def test_prior_hooks_pick_the_guiding_level_from_the_game_package() -> None:
         def choose(self, state: State) -> int:
             return 1
 
-    pkg = types.ModuleType("nim_test_pkg")
-    rules = types.ModuleType("nim_test_pkg.rules")
-    sys.modules["nim_test_pkg"], sys.modules["nim_test_pkg.rules"] = pkg, rules
-    try:
-        info = GameInfo(
+    def nim(search: SearchHooks) -> GameInfo:
+        return GameInfo(
             id="nim-test", title="Nim", description="", player_counts=(2,), options=(),
-            num_actions=3, state_factory=_nim_factory, bots={"take-one": TakeOne},
+            num_actions=3, state_factory=_nim_factory, bots={"take-one": TakeOne}, search=search,
         )  # fmt: skip
-        pkg.GAME = info  # type: ignore[attr-defined]
-        assert make_bot("ismcts:6", info, seed=0).prior is None  # type: ignore[attr-defined]
-        pkg.ISMCTS_PRIOR = 50.0  # type: ignore[attr-defined]
-        assert make_bot("ismcts:6", info, seed=0).prior is None  # no heuristic level to follow
-        pkg.ISMCTS_PRIOR_BOT = "take-one"  # type: ignore[attr-defined]
-        guided = make_bot("ismcts:6", info, seed=3)
-        assert isinstance(guided, ISMCTSBot) and guided.prior_weight == 50.0
-        assert guided.choose(_NimState(2, 0, {"pile": 5})) == 1  # the guide's move, at this budget
-        assert make_bot("ismcts:6:b0", info, seed=0).prior is None  # type: ignore[attr-defined]
-    finally:
-        del sys.modules["nim_test_pkg"], sys.modules["nim_test_pkg.rules"]
+
+    assert make_bot("ismcts:6", nim(SearchHooks()), seed=0).prior is None  # type: ignore[attr-defined]
+    no_guide = nim(SearchHooks(prior=50.0))
+    assert make_bot("ismcts:6", no_guide, seed=0).prior is None  # type: ignore[attr-defined]  # no heuristic level to follow
+    info = nim(SearchHooks(prior=50.0, prior_bot="take-one"))
+    guided = make_bot("ismcts:6", info, seed=3)
+    assert isinstance(guided, ISMCTSBot) and guided.prior_weight == 50.0
+    assert guided.choose(_NimState(2, 0, {"pile": 5})) == 1  # the guide's move, at this budget
+    assert make_bot("ismcts:6:b0", info, seed=0).prior is None  # type: ignore[attr-defined]
 
 
 def test_horizon_knob_cuts_playouts_where_the_games_key_changes() -> None:
-    """Knob ``h`` uses the game's ROLLOUT_HORIZON (Trickarus: the round): a playout stops as soon
+    """Knob ``h`` uses the game's SearchHooks.horizon (Trickarus: the round): a playout stops as soon
     as the round differs from the root's, so the search sees the round's end, not the game's."""
     info = meeple.game_info("trickarus")
     assert parse_knob("3000:h") == {"iterations": 3000, "horizon": True}

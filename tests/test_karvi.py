@@ -1125,10 +1125,10 @@ def test_rollout_policy_plays_legal_games_to_the_end():
         s = meeple.make("karvi", players=players, seed=players)
         rng = random.Random(0)
         while not s.is_over():
-            a = karvi.ROLLOUT_POLICY(s, rng)
+            a = karvi.GAME.search.rollout_policy(s, rng)
             assert a in s.legal_actions()
             s.apply(a)
-    assert karvi.ISMCTS_ITERATIONS > 0
+    assert karvi.GAME.search.iterations > 0
 
 
 def test_face_down_tiles_show_their_requirement_stripe_to_everyone():

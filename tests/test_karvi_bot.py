@@ -20,7 +20,7 @@ def midgame(players: int, seed: int, actions: int = 60) -> meeple.core.State:
     s = meeple.make("karvi", players=players, seed=seed)
     rng = random.Random(seed)
     for _ in range(actions):
-        s.apply(karvi.ROLLOUT_POLICY(s, rng))
+        s.apply(karvi.GAME.search.rollout_policy(s, rng))
     return s
 
 
@@ -57,18 +57,18 @@ def test_evaluation_at_the_end_is_the_game_result():
     s = meeple.make("karvi", players=3, seed=1)
     rng = random.Random(1)
     while not s.is_over():
-        s.apply(karvi.ROLLOUT_POLICY(s, rng))
+        s.apply(karvi.GAME.search.rollout_policy(s, rng))
     assert evaluate(s) == s.returns() == leaf_returns(s, evaluate)
 
 
 def test_level_ismcts_uses_the_hooks():
-    """The package's hooks reach level `ismcts`: the evaluation, the playout cut-off, the bias
+    """The game's search hooks reach level `ismcts`: the evaluation, the playout cut-off, the bias
     toward the heuristic's move; and the bot still picks a legal move with them."""
     bot = make_ismcts(karvi.GAME, seed=0)
     assert bot.evaluate is evaluate
-    assert bot.rollout_depth == karvi.ISMCTS_ROLLOUT_DEPTH
-    assert bot.iterations == karvi.ISMCTS_ITERATIONS
-    assert bot.prior_weight == karvi.ISMCTS_PRIOR and bot.prior is not None
+    assert bot.rollout_depth == karvi.GAME.search.depth
+    assert bot.iterations == karvi.GAME.search.iterations
+    assert bot.prior_weight == karvi.GAME.search.prior and bot.prior is not None
     s = midgame(2, seed=3)
     small = make_ismcts(karvi.GAME, seed=0, knob="20")
     assert small.choose(s) in s.legal_actions()
@@ -115,7 +115,7 @@ def test_planner_values_the_last_round_by_the_final_scoring():
                 floor = s.p[q].points + sum(s.final_lines(q).values())
                 assert floor <= bot.value(s, q) <= floor + 60
                 seen_late = True
-        s.apply(karvi.ROLLOUT_POLICY(s, rng))
+        s.apply(karvi.GAME.search.rollout_policy(s, rng))
     assert seen_early and seen_late
     assert [bot.value(s, q) for q in range(2)] == s.scores()
 

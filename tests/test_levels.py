@@ -96,9 +96,8 @@ def test_a_level_defined_per_player_count(monkeypatch: pytest.MonkeyPatch) -> No
     """A game's level may differ by count (`PlayerCountBot`); the count comes from the state.
     The mapping here is this test's own, so the game's tuning may change without it."""
     info = meeple.game_info("trickarus")
-    package = sys.modules["meeple.games.trickarus"]
     by_count = {2: "ismcts:200", 3: "ismcts:200", 4: "ismcts:1000", 5: "ismcts:1000"}
-    monkeypatch.setitem(package.BOT_LEVELS, "hard", by_count)
+    monkeypatch.setitem(info.levels, "hard", by_count)
     assert level_specs(info, 2)["hard"] == "ismcts:200" and level_specs(info, 5)["hard"] == "ismcts:1000"
     assert level_specs(info)["hard"] == "2-3p: ismcts:200; 4-5p: ismcts:1000"
     for n, hard_budget in ((2, 200), (3, 200), (4, 1000), (5, 1000)):

@@ -88,7 +88,7 @@ def test_a_time_cap_is_a_safety_net_that_is_counted(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_world_hook_replaces_determinize() -> None:
-    """ROLLOUT_WORLD samples the worlds (one per world, shared by the candidates)."""
+    """SearchHooks.world samples the worlds (one per world, shared by the candidates)."""
     info = meeple.game_info("savage_bowl")
     state = midgame_states("savage_bowl", 2, 1, every=5, min_legal=3)[0]
     calls: list[int] = []

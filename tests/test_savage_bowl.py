@@ -879,14 +879,14 @@ def test_ismcts_hooks_play_legal_rollouts_to_the_round_end():
     scoring of the current round (13 tricks x 4 or 12 x 5, plus the five discards)."""
     from meeple.games import savage_bowl
 
-    assert savage_bowl.ISMCTS_ROLLOUT_DEPTH == max(13 * 4, 12 * 5) + 5
+    assert savage_bowl.GAME.search.depth == max(13 * 4, 12 * 5) + 5
     rng = random.Random(2)
     for players in (4, 5):
         s = make(players, seed=players)
         s._events = None
         start_round = s.round
-        for _ in range(savage_bowl.ISMCTS_ROLLOUT_DEPTH):
-            a = savage_bowl.ROLLOUT_POLICY(s, rng)
+        for _ in range(savage_bowl.GAME.search.depth):
+            a = savage_bowl.GAME.search.rollout_policy(s, rng)
             assert s.is_legal(a)
             s.apply(a)
         assert s.round == start_round + 1 and len(s.results) == 1
@@ -906,20 +906,20 @@ def test_rollout_hooks_stop_at_the_round_end_and_value_place_at_4p_points_at_5p(
         s._events = None
         for _ in range(20):  # into the first round
             s.apply(rng.choice(s.legal_actions()))
-        key = savage_bowl.ROLLOUT_HORIZON(s)
+        key = savage_bowl.GAME.search.horizon(s)
         assert key == s.round == 1
         bot = make_bot("shedder", meeple.game_info("savage_bowl"), 0)
-        while savage_bowl.ROLLOUT_HORIZON(s) == key:
+        while savage_bowl.GAME.search.horizon(s) == key:
             s.apply(bot.choose(s))
         assert len(s.results) == 1 and s.round == 2
-        values = [savage_bowl.ROLLOUT_VALUE(s, p) for p in range(players)]
+        values = [savage_bowl.GAME.search.value(s, p) for p in range(players)]
         if players == 4:
             assert values == [rollout_place_value(s, p) for p in range(players)] != s.points
         else:
             assert values == s.points
 
     rb = RolloutBot(meeple.game_info("savage_bowl"), 1, base="shedder", keep=3, worlds=2)
-    assert rb.horizon is savage_bowl.ROLLOUT_HORIZON and rb.value is savage_bowl.ROLLOUT_VALUE
+    assert rb.horizon is savage_bowl.GAME.search.horizon and rb.value is savage_bowl.GAME.search.value
     s = make(4, seed=9)
     while not s.is_over():
         a = rb.choose(s) if s.to_move == 0 else rng.choice(s.legal_actions())

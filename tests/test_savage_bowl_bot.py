@@ -1,4 +1,4 @@
-"""Savage Bowl search: level `ismcts` with the package's hooks (heuristic playouts cut at the end
+"""Savage Bowl search: level `ismcts` with the game's search hooks (heuristic playouts cut at the end
 of the round, 400 iterations) on positions from real games.
 
 Rule sections refer to the Savage Bowl rulebook.
@@ -47,7 +47,7 @@ def test_ismcts_does_not_take_the_trick_that_eliminates_it():
     info = meeple.game_info("savage_bowl")
     for k, s in enumerate(positions):
         bot = make_bot("ismcts", info, k)
-        assert bot.iterations == savage_bowl.ISMCTS_ITERATIONS
+        assert bot.iterations == savage_bowl.GAME.search.iterations
         a = bot.choose(s)
         assert (
             HeuristicBot._outcome(s, a)[1] > 0

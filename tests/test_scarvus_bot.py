@@ -15,6 +15,7 @@ from meeple.bots import make_bot
 from meeple.bots.ismcts import _playout, evaluation_for, rollout_policy_for
 from meeple.games.scarvus import GAME
 from meeple.games.scarvus import rules as R
+from meeple.games.scarvus.bot import ProbabilisticBot
 from meeple.games.scarvus.search import (
     candidate_actions,
     ceiling,
@@ -178,7 +179,7 @@ def test_evaluate_prefers_fewer_and_lighter_feathers():
 
 
 def test_ismcts_uses_the_scarvus_hooks_and_plays_legally():
-    """Level ismcts picks up the package's ROLLOUT_POLICY and ISMCTS_EVAL, and its moves with a
+    """Level ismcts picks up the game's SearchHooks rollout_policy and evaluate, and its moves with a
     small budget are legal through a whole game."""
     assert rollout_policy_for(GAME) is rollout_policy
     assert evaluation_for(GAME) is evaluate
@@ -215,19 +216,17 @@ def test_candidate_bids_are_legal_near_the_estimate_and_cover_the_policy():
 
 
 def test_default_ismcts_gets_the_candidates_and_the_probabilistic_guide():
-    """Level ismcts at its default budget picks up ISMCTS_CANDIDATES and is guided at the root by
-    the package's ISMCTS_PRIOR_BOT level; on a Bid Step opening (Bid Step) its tree expands only
+    """Level ismcts at its default budget picks up SearchHooks.candidates and is guided at the root
+    by the game's SearchHooks.prior_bot level; on a Bid Step opening (Bid Step) its tree expands only
     the candidate bids, and its choice is one of them."""
     from meeple.bots.ismcts import ISMCTSBot, candidates_for
-    from meeple.games.scarvus import ISMCTS_PRIOR, ISMCTS_PRIOR_BOT
-
     assert candidates_for(GAME) is candidate_actions
     bot = make_bot("ismcts", GAME, seed=5)
     assert isinstance(bot, ISMCTSBot)
     assert bot.candidates is candidate_actions
     assert bot.rollout_policy is rollout_policy and bot.evaluate is evaluate
-    assert bot.prior is not None and bot.prior_weight == ISMCTS_PRIOR > 0
-    assert type(bot.prior.__self__) is GAME.bots[ISMCTS_PRIOR_BOT]
+    assert bot.prior is not None and bot.prior_weight == GAME.search.prior > 0
+    assert type(bot.prior.__self__) is GAME.bots[GAME.search.prior_bot] is ProbabilisticBot
     opening = next(s for s in states_in(R.BIDDING, 50) if s.bid is None)
     small = make_bot("ismcts:60", GAME, seed=5)
     move = small.choose(opening)

@@ -311,7 +311,7 @@ def test_heuristic_seat_places_better_than_a_random_seat(players):
 
 
 def test_search_evaluation_ranks_the_track_and_fears_the_sun() -> None:
-    """`evaluate` (ISMCTS_EVAL for cut playouts): values in [-1, 1]; with many tricks left a
+    """`evaluate` (SearchHooks.evaluate for cut playouts): values in [-1, 1]; with many tricks left a
     player just under the sun is worth less than one with room, and a lone leader far from the
     sun, with no tricks left, is worth the most."""
     from meeple.games.trickarus.bot import evaluate

@@ -258,7 +258,7 @@ def test_lookahead_ranked_lists_its_move_first_and_the_rest_from_the_heuristics_
 
 
 def test_rollout_playouts_stop_where_the_movers_turn_ends():
-    """The rollout level's playouts (`ROLLOUT_HORIZON`) all stop at the start of the next
+    """The rollout level's playouts (`SearchHooks.horizon`) all stop at the start of the next
     player's turn, whatever the candidate (one action or a chain), so every candidate is judged
     at the same point of play."""
     from meeple.bots.rollout import RolloutBot

@@ -12,7 +12,7 @@ default search (or a better heuristic); ``expert``, a bigger search (or, where n
 a server may still cut a move at a time cap as a safety net (`ISMCTSBot.max_seconds`, counted
 in ``bot.last.capped``).
 
-A game defines its levels with ``BOT_LEVELS`` next to ``GAME`` in its package: a mapping from
+A game defines its levels with ``GameInfo.levels`` (`meeple.core.hooks`): a mapping from
 ``medium``/``hard``/``expert`` to any level string `make_bot` accepts, e.g.
 ``{"hard": "ismcts:1000", "expert": "ismcts:3000"}`` or ``{"medium": "heuristic"}``. A value may
 also be a mapping from player count to such a string, where what beats its neighbours differs by
@@ -86,7 +86,7 @@ class PlayerCountBot:
     """A named level whose definition depends on the table's player count.
 
     Why: a search budget that beats its neighbours at 2 players may not at 5 (Trickarus), so a
-    game's ``BOT_LEVELS`` may map counts to level strings. The bot for a count is made on the
+    game's ``levels`` may map counts to level strings. The bot for a count is made on the
     first decision at that count, with this bot's seed, so a seed still gives one game.
     """
 
@@ -165,16 +165,12 @@ def default_level_specs(info: GameInfo) -> dict[str, str]:
 
 
 def _own_specs(info: GameInfo) -> dict[str, str | Mapping[int, str]]:
-    """The game's ``BOT_LEVELS`` entries for ``medium``/``hard``/``expert``, as written."""
-    from .ismcts import game_package
-
-    own = getattr(game_package(info), "BOT_LEVELS", None) or {}
-    return {name: spec for name, spec in own.items()
-            if name in ("medium", "hard", "expert") and isinstance(spec, str | Mapping)}
+    """The game's ``levels`` entries for ``medium``/``hard``/``expert``, as written."""
+    return {name: spec for name, spec in info.levels.items() if name in ("medium", "hard", "expert")}
 
 
 def level_specs(info: GameInfo, players: int | None = None) -> dict[str, str]:
-    """Each named level's definition for ``info``: the game's ``BOT_LEVELS`` over the defaults.
+    """Each named level's definition for ``info``: the game's ``levels`` over the defaults.
 
     A level defined per player count gives its string at ``players``, or, without ``players``,
     one line naming every count (``2-3p: ismcts:200; 4-5p: ismcts:1000``).
@@ -193,12 +189,9 @@ def level_specs(info: GameInfo, players: int | None = None) -> dict[str, str]:
 
 
 def extra_levels(info: GameInfo) -> list[str]:
-    """The levels a game adds after the five: its ``BOT_LEVELS`` keys beyond them that name one
-    of its own bots (Trickarus' ``learned``)."""
-    from .ismcts import game_package
-
-    own = getattr(game_package(info), "BOT_LEVELS", None) or {}
-    return [name for name, spec in own.items() if name not in LEVELS and spec == name and name in info.bots]
+    """The levels a game adds after the five: its ``levels`` keys beyond them, each naming one of
+    its own bots (Trickarus' ``learned``; registration refuses any other extra key)."""
+    return [name for name in info.levels if name not in LEVELS]
 
 
 def levels(info: GameInfo) -> list[str]:

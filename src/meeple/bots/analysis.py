@@ -18,18 +18,18 @@ Budgets where a game differs:
 - the rollout policy is the game's ``hard`` level, unless that level is a search (``ismcts:`` or
   ``rollout:``; Trickarus): a search inside every rollout would cost its budget at every move of
   every playout, so the game's ``medium`` level (its heuristic) plays the rollouts instead. A game
-  package may name the level with ``ANALYSIS_POLICY`` (Zarcana: ``heuristic``, because its
+  may name the level with ``AnalysisHooks.policy`` (Zarcana: ``heuristic``, because its
   ``hard`` looks ahead over sampled worlds at every move; Karvi: ``heuristic``, a fifth of its
   planner's cost a move);
 - a game whose playouts to the end are too long to run hundreds of times a decision sets
-  ``ANALYSIS_CUT = True`` (Zarcana, whose games run 300-450 actions): a playout then stops at the
-  game's ``ROLLOUT_HORIZON`` and is judged by its ``ROLLOUT_VALUE`` (the same judgement the
+  ``AnalysisHooks(cut=True)`` (Zarcana, whose games run 300-450 actions): a playout then stops at
+  the game's ``SearchHooks.horizon`` and is judged by its ``SearchHooks.value`` (the same judgement the
   game's rollout bot uses), a value in [-1, 1] mapped onto places as `State.returns` maps places
   onto values; no expected score is given then;
 - where many choices are legal (Scarvus' bids, Karvi, Zarcana), only the best ``top_k`` by the
   game's own bots are played out, plus the move actually chosen: the bot's ``ranked`` order where
   it has one, else the heuristic's and the policy's own moves first, then the game's
-  ``ISMCTS_CANDIDATES`` (else the legal moves in order). A better move outside those is not found.
+  ``SearchHooks.candidates`` (else the legal moves in order). A better move outside those is not found.
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ from meeple.core import GameInfo, State
 from meeple.core.rng import derive
 
 from . import level_specs, make_bot
-from .ismcts import game_package
 
 MAX_PLAYOUT = 20_000  # a playout longer than this is a game bug, not an analysis problem
 Z95 = 1.96  # two-sided 95% normal quantile for the intervals
@@ -185,8 +184,8 @@ class Analysis:
 
 def rollout_policy(info: GameInfo) -> str:
     """The level whose bots play the analysis' rollouts (see the module's docstring)."""
-    own = getattr(game_package(info), "ANALYSIS_POLICY", None)
-    if isinstance(own, str):
+    own = info.analysis.policy
+    if own is not None:
         return own
     hard = level_specs(info)["hard"]
     return "medium" if hard.startswith(("ismcts", "rollout")) else "hard"
@@ -210,15 +209,12 @@ class _Evaluator:
     """Plays candidates out for one game; holds what is looked up once per analysis."""
 
     def __init__(self, info: GameInfo, budget: Depth) -> None:
-        pkg = game_package(info)
         self.info, self.budget = info, budget
         self.policy = rollout_policy(info)
-        self.cut = bool(getattr(pkg, "ANALYSIS_CUT", False))
-        self.horizon: Callable[[State], object] | None = getattr(pkg, "ROLLOUT_HORIZON", None)
-        self.value: Callable[[State, int], float] | None = getattr(pkg, "ROLLOUT_VALUE", None)
-        if self.cut and (self.horizon is None or self.value is None):
-            raise ValueError(f"{info.id}: ANALYSIS_CUT needs ROLLOUT_HORIZON and ROLLOUT_VALUE")
-        self.candidates_hook = getattr(pkg, "ISMCTS_CANDIDATES", None)
+        self.cut = info.analysis.cut  # registration made sure horizon and value are given then
+        self.horizon: Callable[[State], object] | None = info.search.horizon
+        self.value: Callable[[State, int], float] | None = info.search.value
+        self.candidates_hook = info.search.candidates
         self.has_heuristic = "heuristic" in info.bots
 
     def candidates(self, state: State, legal: list[int], chosen: int, seed: int) -> list[int]:

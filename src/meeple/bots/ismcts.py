@@ -10,43 +10,41 @@ the game's own fast playout, and the final move is the most visited root action.
 The search copies keep no event log (`determinize` drops it) and apply actions without the
 base class' re-validation: every action comes from ``legal_actions`` of that very copy.
 
-Two optional hooks a game package may export next to ``GAME``:
-``ROLLOUT_POLICY: Callable[[State, random.Random], int]`` drives the playouts instead of uniform
-random; ``ISMCTS_ITERATIONS: int`` sets the default iteration budget (that of ``ismcts:<knob>`` without
-a budget, and of levels ``hard``/``expert`` unless the game's ``BOT_LEVELS`` say otherwise);
-``ISMCTS_ROLLOUT = "heuristic"`` makes level ``ismcts`` play out with the game's heuristic bot
+Hooks a game may give (``GameInfo(search=SearchHooks(...))``, `meeple.core.hooks`):
+``rollout_policy: Callable[[State, random.Random], int]`` drives the playouts instead of uniform
+random; ``iterations: int`` sets the default iteration budget (that of ``ismcts:<knob>`` without
+a budget, and of levels ``hard``/``expert`` unless the game's ``levels`` say otherwise);
+``rollout="heuristic"`` makes level ``ismcts`` play out with the game's heuristic bot
 (for games where it is cheap and random playouts say little);
-``ISMCTS_ROLLOUT_DEPTH: int`` cuts playouts after that many actions and judges them by the
+``depth: int`` cuts playouts after that many actions and judges them by the
 running scores (for long games whose full playouts are too slow to run many);
-``ISMCTS_EVAL: Callable[[State], list[float]]`` judges such a cut-off playout instead (a value in
+``evaluate: Callable[[State], list[float]]`` judges such a cut-off playout instead (a value in
 [-1, 1] per player, like `State.returns`), for games whose running score says little mid-game;
-``ISMCTS_PRIOR: float`` turns on a progressive bias (Chaslot et al. 2008) toward the move the
+``prior: float`` turns on a progressive bias (Chaslot et al. 2008) toward the move the
 game's ``heuristic`` level would make at the root: that child's UCB score gains
 ``weight / (visits + 1)``, so with few iterations the search follows the heuristic and with many
 the evidence takes over. The heuristic sees the real state, which is the bot's own information set
-(``ISMCTS_PRIOR_BOT = "<level>"`` names another of the game's own levels to take its place);
-``GREEDY_ROLLOUT_POLICY``, a `RolloutPolicy` that knob ``greedy`` (``ismcts:3000:greedy``)
+(``prior_bot="<level>"`` names another of the game's own bots to take its place);
+``greedy_policy``, a `RolloutPolicy` that knob ``greedy`` (``ismcts:3000:greedy``)
 selects, for a cheap policy that should not replace the default playouts;
-``ROLLOUT_HORIZON: Callable[[State], object]`` (shared with `meeple.bots.rollout`), a key such as
+``horizon: Callable[[State], object]`` (shared with `meeple.bots.rollout`), a key such as
 the round number: knob ``h`` (``ismcts:3000:h``) stops every playout as soon as the key differs
-from the root state's, and judges it like a depth cut-off (``ISMCTS_EVAL``, else running scores);
-``ISMCTS_CANDIDATES: Callable[[State], list[int]]`` narrows the actions the *tree* considers at
+from the root state's, and judges it like a depth cut-off (``evaluate``, else running scores);
+``candidates: Callable[[State], list[int]]`` narrows the actions the *tree* considers at
 a node to a non-empty subset of the legal ones (e.g. bids near an estimate, when hundreds are
 legal and nearly all absurd); playouts are unaffected.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from meeple.core import GameInfo, State
+from meeple.core import GameInfo, State, hooks
 
 RolloutPolicy = Callable[[State, random.Random], int]
 Evaluation = Callable[[State], list[float]]
@@ -55,7 +53,7 @@ Candidates = Callable[[State], list[int]]
 Horizon = Callable[[State], object]
 
 DEFAULT_ITERATIONS = 1000
-"""Iterations per move of level ``ismcts`` unless the game's package exports ``ISMCTS_ITERATIONS``."""
+"""Iterations per move of level ``ismcts`` unless the game's ``SearchHooks.iterations`` says otherwise."""
 DEFAULT_ROLLOUT = "game"
 EXPLORATION = 0.7  # UCB constant for rewards in [0, 1], the value Cowling et al. use
 MAX_ROLLOUT = 20_000  # a playout longer than this is a game bug, not a search problem
@@ -86,70 +84,43 @@ class SearchStats:
 
 
 def rollout_policy_for(info: GameInfo) -> RolloutPolicy | None:
-    """The optional ``ROLLOUT_POLICY`` exported by the game's package, or ``None``."""
-    policy = getattr(game_package(info), "ROLLOUT_POLICY", None)
-    return policy if callable(policy) else None
+    """The game's ``SearchHooks.rollout_policy``, or ``None`` (uniform random playouts)."""
+    return info.search.rollout_policy
 
 
 def default_rollout(info: GameInfo) -> str:
-    """The game's ``ISMCTS_ROLLOUT`` (one of `ROLLOUTS`) if it exports one, else ``game``."""
-    kind = getattr(game_package(info), "ISMCTS_ROLLOUT", None)
-    return kind if kind in ROLLOUTS else DEFAULT_ROLLOUT
+    """The game's ``SearchHooks.rollout`` (one of `ROLLOUTS`; ``game`` unless it says otherwise)."""
+    return info.search.rollout
 
 
 def default_rollout_depth(info: GameInfo) -> int | None:
-    """The game's ``ISMCTS_ROLLOUT_DEPTH`` if it exports one, else ``None`` (play to the end)."""
-    n = getattr(game_package(info), "ISMCTS_ROLLOUT_DEPTH", None)
-    return n if isinstance(n, int) and n > 0 else None
+    """The game's ``SearchHooks.depth``, or ``None`` (play to the end)."""
+    return info.search.depth
 
 
 def evaluation_for(info: GameInfo) -> Evaluation | None:
-    """The game's ``ISMCTS_EVAL`` for cut-off playouts, or ``None`` (place by running scores)."""
-    fn = getattr(game_package(info), "ISMCTS_EVAL", None)
-    return fn if callable(fn) else None
+    """The game's ``SearchHooks.evaluate`` for cut-off playouts, or ``None`` (place by running scores)."""
+    return info.search.evaluate
 
 
 def horizon_for(info: GameInfo) -> Horizon | None:
-    """The game's ``ROLLOUT_HORIZON`` (a key whose change ends a playout), or ``None``."""
-    fn = getattr(game_package(info), "ROLLOUT_HORIZON", None)
-    return fn if callable(fn) else None
+    """The game's ``SearchHooks.horizon`` (a key whose change ends a playout), or ``None``."""
+    return info.search.horizon
 
 
 def candidates_for(info: GameInfo) -> Candidates | None:
-    """The game's ``ISMCTS_CANDIDATES`` (the actions worth a tree edge), or ``None`` (all legal)."""
-    fn = getattr(game_package(info), "ISMCTS_CANDIDATES", None)
-    return fn if callable(fn) else None
+    """The game's ``SearchHooks.candidates`` (the actions worth a tree edge), or ``None`` (all legal)."""
+    return info.search.candidates
 
 
 def default_prior_weight(info: GameInfo) -> float:
-    """The game's ``ISMCTS_PRIOR`` weight for the heuristic's root move, else 0 (no bias)."""
-    w = getattr(game_package(info), "ISMCTS_PRIOR", None)
-    return float(w) if isinstance(w, (int, float)) and w > 0 else 0.0
+    """The game's ``SearchHooks.prior`` weight for its guide's root move (0: no bias)."""
+    return float(info.search.prior)
 
 
 def default_iterations(info: GameInfo) -> int:
-    """The game's ``ISMCTS_ITERATIONS`` if it exports one, else `DEFAULT_ITERATIONS`."""
-    n = getattr(game_package(info), "ISMCTS_ITERATIONS", None)
-    return n if isinstance(n, int) and n > 0 else DEFAULT_ITERATIONS
-
-
-def game_package(info: GameInfo) -> object | None:
-    """The package that registers ``info``: the nearest parent of its state factory's module."""
-    module = getattr(info.state_factory, "__module__", "") or ""
-    parts = module.split(".")
-    for end in range(len(parts), 0, -1):
-        name = ".".join(parts[:end])
-        pkg = sys.modules.get(name) or _try_import(name)
-        if pkg is not None and getattr(pkg, "GAME", None) is info:
-            return pkg
-    return None
-
-
-def _try_import(name: str) -> object | None:
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
+    """The game's ``SearchHooks.iterations``, else `DEFAULT_ITERATIONS`."""
+    return info.search.iterations or DEFAULT_ITERATIONS
 
 
 class ISMCTSBot:
@@ -343,17 +314,17 @@ def heuristic_rollout(info: GameInfo, seed: int, epsilon: float = 0.1) -> Rollou
     return policy
 
 
-ROLLOUTS = ("game", "random", "heuristic", "greedy")
-"""``game``: the game's ROLLOUT_POLICY if it exports one, else random. ``heuristic``: its bot.
-``greedy``: the game's ``GREEDY_ROLLOUT_POLICY`` (a cheap rule-of-thumb policy offered as a knob
-without becoming the default playout of ``hard``), else as ``game``."""
+ROLLOUTS = hooks.ROLLOUTS
+"""``game``: the game's ``SearchHooks.rollout_policy`` if it gives one, else random. ``heuristic``:
+its bot. ``greedy``: the game's ``SearchHooks.greedy_policy`` (a cheap rule-of-thumb policy
+offered as a knob without becoming the default playout of ``hard``), else as ``game``."""
 
 
 def parse_knob(knob: str) -> dict[str, Any]:
     """Parts separated by ``:``, each optional: ``2000`` iterations or ``0.5s`` per move; a rollout
     (``game``, ``random``, ``heuristic``, ``greedy``); ``d40``, playouts cut after 40 actions; ``b1.5``, the
     root bias toward the heuristic's move (``b0`` turns off a game's default bias); ``h``, playouts
-    cut at the game's ``ROLLOUT_HORIZON`` (e.g. the round's end).
+    cut at the game's ``SearchHooks.horizon`` (e.g. the round's end).
 
     So ``ismcts:0.5s:heuristic:d40:b1`` is a valid level.
     """
@@ -416,12 +387,11 @@ def make_ismcts(info: GameInfo, seed: int, knob: str | None = None) -> ISMCTSBot
     elif rollout == "random":
         policy = None
     elif rollout == "greedy":
-        greedy = getattr(game_package(info), "GREEDY_ROLLOUT_POLICY", None)
-        policy = greedy if callable(greedy) else rollout_policy_for(info)
+        policy = info.search.greedy_policy or rollout_policy_for(info)
     else:
         policy = rollout_policy_for(info)
     weight = spec.get("prior", default_prior_weight(info))
-    guide = info.bots.get(getattr(game_package(info), "ISMCTS_PRIOR_BOT", "heuristic"))
+    guide = info.bots.get(info.search.prior_bot)
     prior = guide(seed + 1).choose if guide is not None and weight > 0 else None
     return ISMCTSBot(
         seed,

@@ -11,19 +11,19 @@ candidates of one decision are judged on the same worlds with the same playout s
 random numbers), so their difference is the move, not the luck.
 
 Level ``rollout:<knob>`` (`parse_knob`), e.g. ``rollout:shedder:k4:w12:m0.02``. Optional hooks
-a game package may export next to ``GAME``:
+a game may give (``GameInfo(search=SearchHooks(...))``, `meeple.core.hooks`):
 
-- ``ROLLOUT_HORIZON: Callable[[State], object]``: a key such as the round number; a playout stops
+- ``horizon: Callable[[State], object]``: a key such as the round number; a playout stops
   as soon as it changes (a round's end is where a trick-taker's points are sure);
-- ``ROLLOUT_VALUE: Callable[[State, int], float]``: the mover's value where a playout stopped
+- ``value: Callable[[State, int], float]``: the mover's value where a playout stopped
   (larger is better; e.g. its points minus the best other player's), else
-  `meeple.bots.ismcts.leaf_returns` (``ISMCTS_EVAL`` if the game has one);
-- ``ROLLOUT_WORLD: Callable[[State, int, random.Random], State]``: a world to play out, sampled
+  `meeple.bots.ismcts.leaf_returns` (``evaluate`` if the game has one);
+- ``world: Callable[[State, int, random.Random], State]``: a world to play out, sampled
   from what the mover knows, in place of ``state.determinize(me, rng)``: a uniform sample ignores
   what the others' moves said (a bid says something about the bidder's card), and a bot judging
   a challenge on worlds that ignore it challenges too often. It must read only the mover's view.
 - a base bot with ``ranked(state) -> list[int]`` (best first) names the candidates; otherwise the
-  game's ``ISMCTS_CANDIDATES``, else every legal action, with the base bot's own move first.
+  game's ``candidates``, else every legal action, with the base bot's own move first.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import Any
 
 from meeple.core import GameInfo, State
 
-from .ismcts import evaluation_for, game_package, leaf_returns
+from .ismcts import evaluation_for, leaf_returns
 
 MAX_PLAYOUT = 20_000  # a playout longer than this is a game bug, not a search problem
 
@@ -87,12 +87,11 @@ class RolloutBot:
             level = level_specs(info)[level]
         self.playout_level = level
         self._make_bot = make_bot
-        pkg = game_package(info)
-        self.horizon: Horizon | None = getattr(pkg, "ROLLOUT_HORIZON", None)
-        self.value: Value | None = getattr(pkg, "ROLLOUT_VALUE", None)
-        self.world: World | None = getattr(pkg, "ROLLOUT_WORLD", None)
+        self.horizon: Horizon | None = info.search.horizon
+        self.value: Value | None = info.search.value
+        self.world: World | None = info.search.world
         self.evaluate = evaluation_for(info)
-        self.candidates_hook = getattr(pkg, "ISMCTS_CANDIDATES", None)
+        self.candidates_hook = info.search.candidates
         self.max_seconds: float | None = None  # a server's safety net only; None = no clock
         self.last: RolloutStats | None = None
 

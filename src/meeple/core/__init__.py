@@ -9,18 +9,23 @@ from .errors import (
     UnknownGame,
 )
 from .game import RECORD_FORMAT, GameInfo, Option, State, replaced
+from .hooks import AnalysisHooks, HookError, SearchHooks, TensorHooks
 from .rng import derive, new_salt
 
 __all__ = [
     "RECORD_FORMAT",
+    "AnalysisHooks",
     "BadOption",
     "BadPlayerCount",
     "BadRecord",
     "GameInfo",
+    "HookError",
     "IllegalAction",
     "MeepleError",
     "Option",
+    "SearchHooks",
     "State",
+    "TensorHooks",
     "UnknownGame",
     "derive",
     "new_salt",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from .errors import BadOption, BadPlayerCount, IllegalAction
+from .hooks import AnalysisHooks, SearchHooks, check_info
 from .text import seat_names
 
 try:  # mypyc's class options, for a compiled build; without mypy installed they do nothing
@@ -62,6 +63,12 @@ class GameInfo:
     combinations (e.g. co-operative mode needs 3+ players) by raising `BadPlayerCount`/`BadOption`.
     ``bots`` maps a level name to a factory ``(seed) -> Bot``; the game-independent levels are
     added by `meeple.bots`.
+
+    The hooks (`meeple.core.hooks`; every one optional, checked here): ``search`` tunes the
+    search bots and the analysis, ``analysis`` the analysis' rollouts, ``levels`` maps
+    ``medium``/``hard``/``expert`` (or a game's own extra level) to a level string or to a dict of
+    them by player count, and ``tensors`` names the module whose ``TENSORS`` gives the interop
+    adapters the game's own tensors.
     """
 
     id: str
@@ -79,8 +86,13 @@ class GameInfo:
     _defaults: dict[int, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
     text_renderer: Callable[[dict[str, Any]], str] | None = None
     hidden_information: bool = True
+    search: SearchHooks = SearchHooks()
+    analysis: AnalysisHooks = AnalysisHooks()
+    levels: dict[str, Any] = field(default_factory=dict)
+    tensors: str | None = None
 
     def __post_init__(self) -> None:
+        check_info(self)
         if isinstance(self.state_factory, type):
             self.state_factory.info = self  # type: ignore[attr-defined]  # a state knows its game
 

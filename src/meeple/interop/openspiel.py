@@ -41,7 +41,7 @@ import meeple
 from meeple.core import BadOption, GameInfo, Option, State
 
 from .recall import Layout, Record, event_bytes, layout
-from .tensor import Encoding, encoding, hook
+from .tensor import Encoding, encoding, tensor_hooks
 
 __all__ = [
     "PREFIX",
@@ -180,7 +180,7 @@ class MeepleGame(pyspiel.Game):
         players, options = _options_from_params(info, dict(params or {}))
         self.players = players
         self.options = options
-        length = hook(info, "max_game_length")
+        length = tensor_hooks(info).max_game_length
         self.max_length = int(length(players, dict(options))) if length else MAX_GAME_LENGTH
         game_info = pyspiel.GameInfo(
             num_distinct_actions=info.num_actions,
@@ -199,7 +199,7 @@ class MeepleGame(pyspiel.Game):
         """The generic information-state tensor's layout (`meeple.interop.recall`; learnt when
         first asked for), or None for a game with its own ``information_state_tensor``. Its
         room never ends a game: what does not fit is kept as a digest (see its docs)."""
-        if hook(self.info, "information_state_tensor") is not None:
+        if tensor_hooks(self.info).information_state_tensor is not None:
             return None
         return layout(self.info.id, self.players, self.options)
 
@@ -542,8 +542,9 @@ class MeepleObserver:
         self.public_only = iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
         self.recall = bool(iig_obs_type.perfect_recall)
         self.encoding = game.encoding
-        self.hook = hook(game.info, "information_state_tensor") if self.recall else None
-        shape_hook = hook(game.info, "information_state_tensor_shape") if self.recall else None
+        hooks = tensor_hooks(game.info)
+        self.hook = hooks.information_state_tensor if self.recall else None
+        shape_hook = hooks.information_state_tensor_shape if self.recall else None
         self.layout = None
         if self.hook is not None and shape_hook is not None:
             size = int(np.prod(shape_hook(game.players, dict(game.options))))

@@ -56,7 +56,7 @@ import numpy as np
 import meeple
 from meeple.core import State
 
-from .tensor import Encoding, encoding, hook
+from .tensor import Encoding, encoding, tensor_hooks
 
 SAMPLE_GAMES = 30
 SAMPLE_SEED = 20_241_127
@@ -683,8 +683,9 @@ def build(game: str, players: int, options: dict[str, Any]) -> Layout:
     table = {k: a for a, k in enumerate(keys)} if len(set(keys)) == len(keys) else {}
     stats, most, most_own, most_log, places = _sample(game, players, options, table)
     # A game may list example events: every kind its log can hold, with every value of each
-    # string field and lists at their longest, which sampling might miss (`hook` docs).
-    examples = hook(info, "information_state_examples")
+    # string field and lists at their longest, which sampling might miss (`TensorHooks` docs).
+    hooks = tensor_hooks(info)
+    examples = hooks.information_state_examples
     for event in examples(players, dict(options)) if examples else ():
         k = kind_of(event)
         stats.setdefault(k, _Stat(table)).add(event)
@@ -696,12 +697,12 @@ def build(game: str, players: int, options: dict[str, Any]) -> Layout:
     own_slot = num_actions.bit_length()  # the binary code of id + 1 (0: no action)
     # A game whose log names every decision's player and action (an action's JSON coded by id,
     # so `table` is not empty) needs no own-actions block: the log says them.
-    logged = hook(info, "actions_logged")
+    logged = hooks.actions_logged
     own_logged = bool(table) and logged is not None and bool(logged(players, dict(options)))
     own_cap = 0 if own_logged else _room(most_own)
     # Room the game's rules fix for a kind (an event logged once a game: room 1, not `_room`'s
     # headroom for a count that varies); an event past it still goes to the digest.
-    rooms_hook = hook(info, "information_state_room")
+    rooms_hook = hooks.information_state_room
     rooms = rooms_hook(players, dict(options)) if rooms_hook else {}
     own_offset = offset
     offset += own_cap * own_slot

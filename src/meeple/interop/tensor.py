@@ -19,7 +19,8 @@ onto it:
 The view's top-level ``legal`` list (the mover's legal actions, by project convention) is left
 out: the action mask carries it.
 
-A game may bring its own encoding instead: its package (``meeple.games.<id>``) exports
+A game may bring its own encoding instead: its `meeple.core.TensorHooks` (``TENSORS`` in the
+module its ``GameInfo.tensors`` names) give
 ``observation_tensor_shape(players, options) -> tuple[int, ...]`` and
 ``observation_tensor(state, player) -> Sequence[float]`` (flattened). `layout()` documents the
 generic layout of any game (``python -m meeple.interop.tensor <game> --players N``).
@@ -27,20 +28,18 @@ generic layout of any game (``python -m meeple.interop.tensor <game> --players N
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 import meeple
-from meeple.core import GameInfo, State
+from meeple.core import GameInfo, State, TensorHooks
+from meeple.core.hooks import NO_TENSORS, load_tensors
 
 SAMPLE_GAMES = 10  # random games whose views define the layout
 SAMPLE_VIEWS = 500  # views sampled from them in all
@@ -50,25 +49,16 @@ SKIPPED_KEY = "legal"  # the mover's legal actions: the action mask (or OpenSpie
 MAX_BAG = 512  # distinct numbers a bag keys on; rarer ones count as ``other``
 
 
-# ----- the optional hook a game may export --------------------------------------------------
-def game_module(info: GameInfo) -> ModuleType | None:
-    """The package that registers ``info`` (``meeple.games.<folder>``), where hooks live."""
-    factory_module = getattr(info.state_factory, "__module__", "") or ""
-    parts = factory_module.split(".")
-    if len(parts) >= 3 and parts[:2] == ["meeple", "games"]:
-        return importlib.import_module(".".join(parts[:3]))
-    return None
+# ----- the optional hooks a game may give ---------------------------------------------------
+def tensor_hooks(info: GameInfo) -> TensorHooks:
+    """The game's `TensorHooks` (its ``GameInfo.tensors`` module imported on the first call), or
+    hooks that are all None."""
+    return NO_TENSORS if info.tensors is None else _tensor_hooks(info.tensors)
 
 
-def hook(info: GameInfo, name: str) -> Any:
-    """A hook the game's package exports, or its ``tensor`` module holds, or None."""
-    module = game_module(info)
-    if module is None:
-        return None
-    found = getattr(module, name, None)
-    if found is None and importlib.util.find_spec(module.__name__ + ".tensor") is not None:
-        found = getattr(importlib.import_module(module.__name__ + ".tensor"), name, None)
-    return found
+@cache
+def _tensor_hooks(module: str) -> TensorHooks:
+    return load_tensors(module)
 
 
 # ----- learning the layout from sampled views -----------------------------------------------
@@ -462,15 +452,15 @@ def _generic(info: GameInfo, players: int, options: dict[str, Any], cache: bool 
 
 
 def _from_hook(info: GameInfo, players: int, options: dict[str, Any]) -> Encoding | None:
-    shape_fn = hook(info, "observation_tensor_shape")
-    tensor_fn = hook(info, "observation_tensor")
+    hooks = tensor_hooks(info)
+    shape_fn, tensor_fn = hooks.observation_tensor_shape, hooks.observation_tensor
     if shape_fn is None or tensor_fn is None:
         return None
     shape = tuple(int(n) for n in shape_fn(players, dict(options)))
     size = int(np.prod(shape))
 
     def encode(state: State, player: int | None) -> np.ndarray:
-        out = tensor_fn(state, player)
+        out: Any = tensor_fn(state, player)  # an ndarray, usually
         if type(out) is np.ndarray and out.dtype == np.float32 and out.shape == (size,):
             return out  # already flat float32 (the usual case: no copy, no checks)
         out = np.asarray(out, dtype=np.float32).reshape(-1)

@@ -3,13 +3,13 @@
 Rules in `rules.py`, the reconstructed components in the JSON files read by `components.py`.
 """
 
-from meeple.core import GameInfo, Option
+from meeple.core import AnalysisHooks, GameInfo, Option, SearchHooks
 
 from .bot import HeuristicBot, PlannerBot, SearchPlannerBot, evaluate, rollout_policy
 from .render import render_text
 from .rules import NUM_ACTIONS, KarviState, check
 
-_INFO = dict(
+GAME = GameInfo(
     id="karvi",
     title="Karvi",
     description=(
@@ -44,29 +44,30 @@ _INFO = dict(
     check=check,
     bots={"heuristic": HeuristicBot, "planner": PlannerBot, "planner_search": SearchPlannerBot},
     text_renderer=render_text,
+    # ISMCTS (meeple.bots.ismcts): playouts by the fast policy, cut after 30 actions (about half a
+    # round) and judged by the heuristic's position value (points alone say little mid-game), with
+    # a root bias toward the planner's move. 300 such iterations: p95 0.49 s a move at load ~5 on
+    # 2 cores.
+    search=SearchHooks(
+        rollout_policy=rollout_policy,
+        evaluate=evaluate,
+        depth=30,
+        prior=1.0,
+        iterations=300,
+        prior_bot="planner",
+    ),
+    # Named levels (meeple.bots). The search above at 300 iterations was level with the heuristic
+    # (2p, 80 games), so `hard` is the better heuristic `planner` (bot.py; a work budget of 8
+    # moves x 4 determinizations, milliseconds a move), and `expert` searches on top of it:
+    # `planner_search` plays the planner's best 3 die moves out to the round's end on 8 shared
+    # determinizations (p95 0.28 s CPU a move at 2p). `ismcts` keeps its root bias, now toward
+    # the planner's move.
+    levels={"hard": "planner", "expert": "planner_search"},
+    # Post-game analysis (meeple.bots.analysis) plays its rollouts by the heuristic: the planner
+    # ranks every move of every playout by looking ahead, about five times the heuristic's cost,
+    # and an analysis runs a few hundred playouts a decision.
+    analysis=AnalysisHooks(policy="heuristic"),
+    # The observation tensor (numpy) is imported only when an interop adapter asks, so playing
+    # the game needs the standard library alone.
+    tensors=f"{__name__}.tensor",
 )
-
-GAME = GameInfo(**_INFO)
-
-# ISMCTS hooks (meeple.bots.ismcts): playouts by the fast policy, cut after 30 actions (about half
-# a round) and judged by the heuristic's position value (points alone say little mid-game), with a
-# root bias toward the heuristic's move. 300 such iterations: p95 0.49 s a move at load ~5 on 2 cores.
-ROLLOUT_POLICY = rollout_policy
-ISMCTS_EVAL = evaluate
-ISMCTS_ROLLOUT_DEPTH = 30
-ISMCTS_PRIOR = 1.0
-ISMCTS_ITERATIONS = 300
-# Named levels (meeple.bots). The search above at 300 iterations was level with the
-# heuristic (2p, 80 games), so `hard` is the better heuristic `planner` (bot.py; a work budget of
-# 8 moves x 4 determinizations, milliseconds a move), and `expert` searches on top of it:
-# `planner_search` plays the planner's best 3 die moves out to the round's end on 8 shared
-# determinizations (p95 0.28 s CPU a move at 2p). `ismcts` keeps its root bias, now toward the
-# planner's move.
-ISMCTS_PRIOR_BOT = "planner"
-BOT_LEVELS = {"hard": "planner", "expert": "planner_search"}
-# Post-game analysis (meeple.bots.analysis) plays its rollouts by the heuristic: the planner ranks
-# every move of every playout by looking ahead, about five times the heuristic's cost, and an
-# analysis runs a few hundred playouts a decision.
-ANALYSIS_POLICY = "heuristic"
-# The observation-tensor interop hook lives in `tensor.py` (numpy); `meeple.interop.tensor.hook`
-# imports it only when an adapter asks, so playing the game needs the standard library alone.

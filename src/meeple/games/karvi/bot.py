@@ -406,7 +406,7 @@ EVAL_SCALE = 8.0
 
 
 def evaluate(state: KarviState) -> list[float]:
-    """ISMCTS_EVAL for a playout cut off before the end: a soft place by `HeuristicBot.value`.
+    """SearchHooks.evaluate for a playout cut off before the end: a soft place by `HeuristicBot.value`.
 
     Each player's value is the mean over the others of tanh(lead / EVAL_SCALE), so it lies in
     [-1, 1] like `State.returns`, and tends to the place-based utility as the leads grow. The

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from meeple.core.hooks import TensorHooks
 from meeple.core.layout import offsets
 
 from . import components as C
@@ -729,4 +730,8 @@ def information_state_examples(players: int, options: dict[str, Any]) -> list[di
     return out
 
 
-__all__ = ["information_state_examples", "observation_tensor", "observation_tensor_shape"]
+TENSORS = TensorHooks(
+    observation_tensor_shape=observation_tensor_shape,
+    observation_tensor=observation_tensor,
+    information_state_examples=information_state_examples,
+)  # the interop hooks (GameInfo.tensors names this module)

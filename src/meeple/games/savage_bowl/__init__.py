@@ -1,31 +1,10 @@
 """Savage Bowl: the game's registration. Rules in `rules.py`, components in `components.json`."""
 
-from meeple.core import GameInfo, Option
+from meeple.core import GameInfo, Option, SearchHooks
 
 from .bot import HeuristicBot, ShedderBot, rollout_expert_value, rollout_horizon, rollout_policy
 from .render import render_text
 from .rules import MAX_ROUND_ACTIONS, NUM_ACTIONS, SETUP, SavageBowlState, check
-
-# ISMCTS hooks (see meeple.bots.ismcts). Playouts by the heuristic, cut once the current round is
-# scored and judged by the running points: whole-game random playouts say little about a move.
-ROLLOUT_POLICY = rollout_policy
-ISMCTS_ROLLOUT_DEPTH = MAX_ROUND_ACTIONS
-# 400 iterations: p95 0.46 s of CPU a move at 5p (benchmarks/level_times.py). Ahead of the
-# heuristic in the first arena runs (docs/games/savage_bowl.md, "Search"); not shown on fresh seeds
-# with the named levels (docs/arena.md), neither at 400 nor at 150 iterations.
-ISMCTS_ITERATIONS = 400
-# Rollout hooks (see meeple.bots.rollout): play a candidate out to the round's end, judge it by
-# the mover's expected final place then at 4 players, by its own points at 5 (`bot.rollout_expert_value`).
-ROLLOUT_HORIZON = rollout_horizon
-ROLLOUT_VALUE = rollout_expert_value
-# Named levels (meeple.bots): the search was not shown ahead of the heuristic and at
-# 400 iterations hit the server's 5 s cap on a loaded machine, so `hard` is the better heuristic
-# (`bot.ShedderBot`, the heuristic's cost). `expert` (until 2026-11-27 `ismcts:1400`, never shown
-# stronger) is a rollout policy improvement over it: every legal move (k30 covers a hand with
-# Chameleon plays) played out by `shedder` at every seat to the round's end on 16 shared worlds,
-# judged by the mover's expected place at 4 players (since 2026-11-28; by own points it was not
-# shown ahead at 4p) and own points at 5 (the hooks above); about 0.05 s of CPU a decision.
-BOT_LEVELS = {"hard": "shedder", "expert": "rollout:shedder:k30:w16"}
 
 GAME = GameInfo(
     id="savage_bowl",
@@ -54,4 +33,30 @@ GAME = GameInfo(
     check=check,
     bots={"heuristic": HeuristicBot, "shedder": ShedderBot},
     text_renderer=render_text,
+    # ISMCTS (meeple.bots.ismcts): playouts by the heuristic, cut once the current round is scored
+    # and judged by the running points: whole-game random playouts say little about a move.
+    # 400 iterations: p95 0.46 s of CPU a move at 5p (benchmarks/level_times.py). Ahead of the
+    # heuristic in the first arena runs (docs/games/savage_bowl.md, "Search"); not shown on fresh
+    # seeds with the named levels (docs/arena.md), neither at 400 nor at 150 iterations.
+    # Rollouts (meeple.bots.rollout): play a candidate out to the round's end, judge it by the
+    # mover's expected final place then at 4 players, by its own points at 5
+    # (`bot.rollout_expert_value`).
+    search=SearchHooks(
+        rollout_policy=rollout_policy,
+        depth=MAX_ROUND_ACTIONS,
+        iterations=400,
+        horizon=rollout_horizon,
+        value=rollout_expert_value,
+    ),
+    # Named levels (meeple.bots): the search was not shown ahead of the heuristic and at
+    # 400 iterations hit the server's 5 s cap on a loaded machine, so `hard` is the better
+    # heuristic (`bot.ShedderBot`, the heuristic's cost). `expert` (until 2026-11-27 `ismcts:1400`,
+    # never shown stronger) is a rollout policy improvement over it: every legal move (k30 covers
+    # a hand with Chameleon plays) played out by `shedder` at every seat to the round's end on 16
+    # shared worlds, judged by the mover's expected place at 4 players (since 2026-11-28; by own
+    # points it was not shown ahead at 4p) and own points at 5 (the search hooks above); about
+    # 0.05 s of CPU a decision.
+    levels={"hard": "shedder", "expert": "rollout:shedder:k30:w16"},
+    # The observation tensor (numpy) is imported only when an interop adapter asks.
+    tensors=f"{__name__}.tensor",
 )

@@ -226,7 +226,7 @@ def rollout_place_value(state: SavageBowlState, me: int) -> float:
 
 
 def rollout_expert_value(state: SavageBowlState, me: int) -> float:
-    """The rollout levels' judgement (``ROLLOUT_VALUE``): the expected place (`rollout_place_value`)
+    """The rollout levels' judgement (``SearchHooks.value``): the expected place (`rollout_place_value`)
     at 4 players, the mover's own points (`rollout_value`) at 5.
 
     Why by count: at 4 players, judged by own points, `expert` was ahead of `hard` by only 0.08

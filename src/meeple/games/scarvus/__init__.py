@@ -1,7 +1,7 @@
 """Scarvus (Knizia's Icarus): the game's registration. Rules in `rules.py`, components in
 `components.json` and `flight_cards.json`, rulings in docs/games/scarvus.md."""
 
-from meeple.core import GameInfo, Option
+from meeple.core import GameInfo, Option, SearchHooks
 
 from .bot import HeuristicBot, ProbabilisticBot, SharpProbabilisticBot
 from .render import render_text
@@ -53,41 +53,42 @@ GAME = GameInfo(
     check=check,
     bots={"heuristic": HeuristicBot, "probabilistic": ProbabilisticBot, "sharp": SharpProbabilisticBot},
     text_renderer=render_text,
+    # ISMCTS (src/meeple/bots/ismcts.py): an informed, cheap playout cut after 20 actions (a
+    # round or two) and judged by score differences, a tree narrowed to `candidate_actions`, and
+    # a root bias toward the probabilistic bot's move. Rollouts (src/meeple/bots/rollout.py): a
+    # playout ends with its Round (the challenge that decides it), is judged by expected place,
+    # on worlds that read the standing bid.
+    # Arena figures and what still holds the search back: docs/games/scarvus.md, Bots.
+    search=SearchHooks(
+        rollout_policy=rollout_policy,
+        evaluate=evaluate,
+        depth=20,
+        prior=20.0,
+        candidates=candidate_actions,
+        prior_bot="probabilistic",
+        horizon=round_key,
+        value=place_value,
+        world=explained_world,
+    ),
+    # Named levels (meeple.bots): the search at 1000 iterations did not beat `heuristic` on fresh
+    # seeds (3p, 30 games: 2.02 vs 1.85), while `probabilistic` does (3p, 120 games: 1.73 [1.61,
+    # 1.85] vs 2.20 [2.08, 2.32]); so `hard` is that better heuristic. `expert` is a rollout
+    # search on top of it (2026-11-27; the former expert, ISMCTS 4500 iterations with a root bias
+    # toward `probabilistic`, was never measured against `hard`): the probabilistic bot's best 5
+    # bids (or both answers to a bid) each played out to the Round's end by probabilistic bots in
+    # every seat, on 24 shared worlds that explain the Round's bids (`explained_world`), judged
+    # by expected place (`place_value`). At 4-7 players that search was not shown ahead of `hard`
+    # (at 4p it was over 160 games, not over 320 on a fresh seed; at 6p a 64-world version, 180
+    # games, was behind), so there `expert` is `sharp`: the same probabilistic bot with a sharp
+    # model of the next player's answer (no search), which beats `probabilistic` at 4-7 players
+    # but not at 3. Figures: docs/arena.md.
+    levels={
+        "medium": "heuristic",
+        "hard": "probabilistic",
+        "expert": {3: "rollout:probabilistic:k5:w24", 4: "sharp", 5: "sharp", 6: "sharp", 7: "sharp"},
+    },
+    # The observation tensor (numpy) is imported only when an interop adapter asks.
+    tensors=f"{__name__}.tensor",
 )
 
 BID_CAP = CAP
-
-# ISMCTS hooks (src/meeple/bots/ismcts.py): an informed, cheap playout cut after 20 actions (a
-# round or two) and judged by score differences, a tree narrowed to `candidate_actions`, and a
-# root bias toward the probabilistic bot's move.
-# Arena figures and what still holds the search back: docs/games/scarvus.md, Bots.
-ROLLOUT_POLICY = rollout_policy
-ISMCTS_EVAL = evaluate
-ISMCTS_ROLLOUT_DEPTH = 20
-ISMCTS_PRIOR = 20.0
-ISMCTS_CANDIDATES = candidate_actions
-ISMCTS_PRIOR_BOT = "probabilistic"
-
-# Rollout hooks (src/meeple/bots/rollout.py): a playout ends with its Round (the challenge that
-# decides it), is judged by expected place, on worlds that read the standing bid.
-ROLLOUT_HORIZON = round_key
-ROLLOUT_VALUE = place_value
-ROLLOUT_WORLD = explained_world
-
-# Named levels (meeple.bots): the search at 1000 iterations did not beat `heuristic` on fresh
-# seeds (3p, 30 games: 2.02 vs 1.85), while `probabilistic` does (3p, 120 games: 1.73 [1.61,
-# 1.85] vs 2.20 [2.08, 2.32]); so `hard` is that better heuristic. `expert` is a rollout search
-# on top of it (2026-11-27; the former expert, ISMCTS 4500 iterations with a root bias toward
-# `probabilistic`, was never measured against `hard`): the probabilistic bot's best 5 bids (or
-# both answers to a bid) each played out to the Round's end by probabilistic bots in every seat,
-# on 24 shared worlds that explain the Round's bids (`explained_world`), judged by expected
-# place (`place_value`). At 4-7 players that search was not shown ahead of `hard` (at 4p it
-# was over 160 games, not over 320 on a fresh seed; at 6p a 64-world version, 180 games, was
-# behind), so there `expert` is `sharp`: the same probabilistic bot with a sharp model of the
-# next player's answer (no search), which beats `probabilistic` at 4-7 players but not at 3.
-# Figures: docs/arena.md.
-BOT_LEVELS = {
-    "medium": "heuristic",
-    "hard": "probabilistic",
-    "expert": {3: "rollout:probabilistic:k5:w24", 4: "sharp", 5: "sharp", 6: "sharp", 7: "sharp"},
-}

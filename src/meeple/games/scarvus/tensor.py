@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from meeple.core.hooks import TensorHooks
 from meeple.core.layout import PerPosition, offsets
 
 from .rules import (
@@ -202,3 +203,9 @@ def _public(s: ScarvusState) -> np.ndarray:
 
 
 _SHARED = PerPosition()  # the last position's public part
+
+
+TENSORS = TensorHooks(
+    observation_tensor_shape=observation_tensor_shape,
+    observation_tensor=observation_tensor,
+)  # the interop hooks (GameInfo.tensors names this module)

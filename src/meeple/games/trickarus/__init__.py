@@ -1,6 +1,6 @@
 """Trickarus: the game's registration. Rules in `rules.py`, components in `components.json`."""
 
-from meeple.core import GameInfo, Option
+from meeple.core import GameInfo, Option, SearchHooks
 
 from .bot import HeuristicBot, evaluate, greedy_playout, round_key
 from .learned import LearnedBot
@@ -33,27 +33,19 @@ GAME = GameInfo(
     check=check,
     bots={"heuristic": HeuristicBot, "learned": LearnedBot},
     text_renderer=render_text,
+    # ISMCTS (meeple.bots.ismcts): full random playouts stay the default. A playout cut short (a
+    # knob's ``d<actions>``) is judged by the heuristic's estimate of each player's final place
+    # (`evaluate`). Knob ``greedy`` (``ismcts:<N>:greedy``) plays out by a cheap rule of thumb
+    # instead of random moves; not the default, so ``hard`` keeps random playouts. Knob ``h``
+    # (``ismcts:3000:h``; also the `rollout:` levels) stops playouts when the round ends and judges
+    # them by `evaluate` (or by the result if the game ended).
+    search=SearchHooks(evaluate=evaluate, greedy_policy=greedy_playout, horizon=round_key),
+    # hard and expert: ISMCTS 1000 beats 200, and 200 beats the heuristic, head to head on fresh
+    # seeds; 3000 was never shown ahead of 1000 (at 4p 1000 was ahead over 160 games). From
+    # 2026-11-28 to 2026-12-05 the 4-5p levels were 1000 and 3000 (docs/arena.md). A sixth level
+    # after the five (meeple.bots.extra_levels): the policy trained by examples/train_trickarus.py,
+    # weights in learned.npz; standard library only, so every install offers it.
+    levels={"hard": "ismcts:200", "expert": "ismcts:1000", "learned": "learned"},
+    # The observation tensor (numpy) is imported only when an interop adapter asks.
+    tensors=f"{__name__}.tensor",
 )
-
-# A sixth level after the five (meeple.bots.extra_levels): the policy trained by examples/train_trickarus.py,
-# weights in learned.npz; standard library only, so every install offers it.
-# hard and expert: ISMCTS 1000 beats 200, and 200 beats the heuristic, head to head on fresh
-# seeds; 3000 was never shown ahead of 1000 (at 4p 1000 was ahead over 160 games). From
-# 2026-11-28 to 2026-12-05 the 4-5p levels were 1000 and 3000 (docs/arena.md).
-BOT_LEVELS = {
-    "hard": "ismcts:200",
-    "expert": "ismcts:1000",
-    "learned": "learned",
-}
-
-# ISMCTS hook (meeple.bots.ismcts): a playout cut short (a knob's ``d<actions>``) is judged by the
-# heuristic's estimate of each player's final place. Full random playouts stay the default.
-ISMCTS_EVAL = evaluate
-
-# Knob ``greedy`` (``ismcts:<N>:greedy``): playouts by a cheap rule of thumb instead of random
-# moves; not the default, so ``hard`` keeps random playouts.
-GREEDY_ROLLOUT_POLICY = greedy_playout
-
-# Search horizon (ISMCTS knob ``h``, e.g. ``ismcts:3000:h``; also the `rollout:` levels): playouts
-# stop when the round ends and are judged by `ISMCTS_EVAL` (or by the result if the game ended).
-ROLLOUT_HORIZON = round_key

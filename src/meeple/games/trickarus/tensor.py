@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from meeple.core.hooks import TensorHooks
 from meeple.core.layout import PerPosition, offsets
 
 from .rules import NUM_CARDS, TrickarusState
@@ -106,3 +107,9 @@ def _bits(out: np.ndarray, at: int, mask: int) -> None:
         low = mask & -mask
         out[at + low.bit_length() - 1] = 1.0
         mask ^= low
+
+
+TENSORS = TensorHooks(
+    observation_tensor_shape=observation_tensor_shape,
+    observation_tensor=observation_tensor,
+)  # the interop hooks (GameInfo.tensors names this module)

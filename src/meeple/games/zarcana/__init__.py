@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from meeple.core import BadOption, GameInfo, Option
+from meeple.core import AnalysisHooks, BadOption, GameInfo, Option, SearchHooks
 
 from .bot import HeuristicBot, LookaheadBot
 from .render import render_text
@@ -43,36 +43,37 @@ GAME = GameInfo(
     check=_check,
     bots={"heuristic": HeuristicBot, "lookahead": LookaheadBot},
     text_renderer=render_text,
+    # ISMCTS (meeple.bots.ismcts; why: src/meeple/games/zarcana/search.py). A game has no natural
+    # end until someone declares, so a playout is one heuristic action, then `reply_eval` finishes
+    # that turn and plays the next player's reply by the heuristic and judges the position by the
+    # heuristic's value; the root leans toward the lookahead's move, and the tree weighs only the
+    # heuristic's best few moves (`candidate_actions`). Rollouts (meeple.bots.rollout): a playout
+    # stops where the mover's turn ends and is judged after `search.ROLLOUT_ROUNDS` more rounds
+    # of heuristic turns (why: `search.rollout_horizon`).
+    search=SearchHooks(
+        depth=1,
+        rollout_policy=greedy_action,
+        evaluate=reply_eval,
+        prior=5.0,
+        candidates=candidate_actions,
+        iterations=200,
+        prior_bot="lookahead",
+        horizon=rollout_horizon,
+        value=rollout_value,
+    ),
+    # Post-game analysis (meeple.bots.analysis): `hard` looks ahead over sampled worlds at every
+    # move, too dear inside hundreds of playouts a decision, and a game runs 300-450 actions, so
+    # the analysis plays the heuristic and judges each playout where the rollout bot does.
+    analysis=AnalysisHooks(policy="heuristic", cut=True),
+    # Named levels (meeple.bots): the search at 200 iterations was not shown ahead of the
+    # heuristic on the runs made (docs/arena.md), so `hard` is the heuristic with one more ply
+    # (`bot.LookaheadBot`: the heuristic's best five moves, each judged after the next player's
+    # reply, in three sampled worlds) and `expert` a rollout on top of it (meeple.bots.rollout):
+    # the lookahead's best 4 moves, each played to the end of the turn and 2 rounds on by the
+    # heuristic (the search hooks above) on 4 shared sampled worlds. `ismcts:600` (with the root
+    # bias toward the lookahead) cost 1.5-2.4 s a move and was never measured against `hard`.
+    levels={"hard": "lookahead", "expert": "rollout:lookahead:heuristic:k4:w4"},
+    # The observation tensor and information-state hooks (numpy) are imported only when an
+    # interop adapter asks, so playing the game needs the standard library alone.
+    tensors=f"{__name__}.tensor",
 )
-
-# ISMCTS hooks (meeple.bots.ismcts; why: src/meeple/games/zarcana/search.py). A game has no
-# natural end until someone declares, so a playout is one heuristic action, then `reply_eval`
-# finishes that turn and plays the next player's reply by the heuristic and judges the position
-# by the heuristic's value; the root leans toward the heuristic's own move, and the tree
-# weighs only the heuristic's best few moves (`candidate_actions`).
-ISMCTS_ROLLOUT_DEPTH = 1
-ROLLOUT_POLICY = greedy_action
-ISMCTS_EVAL = reply_eval
-ISMCTS_PRIOR = 5.0
-ISMCTS_CANDIDATES = candidate_actions
-ISMCTS_ITERATIONS = 200
-# Named levels (meeple.bots): the search at 200 iterations was not shown ahead of the
-# heuristic on the runs made (docs/arena.md), so `hard` is the heuristic with one more ply
-# (`bot.LookaheadBot`: the heuristic's best five moves, each judged after the next player's
-# reply, in three sampled worlds) and `expert` a rollout on top of it (meeple.bots.rollout): the
-# lookahead's best 4 moves, each played to the end of the turn and 2 rounds on by the heuristic
-# (the hooks below) on 4 shared sampled worlds. `ismcts:600` (with the root bias toward the
-# lookahead) cost 1.5-2.4 s a move and was never measured against `hard`.
-BOT_LEVELS = {"hard": "lookahead", "expert": "rollout:lookahead:heuristic:k4:w4"}
-ISMCTS_PRIOR_BOT = "lookahead"
-# Rollout hooks (meeple.bots.rollout): a playout stops where the mover's turn ends and is judged
-# after `search.ROLLOUT_ROUNDS` more rounds of heuristic turns (why: `search.rollout_horizon`).
-ROLLOUT_HORIZON = rollout_horizon
-ROLLOUT_VALUE = rollout_value
-# Post-game analysis (meeple.bots.analysis): `hard` looks ahead over sampled worlds at every move,
-# too dear inside hundreds of playouts a decision, and a game runs 300-450 actions, so the
-# analysis plays the heuristic and judges each playout where the rollout bot does.
-ANALYSIS_POLICY = "heuristic"
-ANALYSIS_CUT = True
-# The observation-tensor interop hook lives in `tensor.py` (numpy); `meeple.interop.tensor.hook`
-# imports it only when an adapter asks, so playing the game needs the standard library alone.

@@ -2,7 +2,7 @@
 
 Why: a Zarcana game has no end until someone declares, which nobody may do before the first
 reshuffle, so random playouts to the end are long and say little. The search cuts them after
-`meeple.games.zarcana.ISMCTS_ROLLOUT_DEPTH` actions and asks `evaluate_all` who is better off:
+`SearchHooks.depth` actions (the game's `GAME.search`) and asks `evaluate_all` who is better off:
 the heuristic bot's own position value (score by sole occupancy, pyramid material, cards held by
 two pyramids, hand, aim) for each player, compared with the best rival's and squashed into
 [-1, 1]. Only the board and hand sizes are read, all public, so judging a determinized world

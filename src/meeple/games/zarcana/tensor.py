@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from meeple.core.hooks import TensorHooks
 from meeple.core.layout import PerPosition, offsets
 
 from .rules import (
@@ -298,10 +299,10 @@ def information_state_examples(players: int, options: dict[str, Any]) -> list[di
     return out
 
 
-__all__ = [
-    "actions_logged",
-    "information_state_examples",
-    "information_state_room",
-    "observation_tensor",
-    "observation_tensor_shape",
-]
+TENSORS = TensorHooks(
+    observation_tensor_shape=observation_tensor_shape,
+    observation_tensor=observation_tensor,
+    actions_logged=actions_logged,
+    information_state_examples=information_state_examples,
+    information_state_room=information_state_room,
+)  # the interop hooks (GameInfo.tensors names this module)
