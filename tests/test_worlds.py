@@ -79,7 +79,9 @@ def test_worlds_do_not_carry_the_other_hands():
     others = [p for p in range(st.players) if p != seat]
     seen = set()
     for i in range(12):
-        w = read_state(wire(dump_world(st, seat, random.Random(100 + i), fresh_of(st))), fresh_of(st))
+        w = read_state(
+            wire(dump_world(st, seat, random.Random(100 + i), fresh_of(st))), fresh_of(st)
+        )
         assert w.hands[seat] == st.hands[seat]
         seen.add(tuple(w.hands[p] for p in others))
     assert len(seen) > 6

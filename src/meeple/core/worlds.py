@@ -83,8 +83,10 @@ def _encoder(package: str) -> Callable[[Any], Any]:
                 return {k: enc(x) for k, x in v.items()}
             return {"$d": [[enc(k), enc(x)] for k, x in v.items()]}
         if t.__module__.startswith(package):
-            return {"$o": f"{t.__module__}:{t.__qualname__}",
-                    "a": {k: enc(x) for k, x in attributes(v).items()}}
+            return {
+                "$o": f"{t.__module__}:{t.__qualname__}",
+                "a": {k: enc(x) for k, x in attributes(v).items()},
+            }
         raise WorldError(f"cannot write a {t.__module__}.{t.__qualname__} into a world")
 
     return enc
@@ -140,8 +142,9 @@ def _package(state: State) -> str:
     return module.rsplit(".", 1)[0] if module.count(".") >= 2 else module
 
 
-def dump_world(state: State, seat: int, rng: random.Random,
-               fresh: Callable[[int], State]) -> dict[str, Any]:
+def dump_world(
+    state: State, seat: int, rng: random.Random, fresh: Callable[[int], State]
+) -> dict[str, Any]:
     """A world for ``seat`` sampled from ``state`` (see the module's docstring), as JSON.
 
     ``fresh(seed)`` makes a new state of the same game, player count and options with that seed
@@ -159,12 +162,22 @@ def write_state(state: State, fresh: Callable[[int], State]) -> dict[str, Any]:
     enc = _encoder(_package(state))
     attrs: dict[str, Any] = {}
     for name, value in attributes(state).items():
-        if name != "seed" and name in base and type(base[name]) is type(value) \
-                and _same(base[name], value):
+        if (
+            name != "seed"
+            and name in base
+            and type(base[name]) is type(value)
+            and _same(base[name], value)
+        ):
             continue
         attrs[name] = enc(value)
-    return {"format": FORMAT, "game": state.info.id, "players": state.players,
-            "options": dict(state.options), "seed": state.seed, "attrs": attrs}
+    return {
+        "format": FORMAT,
+        "game": state.info.id,
+        "players": state.players,
+        "options": dict(state.options),
+        "seed": state.seed,
+        "attrs": attrs,
+    }
 
 
 def _same(a: Any, b: Any) -> bool:
