@@ -6,7 +6,8 @@ world is ever written out: `dump_world` takes a state and a seat, determinizes i
 caller's RNG, and then removes the two things a determinized copy still holds from the real
 game: the ``seed`` (with salt 0 it would give back the real deal) becomes a fresh random one,
 and ``history`` (other seats' actions, some of them hidden: a card passed face down) becomes as
-many zeros, so that only its length, which games read, is kept. The event log is not kept.
+many zeros, so that only its length, which games read, is kept. The event log keeps only what
+the seat saw (public events and its own), as `State.determinize` gives it: some bots read it.
 
 Why not pickle: a client must never unpickle what a server sends (unpickling runs code). The
 format here is data only: JSON with a few tagged forms (``{"$t": [...]}`` a tuple, ``"$s"`` a
@@ -149,7 +150,7 @@ def dump_world(
 
     ``fresh(seed)`` makes a new state of the same game, player count and options with that seed
     (``lambda s: meeple.make(game, players, s, **options)``)."""
-    world = state.determinize(seat, rng)
+    world = state.determinize(seat, rng, keep_log=True)
     world.seed = rng.getrandbits(62)
     world.history = [0] * len(world.history)
     return {**write_state(world, fresh), "seat": seat}
