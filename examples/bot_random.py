@@ -9,6 +9,7 @@ import json
 import random
 import sys
 import threading
+import time
 
 import httpx
 
@@ -26,12 +27,17 @@ def stream(path):
                 yield json.loads(line)
 
 
+def post(path, body=None):  # waits out the token's rate limit
+    while (r := httpx.post(URL + path, json=body, headers=AUTH, timeout=30)).status_code == 429:
+        time.sleep(float(r.headers.get("retry-after", 1)))
+    return r
+
+
 def play(table):
     for msg in stream(f"/api/bot/table/{table}/stream"):
         if msg["type"] == "state" and msg["legal"]:  # my turn: the legal actions, labelled
             action = random.choice(msg["legal"])["id"]
-            body = {"action": action, "move": msg["move"]}
-            httpx.post(f"{URL}/api/bot/table/{table}/move", json=body, headers=AUTH, timeout=30)
+            post(f"/api/bot/table/{table}/move", {"action": action, "move": msg["move"]})
         elif msg["type"] == "gameEnd":
             print(table, "over:", msg["scores"], flush=True)
             break
@@ -42,8 +48,7 @@ def main():
     started = set()
     for event in stream("/api/bot/stream/events"):
         if event["type"] == "invitation":
-            path = f"/api/bot/invitation/{event['table']}/{event['seat']}/accept"
-            httpx.post(URL + path, headers=AUTH, timeout=30)
+            post(f"/api/bot/invitation/{event['table']}/{event['seat']}/accept")
         elif event["type"] == "gameStart" and event["table"] not in started:
             started.add(event["table"])
             threading.Thread(target=play, args=(event["table"],), daemon=True).start()

@@ -38,9 +38,17 @@ class BotClient:
     """One bot account's connection. ``games``: stop after that many games ended (None:
     run until stopped)."""
 
-    def __init__(self, url: str, token: str, policy: Policy, *, world: bool = False,
-                 games: int | None = None, play: dict[str, Any] | None = None,
-                 say: Callable[[str], None] = print) -> None:
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        policy: Policy,
+        *,
+        world: bool = False,
+        games: int | None = None,
+        play: dict[str, Any] | None = None,
+        say: Callable[[str], None] = print,
+    ) -> None:
         self.url = url.rstrip("/")
         self.headers = {"Authorization": f"Bearer {token}"}
         self.policy, self.world, self.games, self.play = policy, world, games, play
@@ -62,8 +70,9 @@ class BotClient:
 
     def lines(self, path: str) -> Iterator[dict[str, Any]]:
         """The objects of an NDJSON stream (keep-alive lines skipped)."""
-        with httpx.stream("GET", self.url + path, headers=self.headers,
-                          timeout=httpx.Timeout(30, read=60)) as r:
+        with httpx.stream(
+            "GET", self.url + path, headers=self.headers, timeout=httpx.Timeout(30, read=60)
+        ) as r:
             if r.status_code != 200:
                 r.read()
                 raise RuntimeError(f"{path}: {r.status_code} {r.text}")
@@ -105,8 +114,10 @@ class BotClient:
         kind = event.get("type")
         if kind == "invitation":
             r = self.post(f"/api/bot/invitation/{event['table']}/{event['seat']}/accept")
-            self.say(f"invitation to {event['game']} table {event['table']}: "
-                     f"{'accepted' if r.status_code == 200 else r.text}")
+            self.say(
+                f"invitation to {event['game']} table {event['table']}: "
+                f"{'accepted' if r.status_code == 200 else r.text}"
+            )
         elif kind == "gameStart" and event["table"] not in self.threads:
             th = threading.Thread(target=self.play_table, args=(event["table"],), daemon=True)
             self.threads[event["table"]] = th
@@ -123,8 +134,9 @@ class BotClient:
                 if msg.get("type") == "state" and msg.get("legal"):
                     with self.lock:  # one program, one question at a time
                         action = self.policy(msg)
-                    r = self.post(f"/api/bot/table/{table}/move",
-                                  {"action": action, "move": msg["move"]})
+                    r = self.post(
+                        f"/api/bot/table/{table}/move", {"action": action, "move": msg["move"]}
+                    )
                     if r.status_code != 200 and r.json().get("error") != "stale":
                         self.say(f"table {table}: move refused: {r.text}")
                 elif msg.get("type") == "gameEnd":
@@ -150,8 +162,10 @@ def level_policy(level: str, seed: int | None = None) -> tuple[Policy, bool]:
         world = msg.get("world")
         legal = [a["id"] for a in msg["legal"]]
         if not isinstance(world, dict) or "error" in world:
-            raise RuntimeError(f"level {level!r} needs a world the server could not send: "
-                               f"{(world or {}).get('error', 'none sent')}")
+            raise RuntimeError(
+                f"level {level!r} needs a world the server could not send: "
+                f"{(world or {}).get('error', 'none sent')}"
+            )
         game, players, options = world["game"], world["players"], world["options"]
         state = read_state(world, lambda s: meeple.make(game, players, s, **options))
         action = make_bot(level, meeple.game_info(game), rng.getrandbits(31)).choose(state)
@@ -162,8 +176,9 @@ def level_policy(level: str, seed: int | None = None) -> tuple[Policy, bool]:
 
 def program_policy(command: str) -> Policy:
     """A program speaking JSON lines: a state in, ``{"action": id}`` out."""
-    proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True, bufsize=1)
+    proc = subprocess.Popen(
+        shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+    )
 
     def choose(msg: dict[str, Any]) -> int:
         assert proc.stdin is not None and proc.stdout is not None
@@ -175,7 +190,9 @@ def program_policy(command: str) -> Policy:
         answer = json.loads(line)
         action = answer.get("action") if isinstance(answer, dict) else None
         if type(action) is not int:
-            raise RuntimeError(f'the program answered {line.strip()!r}; expected {{"action": <int>}}')
+            raise RuntimeError(
+                f'the program answered {line.strip()!r}; expected {{"action": <int>}}'
+            )
         return action
 
     return choose

@@ -56,7 +56,8 @@ class TokenBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: Annotated[str, Field(min_length=1, max_length=40)] = "bot"
     scopes: list[Annotated[str, Field(max_length=20)]] = Field(
-        default_factory=lambda: list(SCOPES), min_length=1, max_length=4)
+        default_factory=lambda: list(SCOPES), min_length=1, max_length=4
+    )
 
 
 class NoBotsBody(BaseModel):
@@ -107,54 +108,109 @@ class BotStore:
     def create_token(self, user_id: int, name: str, scopes: list[str]) -> dict[str, Any]:
         bad = sorted(set(scopes) - set(SCOPES))
         if bad:
-            raise TableError("bad_request", f"unknown scope {bad[0]!r}; scopes: {', '.join(SCOPES)}")
+            raise TableError(
+                "bad_request", f"unknown scope {bad[0]!r}; scopes: {', '.join(SCOPES)}"
+            )
         if len(self.tokens(user_id)) >= MAX_TOKENS:
             raise TableError("too_many", f"at most {MAX_TOKENS} tokens; revoke one first")
         secret = secrets.token_urlsafe(32)
         token = TOKEN_PREFIX + secret
         scope_text = " ".join(s for s in SCOPES if s in scopes)
         with self.engine.begin() as conn:
-            tid = conn.execute(insert(tokens_t).values(
-                user_id=user_id, token_hash=hash_secret(token), prefix=token[:10], name=name,
-                scopes=scope_text, created_at=_now())).inserted_primary_key[0]
-        return {"id": int(tid), "token": token, "prefix": token[:10], "name": name,
-                "scopes": scope_text.split()}
+            tid = conn.execute(
+                insert(tokens_t).values(
+                    user_id=user_id,
+                    token_hash=hash_secret(token),
+                    prefix=token[:10],
+                    name=name,
+                    scopes=scope_text,
+                    created_at=_now(),
+                )
+            ).inserted_primary_key[0]
+        return {
+            "id": int(tid),
+            "token": token,
+            "prefix": token[:10],
+            "name": name,
+            "scopes": scope_text.split(),
+        }
 
     def tokens(self, user_id: int) -> list[dict[str, Any]]:
         with self.engine.connect() as conn:
-            rows = conn.execute(select(tokens_t).where(
-                tokens_t.c.user_id == user_id, tokens_t.c.revoked_at.is_(None))
-                .order_by(tokens_t.c.id)).mappings().all()
-        return [{"id": r["id"], "prefix": r["prefix"], "name": r["name"],
-                 "scopes": r["scopes"].split(), "created_at": r["created_at"].isoformat()}
-                for r in rows]
+            rows = (
+                conn.execute(
+                    select(tokens_t)
+                    .where(tokens_t.c.user_id == user_id, tokens_t.c.revoked_at.is_(None))
+                    .order_by(tokens_t.c.id)
+                )
+                .mappings()
+                .all()
+            )
+        return [
+            {
+                "id": r["id"],
+                "prefix": r["prefix"],
+                "name": r["name"],
+                "scopes": r["scopes"].split(),
+                "created_at": r["created_at"].isoformat(),
+            }
+            for r in rows
+        ]
 
     def revoke(self, user_id: int, token_id: int) -> bool:
         with self.engine.begin() as conn:
-            return conn.execute(update(tokens_t).where(
-                tokens_t.c.id == token_id, tokens_t.c.user_id == user_id,
-                tokens_t.c.revoked_at.is_(None)).values(revoked_at=_now())).rowcount == 1
+            return (
+                conn.execute(
+                    update(tokens_t)
+                    .where(
+                        tokens_t.c.id == token_id,
+                        tokens_t.c.user_id == user_id,
+                        tokens_t.c.revoked_at.is_(None),
+                    )
+                    .values(revoked_at=_now())
+                ).rowcount
+                == 1
+            )
 
     def lookup(self, token: str) -> dict[str, Any] | None:
         """The live token's account and scopes, or None (unknown, revoked, account disabled)."""
         if not token.startswith(TOKEN_PREFIX) or len(token) > 100:
             return None
         with self.engine.connect() as conn:
-            row = conn.execute(
-                select(tokens_t.c.id, tokens_t.c.scopes, tokens_t.c.revoked_at, users_t.c.id.label("uid"),
-                       users_t.c.username, users_t.c.is_bot, users_t.c.disabled)
-                .join(users_t, users_t.c.id == tokens_t.c.user_id)
-                .where(tokens_t.c.token_hash == hash_secret(token))).mappings().first()
+            row = (
+                conn.execute(
+                    select(
+                        tokens_t.c.id,
+                        tokens_t.c.scopes,
+                        tokens_t.c.revoked_at,
+                        users_t.c.id.label("uid"),
+                        users_t.c.username,
+                        users_t.c.is_bot,
+                        users_t.c.disabled,
+                    )
+                    .join(users_t, users_t.c.id == tokens_t.c.user_id)
+                    .where(tokens_t.c.token_hash == hash_secret(token))
+                )
+                .mappings()
+                .first()
+            )
         if row is None or row["revoked_at"] is not None or row["disabled"]:
             return None
-        return {"token_id": row["id"], "scopes": row["scopes"].split(), "id": row["uid"],
-                "username": row["username"], "bot": bool(row["is_bot"])}
+        return {
+            "token_id": row["id"],
+            "scopes": row["scopes"].split(),
+            "id": row["uid"],
+            "username": row["username"],
+            "bot": bool(row["is_bot"]),
+        }
 
     def live(self, token_id: int) -> bool:
         with self.engine.connect() as conn:
-            row = conn.execute(select(tokens_t.c.revoked_at, users_t.c.disabled)
-                               .join(users_t, users_t.c.id == tokens_t.c.user_id)
-                               .where(tokens_t.c.id == token_id)).first()
+            row = conn.execute(
+                select(tokens_t.c.revoked_at, users_t.c.disabled)
+                .join(users_t, users_t.c.id == tokens_t.c.user_id)
+                .where(tokens_t.c.id == token_id)
+            ).first()
         return row is not None and row[0] is None and not row[1]
 
     # ----- bot accounts -----------------------------------------------------------------------
@@ -164,20 +220,27 @@ class BotStore:
         me = seats_t.alias("me")
         with self.engine.begin() as conn:
             live = conn.execute(
-                select(tables_t.c.id).join(me, me.c.table_id == tables_t.c.id)
+                select(tables_t.c.id)
+                .join(me, me.c.table_id == tables_t.c.id)
                 .where(me.c.user_id == user_id, tables_t.c.status.in_(("open", "running")))
-                .limit(1)).first()
+                .limit(1)
+            ).first()
             if live is not None:
                 raise TableError("played_people", "finish or leave your open tables first")
             people = conn.execute(
-                select(seats_t.c.table_id).join(me, and_(me.c.table_id == seats_t.c.table_id,
-                                                         me.c.user_id == user_id))
-                .where(seats_t.c.kind == "human", seats_t.c.seat != me.c.seat,
-                       (seats_t.c.user_id.is_(None)) | (seats_t.c.user_id != user_id))
-                .limit(1)).first()
+                select(seats_t.c.table_id)
+                .join(me, and_(me.c.table_id == seats_t.c.table_id, me.c.user_id == user_id))
+                .where(
+                    seats_t.c.kind == "human",
+                    seats_t.c.seat != me.c.seat,
+                    (seats_t.c.user_id.is_(None)) | (seats_t.c.user_id != user_id),
+                )
+                .limit(1)
+            ).first()
             if people is not None:
-                raise TableError("played_people", "an account that played people cannot become "
-                                 "a bot account")
+                raise TableError(
+                    "played_people", "an account that played people cannot become a bot account"
+                )
             conn.execute(update(users_t).where(users_t.c.id == user_id).values(is_bot=True))
 
     def set_no_bots(self, user_id: int, value: bool) -> None:
@@ -191,20 +254,41 @@ class BotStore:
         if extra:
             where = where | tables_t.c.id.in_(extra)
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(tables_t.c.id, tables_t.c.game, tables_t.c.players, tables_t.c.options,
-                       tables_t.c.status, seats_t.c.seat)
-                .join(seats_t, seats_t.c.table_id == tables_t.c.id)
-                .where(seats_t.c.user_id == user_id, seats_t.c.kind == "human", where)
-                .limit(200)).mappings().all()
+            rows = (
+                conn.execute(
+                    select(
+                        tables_t.c.id,
+                        tables_t.c.game,
+                        tables_t.c.players,
+                        tables_t.c.options,
+                        tables_t.c.status,
+                        seats_t.c.seat,
+                    )
+                    .join(seats_t, seats_t.c.table_id == tables_t.c.id)
+                    .where(seats_t.c.user_id == user_id, seats_t.c.kind == "human", where)
+                    .limit(200)
+                )
+                .mappings()
+                .all()
+            )
         return [dict(r) for r in rows]
 
 
 class BotAPI:
     """The routes' state: the app's parts they use."""
 
-    def __init__(self, storage: Storage, manager: Any, friends: Any, chat: Any, matchmaker: Any,
-                 ratings: Any, limits: Any, visitors: Any, settings: Any) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        manager: Any,
+        friends: Any,
+        chat: Any,
+        matchmaker: Any,
+        ratings: Any,
+        limits: Any,
+        visitors: Any,
+        settings: Any,
+    ) -> None:
         self.store = BotStore(storage)
         self.manager, self.friends, self.chat = manager, friends, chat
         self.matchmaker, self.ratings, self.limits = matchmaker, ratings, limits
@@ -226,17 +310,20 @@ class BotAPI:
         if scope not in who["scopes"]:
             raise TableError("scope", f"this token lacks the {scope} scope")
         if bot and not who["bot"]:
-            raise TableError("not_bot", "this account is not a bot account "
-                             "(POST /api/bot/account/upgrade)")
+            raise TableError(
+                "not_bot", "this account is not a bot account (POST /api/bot/account/upgrade)"
+            )
         return who
 
     async def seat_of(self, t: LiveTable, user_id: int) -> int:
-        seat = next((s.seat for s in t.rec.seats if s.kind == "human" and s.user_id == user_id),
-                    None)
+        seat = next(
+            (s.seat for s in t.rec.seats if s.kind == "human" and s.user_id == user_id), None
+        )
         if seat is None:
             await self.manager.refresh(t)
-            seat = next((s.seat for s in t.rec.seats
-                         if s.kind == "human" and s.user_id == user_id), None)
+            seat = next(
+                (s.seat for s in t.rec.seats if s.kind == "human" and s.user_id == user_id), None
+            )
         if seat is None:
             raise TableError("not_seated", "this bot account holds no seat at this table")
         return seat
@@ -246,8 +333,10 @@ class BotAPI:
         cap = self.visitors.settings.max_tables
         mine = await self._db(self.store.seats, user_id, [])
         if len(mine) >= cap:
-            raise TableError("too_many", f"this bot account has {len(mine)} tables open or "
-                             f"running (at most {cap} at once)")
+            raise TableError(
+                "too_many",
+                f"this bot account has {len(mine)} tables open or running (at most {cap} at once)",
+            )
 
     # ----- streams ------------------------------------------------------------------------------
     async def event_stream(self, who: dict[str, Any]) -> AsyncIterator[str]:
@@ -261,8 +350,9 @@ class BotAPI:
         seen_at = 0.0
         while True:
             if not await self._db(self.store.live, who["token_id"]):
-                yield _line({"type": "error", "code": "unauthorized",
-                             "message": "this token was revoked"})
+                yield _line(
+                    {"type": "error", "code": "unauthorized", "message": "this token was revoked"}
+                )
                 return
             out = []
             invites = await self._db(self.friends.social.invites, uid)
@@ -276,13 +366,27 @@ class BotAPI:
                 tid = r["id"]
                 if r["status"] == "running" and tid not in playing:
                     playing[tid] = r
-                    out.append({"type": "gameStart", "table": tid, "seat": r["seat"],
-                                "game": r["game"], "players": r["players"],
-                                "options": _options(r["options"])})
+                    out.append(
+                        {
+                            "type": "gameStart",
+                            "table": tid,
+                            "seat": r["seat"],
+                            "game": r["game"],
+                            "players": r["players"],
+                            "options": _options(r["options"]),
+                        }
+                    )
                 elif r["status"] not in ("open", "running") and tid in playing:
                     del playing[tid]
-                    out.append({"type": "gameFinish", "table": tid, "seat": r["seat"],
-                                "game": r["game"], "status": r["status"]})
+                    out.append(
+                        {
+                            "type": "gameFinish",
+                            "table": tid,
+                            "seat": r["seat"],
+                            "game": r["game"],
+                            "status": r["status"],
+                        }
+                    )
             for event in out:
                 yield _line(event)
             now = time.monotonic()
@@ -297,18 +401,28 @@ class BotAPI:
             await asyncio.sleep(TICK)
 
     async def _invitation(self, inv: dict[str, Any]) -> dict[str, Any]:
-        out = {"type": "invitation", "table": inv["table"], "seat": inv["seat"],
-               "game": inv["game"], "from": inv["from"]}
+        out = {
+            "type": "invitation",
+            "table": inv["table"],
+            "seat": inv["seat"],
+            "game": inv["game"],
+            "from": inv["from"],
+        }
         try:
             t = await self.manager.get(inv["table"])
-            out.update(players=t.rec.players, options=t.rec.options,
-                       seats=self.manager.seats_json(t), time_limit=t.rec.time_limit)
+            out.update(
+                players=t.rec.players,
+                options=t.rec.options,
+                seats=self.manager.seats_json(t),
+                time_limit=t.rec.time_limit,
+            )
         except TableError:
             pass
         return out
 
-    async def table_stream(self, who: dict[str, Any], t: LiveTable, seat: int,
-                           world: bool) -> AsyncIterator[str]:
+    async def table_stream(
+        self, who: dict[str, Any], t: LiveTable, seat: int, world: bool
+    ) -> AsyncIterator[str]:
         """The seat's messages as a browser gets them, then ``gameEnd`` and the end of the
         stream. With ``world`` each state of the seat's turn carries a sampled world."""
         conn = Connection(seat=seat, secret_hash=t.seat(seat).secret_hash)
@@ -322,8 +436,13 @@ class BotAPI:
                 if now - checked >= TICK:
                     checked = now
                     if not await self._db(self.store.live, who["token_id"]):
-                        yield _line({"type": "error", "code": "unauthorized",
-                                     "message": "this token was revoked"})
+                        yield _line(
+                            {
+                                "type": "error",
+                                "code": "unauthorized",
+                                "message": "this token was revoked",
+                            }
+                        )
                         return
                 try:
                     msg = await asyncio.wait_for(conn.queue.get(), TICK)
@@ -335,16 +454,26 @@ class BotAPI:
                 if msg is None:
                     return
                 wrote = time.monotonic()
-                if msg.get("type") == "state" and msg.get("legal") and world \
-                        and msg.get("move") == len(t.state.history):
+                if (
+                    msg.get("type") == "state"
+                    and msg.get("legal")
+                    and world
+                    and msg.get("move") == len(t.state.history)
+                ):
                     msg = {**msg, "world": await self._world(t, seat, rng)}
                 yield _line(msg)
                 if msg.get("type") == "state" and msg.get("status") in ("over", "abandoned"):
                     st = t.state
-                    yield _line({"type": "gameEnd", "table": t.rec.id, "status": msg["status"],
-                                 "scores": st.scores() if st.is_over() else None,
-                                 "ranking": st.ranking() if st.is_over() else None,
-                                 "final_scoring": st.final_scoring()})
+                    yield _line(
+                        {
+                            "type": "gameEnd",
+                            "table": t.rec.id,
+                            "status": msg["status"],
+                            "scores": st.scores() if st.is_over() else None,
+                            "ranking": st.ranking() if st.is_over() else None,
+                            "final_scoring": st.final_scoring(),
+                        }
+                    )
                     return
         finally:
             self.manager.detach(t, conn)
@@ -420,14 +549,23 @@ def router(api_: BotAPI, current: Any, table: Any, create_table: Any) -> APIRout
         if body.players < 2:
             raise TableError("bad_request", "a challenge needs at least 2 players")
         seats = [{"kind": "me"}, {"kind": "open"}] + [{"kind": "bot"}] * (body.players - 2)
-        made = await create_table(request, user, {
-            "game": body.game, "players": body.players, "options": body.options,
-            "seats": seats, "time_limit": body.time_limit})
+        made = await create_table(
+            request,
+            user,
+            {
+                "game": body.game,
+                "players": body.players,
+                "options": body.options,
+                "seats": seats,
+                "time_limit": body.time_limit,
+            },
+        )
         t = await table(made["id"])
         from .friends import InviteFriend
 
-        await api_.friends.invite(t, InviteFriend(seat=1, username=username[:40],
-                                                  host=made["host"]), user)
+        await api_.friends.invite(
+            t, InviteFriend(seat=1, username=username[:40], host=made["host"]), user
+        )
         return {**made, "challenged": username}
 
     # ----- a program, with a token ------------------------------------------------------------
@@ -450,7 +588,9 @@ def router(api_: BotAPI, current: Any, table: Any, create_table: Any) -> APIRout
         return StreamingResponse(api_.event_stream(who), media_type=NDJSON)
 
     @api.get("/api/bot/table/{table_id}/stream")
-    async def table_stream(table_id: str, request: Request, world: bool = False) -> StreamingResponse:
+    async def table_stream(
+        table_id: str, request: Request, world: bool = False
+    ) -> StreamingResponse:
         who = await api_.auth(request, "bot:read")
         t = await table(table_id)
         seat = await api_.seat_of(t, who["id"])
@@ -490,8 +630,9 @@ def router(api_: BotAPI, current: Any, table: Any, create_table: Any) -> APIRout
         if answer == "accept":
             await api_.check_room(who["id"])
         user = {"id": who["id"], "username": who["username"], "bot": True}
-        return await api_.friends.answer(await table(table_id), seat,
-                                         InviteAnswer(accept=answer == "accept"), user, None)
+        return await api_.friends.answer(
+            await table(table_id), seat, InviteAnswer(accept=answer == "accept"), user, None
+        )
 
     @api.post("/api/bot/play")
     async def play(body: PlayBody, request: Request) -> dict[str, Any]:

@@ -18,15 +18,19 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("meeple_users") as batch:
         batch.add_column(sa.Column("is_bot", sa.Boolean, nullable=False, server_default=sa.false()))
-        batch.add_column(sa.Column("no_bots", sa.Boolean, nullable=False, server_default=sa.false()))
+        batch.add_column(
+            sa.Column("no_bots", sa.Boolean, nullable=False, server_default=sa.false())
+        )
     with op.batch_alter_table("meeple_seats") as batch:
-        batch.add_column(sa.Column("account_bot", sa.Boolean, nullable=False,
-                                   server_default=sa.false()))
+        batch.add_column(
+            sa.Column("account_bot", sa.Boolean, nullable=False, server_default=sa.false())
+        )
     op.create_table(
         "meeple_api_tokens",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-        sa.Column("user_id", sa.Integer, sa.ForeignKey("meeple_users.id"), nullable=False,
-                  index=True),
+        sa.Column(
+            "user_id", sa.Integer, sa.ForeignKey("meeple_users.id"), nullable=False, index=True
+        ),
         sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
         sa.Column("prefix", sa.String(16), nullable=False),
         sa.Column("name", sa.String(40), nullable=False),
