@@ -524,6 +524,7 @@ def router(api_: BotAPI, current: Any, table: Any, create_table: Any) -> APIRout
         return await asyncio.to_thread(store.create_token, user["id"], body.name, body.scopes)
 
     @api.delete("/api/tokens/{token_id}")
+    @api.post("/api/tokens/{token_id}/revoke")
     async def revoke_token(token_id: int, request: Request) -> dict[str, Any]:
         user = await current(request)
         if not await asyncio.to_thread(store.revoke, user["id"], token_id):
