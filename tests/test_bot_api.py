@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import sqlite3
 import subprocess
@@ -123,17 +124,16 @@ def play_as_person(server: Server, t: dict[str, Any], seed: int, limit: float = 
 
 
 def spawn(args: list[str]) -> subprocess.Popen:
-    env_src = SRC
-    import os
-
-    env = {**os.environ, "PYTHONPATH": env_src}
+    env = {**os.environ, "PYTHONPATH": SRC}  # this checkout's code, as the server runs
     return subprocess.Popen(
         args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
 
 
-def meeple_cmd() -> list[str]:
-    return [sys.executable, "-c", "from meeple.cli import app; app()"]
+def bot_run(server: Server, token: str, *args: str) -> subprocess.Popen:
+    """`meeple bot run URL --token T ARGS` in a process of its own."""
+    cli = [sys.executable, "-c", "from meeple.cli import app; app()"]
+    return spawn([*cli, "bot", "run", server.http, "--token", token, *args])
 
 
 def stop(proc: subprocess.Popen, seconds: float = 60) -> str:
@@ -209,20 +209,7 @@ def test_outside_bots_play_every_game_to_the_end_against_a_person(server):
             str(len(games)),
         ]
     )
-    runner = spawn(
-        meeple_cmd()
-        + [
-            "bot",
-            "run",
-            server.http,
-            "--token",
-            run_token,
-            "--level",
-            "random",
-            "--games",
-            str(len(games)),
-        ]
-    )
+    runner = bot_run(server, run_token, "--level", "random", "--games", str(len(games)))
     person = browser(server, name("pat"))
     results: dict[str, Any] = {}
 
@@ -262,22 +249,7 @@ def test_meeple_bot_run_hard_plays_a_challenge_on_sampled_worlds(server):
     """A person challenges the bot account from its profile's button (the same request); the
     hard level (Trickarus: ISMCTS) plays on the worlds the server samples for its seat."""
     user, token, _ = bot_account(server)
-    runner = spawn(
-        meeple_cmd()
-        + [
-            "bot",
-            "run",
-            server.http,
-            "--token",
-            token,
-            "--level",
-            "hard",
-            "--games",
-            "1",
-            "--seed",
-            "3",
-        ]
-    )
+    runner = bot_run(server, token, "--level", "hard", "--games", "1", "--seed", "3")
     person = browser(server, name("pia"))
     try:
         r = person.post(f"/api/players/{user}/challenge", json={"game": "trickarus", "players": 2})

@@ -350,9 +350,7 @@ class BotAPI:
         seen_at = 0.0
         while True:
             if not await self._db(self.store.live, who["token_id"]):
-                yield _line(
-                    {"type": "error", "code": "unauthorized", "message": "this token was revoked"}
-                )
+                yield REVOKED
                 return
             out = []
             invites = await self._db(self.friends.social.invites, uid)
@@ -436,13 +434,7 @@ class BotAPI:
                 if now - checked >= TICK:
                     checked = now
                     if not await self._db(self.store.live, who["token_id"]):
-                        yield _line(
-                            {
-                                "type": "error",
-                                "code": "unauthorized",
-                                "message": "this token was revoked",
-                            }
-                        )
+                        yield REVOKED
                         return
                 try:
                     msg = await asyncio.wait_for(conn.queue.get(), TICK)
@@ -483,6 +475,9 @@ class BotAPI:
         """A world sampled for ``seat`` (fresh randomness each time), or an error object."""
         rec = t.rec
         snapshot = t.state.clone()
+        if snapshot._events is not None:  # its own log: the table's grows on the event loop
+            snapshot._events = list(snapshot._events)
+            snapshot._log_shared = False
 
         def fresh(seed: int) -> Any:
             return meeple.make(rec.game, rec.players, seed, **rec.options)
@@ -495,6 +490,9 @@ class BotAPI:
 
 def _line(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":")) + "\n"
+
+
+REVOKED = _line({"type": "error", "code": "unauthorized", "message": "this token was revoked"})
 
 
 def _options(value: Any) -> Any:
