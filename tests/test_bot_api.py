@@ -3,7 +3,7 @@ listed without the secret, revoked at once, open streams included), the NDJSON s
 checked like any seat's, per-token rate limits, and outside programs (examples/bot_random.py,
 `meeple bot run --level random` and `--level hard` on sampled worlds) playing whole games of
 every game against a person who plays in the browser's way (HTTP and the table's WebSocket).
-On SQLite (a file the test can read)."""
+On SQLite, and on PostgreSQL too when MEEPLE_TEST_POSTGRES_URL is set."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import random
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -22,11 +21,12 @@ from typing import Any
 
 import httpx
 import pytest
+import sqlalchemy as sa
 from websockets.sync.client import connect
 
 import meeple
 from meeple.server.matchmaking import _plans
-from server_proc import SRC, Server
+from server_proc import PG, SRC, Server, fresh_database
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {
@@ -37,13 +37,23 @@ ENV = {
 }
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    db = tmp_path_factory.mktemp("botapi") / "bots.db"
-    srv = Server(f"sqlite:///{db}", redis_url=None, env=ENV)
-    srv.db = db
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def server(request, tmp_path_factory):
+    """A real server on SQLite, and on a fresh PostgreSQL database when the tests have one."""
+    drop = None
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('botapi') / 'bots.db'}"
+    elif not PG:
+        pytest.skip("set MEEPLE_TEST_POSTGRES_URL to test PostgreSQL")
+    else:
+        url, drop = fresh_database()
+    srv = Server(url, redis_url=None, env=ENV)
+    srv.engine = sa.create_engine(url)  # the test reads the rows as another server would
     yield srv
     srv.stop()
+    srv.engine.dispose()
+    if drop is not None:
+        drop()
 
 
 def name(prefix: str) -> str:
@@ -152,8 +162,8 @@ def test_tokens_are_shown_once_hashed_at_rest_listed_without_secret_and_revoked(
     listed = owner.get("/api/tokens").json()["tokens"]
     assert len(listed) == 1 and token not in json.dumps(listed)
     assert listed[0]["prefix"] == token[:10] and listed[0]["scopes"] == ["bot:read"]
-    with sqlite3.connect(server.db) as db:
-        rows = db.execute("SELECT * FROM meeple_api_tokens").fetchall()
+    with server.engine.connect() as db:
+        rows = [tuple(r) for r in db.execute(sa.text("SELECT * FROM meeple_api_tokens"))]
     mine = [r for r in rows if hashlib.sha256(token.encode()).hexdigest() in r]
     assert len(mine) == 1 and not any(token in str(col) for r in rows for col in r)
     assert httpx.get(server.http + "/api/bot/account", headers=bearer(token)).status_code == 200
@@ -245,6 +255,34 @@ def test_outside_bots_play_every_game_to_the_end_against_a_person(server):
     assert runner.returncode == 0 and f"{len(games)} games played" in out_runner, out_runner
 
 
+PROGRAM = """
+import json, sys
+for line in sys.stdin:
+    state = json.loads(line)
+    assert state["legal"] and state["world"]["seat"] == state["seat"]
+    print(json.dumps({"action": state["legal"][-1]["id"]}), flush=True)
+"""
+
+
+def test_meeple_bot_run_program_speaks_json_lines(server, tmp_path):
+    """--program: one state in per turn (with --world its sampled world), {"action": id} out."""
+    user, token, _ = bot_account(server)
+    prog = tmp_path / "mybot.py"
+    prog.write_text(PROGRAM)
+    runner = bot_run(
+        server, token, "--program", f"{sys.executable} {prog}", "--world", "--games", "1"
+    )
+    person = browser(server, name("pel"))
+    try:
+        r = person.post(f"/api/players/{user}/challenge", json={"game": "zarcana", "players": 2})
+        assert r.status_code == 200, r.text
+        end = play_as_person(server, r.json(), seed=6)
+    finally:
+        out = stop(runner)
+    assert end["status"] == "over" and "move refused" not in out, out
+    assert runner.returncode == 0 and "1 game played" in out, out
+
+
 def test_meeple_bot_run_hard_plays_a_challenge_on_sampled_worlds(server):
     """A person challenges the bot account from its profile's button (the same request); the
     hard level (Trickarus: ISMCTS) plays on the worlds the server samples for its seat."""
@@ -328,6 +366,11 @@ def test_the_streams_carry_the_seats_messages_and_a_revoked_token_ends_them(serv
         f"{server.http}/api/bot/table/{t['id']}/chat", headers=h, json={"text": "good luck"}
     )
     assert r.status_code == 200, r.text
+    # an invitation declined: the seat is open again
+    declined = seated_table(person, "trickarus", 2, [user])
+    r = httpx.post(f"{server.http}/api/bot/invitation/{declined['id']}/1/decline", headers=h)
+    assert r.status_code == 200 and r.json()["declined"], r.text
+    assert person.get(f"/api/tables/{declined['id']}").json()["seats"][1]["kind"] == "open"
 
     # revoked: both open streams end within a couple of seconds
     tid = owner.get("/api/tokens").json()["tokens"][0]["id"]
@@ -352,10 +395,12 @@ def test_a_token_revoked_on_another_server_ends_its_stream(server):
     assert not ended.is_set()
     digest = hashlib.sha256(token.encode()).hexdigest()
     t0 = time.monotonic()
-    with sqlite3.connect(server.db) as db:  # as another server's revocation writes it
+    with server.engine.begin() as db:  # as another server's revocation writes it
         db.execute(
-            "UPDATE meeple_api_tokens SET revoked_at = CURRENT_TIMESTAMP WHERE token_hash = ?",
-            (digest,),
+            sa.text(
+                "UPDATE meeple_api_tokens SET revoked_at = CURRENT_TIMESTAMP WHERE token_hash = :h"
+            ),
+            {"h": digest},
         )
     assert ended.wait(2.5) and time.monotonic() - t0 < 2.5
 
