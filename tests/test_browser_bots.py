@@ -73,6 +73,11 @@ def test_challenge_a_bot_account_from_its_profile_and_play_it(browser, own_serve
         assert page.evaluate("document.body.dataset.status") == "over"
         out, _ = runner.communicate(timeout=60)
         assert "1 game played" in out, out
+        # the bot accounts' own leaderboard is a link away from the people's
+        page.goto(f"{url}/leaderboard/trickarus")
+        page.click("#pool a")
+        page.wait_for_url("**/leaderboard/trickarus?bots=1")
+        assert page.locator("#pool a").inner_text() == "People"
     finally:
         if runner.poll() is None:
             runner.kill()
