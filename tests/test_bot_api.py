@@ -255,6 +255,21 @@ def test_outside_bots_play_every_game_to_the_end_against_a_person(server):
     assert runner.returncode == 0 and f"{len(games)} games played" in out_runner, out_runner
 
 
+def challenge_and_play(server: Server, bot: str, runner: subprocess.Popen, game: str):
+    """A person challenges ``bot`` (2 players) and plays to the end; ``runner`` plays the bot's
+    one game and exits. Returns the last state and the runner's output."""
+    person = browser(server, name("pia"))
+    try:
+        r = person.post(f"/api/players/{bot}/challenge", json={"game": game, "players": 2})
+        assert r.status_code == 200, r.text
+        end = play_as_person(server, r.json(), seed=5)
+    finally:
+        out = stop(runner)
+    assert end["status"] == "over", out
+    assert runner.returncode == 0 and "1 game played" in out, out
+    return end, out
+
+
 PROGRAM = """
 import json, sys
 for line in sys.stdin:
@@ -272,15 +287,8 @@ def test_meeple_bot_run_program_speaks_json_lines(server, tmp_path):
     runner = bot_run(
         server, token, "--program", f"{sys.executable} {prog}", "--world", "--games", "1"
     )
-    person = browser(server, name("pel"))
-    try:
-        r = person.post(f"/api/players/{user}/challenge", json={"game": "zarcana", "players": 2})
-        assert r.status_code == 200, r.text
-        end = play_as_person(server, r.json(), seed=6)
-    finally:
-        out = stop(runner)
-    assert end["status"] == "over" and "move refused" not in out, out
-    assert runner.returncode == 0 and "1 game played" in out, out
+    end, out = challenge_and_play(server, user, runner, "zarcana")
+    assert "move refused" not in out, out
 
 
 def test_meeple_bot_run_hard_plays_a_challenge_on_sampled_worlds(server):
@@ -288,15 +296,8 @@ def test_meeple_bot_run_hard_plays_a_challenge_on_sampled_worlds(server):
     hard level (Trickarus: ISMCTS) plays on the worlds the server samples for its seat."""
     user, token, _ = bot_account(server)
     runner = bot_run(server, token, "--level", "hard", "--games", "1", "--seed", "3")
-    person = browser(server, name("pia"))
-    try:
-        r = person.post(f"/api/players/{user}/challenge", json={"game": "trickarus", "players": 2})
-        assert r.status_code == 200, r.text
-        end = play_as_person(server, r.json(), seed=5)
-    finally:
-        out = stop(runner)
-    assert end["status"] == "over" and end["seats"][1]["name"] == user, out
-    assert runner.returncode == 0 and "1 game played" in out, out
+    end, out = challenge_and_play(server, user, runner, "trickarus")
+    assert end["seats"][1]["name"] == user and end["seats"][1]["bot_account"], out
 
 
 # ----- the streams --------------------------------------------------------------------------------

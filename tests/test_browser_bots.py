@@ -13,34 +13,12 @@ import uuid
 import httpx
 import pytest
 
-from test_browser import ARGS, CHROMIUM, Server, new_page, play_pages_until_end  # noqa: F401
+from test_browser import browser, new_page, own_server, play_pages_until_end  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture()
-def own_server(tmp_path):
-    srv = Server(f"sqlite:///{tmp_path / 'bots.db'}")
-    srv.start()
-    yield srv
-    srv.kill()
-
-
-@pytest.fixture()
-def browser():
-    from pathlib import Path
-
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-def test_challenge_a_bot_account_from_its_profile_and_play_it(browser, own_server):
+def test_challenge_a_bot_account_from_its_profile_and_play_it(browser, own_server):  # noqa: F811
     url = own_server.url
     robo = f"robo{uuid.uuid4().hex[:6]}"
     with httpx.Client(base_url=url) as c:
@@ -50,9 +28,25 @@ def test_challenge_a_bot_account_from_its_profile_and_play_it(browser, own_serve
     auth = {"Authorization": f"Bearer {token}"}
     assert httpx.post(url + "/api/bot/account/upgrade", headers=auth).status_code == 200
     runner = subprocess.Popen(
-        [sys.executable, "-c", "from meeple.cli import app; app()", "bot", "run", url,
-         "--token", token, "--level", "random", "--games", "1"],
-        env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-c",
+            "from meeple.cli import app; app()",
+            "bot",
+            "run",
+            url,
+            "--token",
+            token,
+            "--level",
+            "random",
+            "--games",
+            "1",
+        ],
+        env=os.environ.copy(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     errors: list[str] = []
     try:
         page = new_page(browser, errors)
