@@ -301,27 +301,29 @@ def test_meeple_bot_run_hard_plays_a_challenge_on_sampled_worlds(server):
 
 
 # ----- the streams --------------------------------------------------------------------------------
-def read_stream(server: Server, path: str, token: str, into: list, ended: threading.Event) -> None:
-    try:
-        with httpx.stream(
-            "GET", server.http + path, headers=bearer(token), timeout=httpx.Timeout(30, read=30)
-        ) as r:
-            for line in r.iter_lines():
-                into.append(line)
-    finally:
-        ended.set()
+def open_stream(server: Server, path: str, token: str) -> tuple[list[str], threading.Event]:
+    """Read an NDJSON stream on a thread: its lines so far, and an event set when it ends."""
+    lines: list[str] = []
+    ended = threading.Event()
+
+    def read() -> None:
+        try:
+            with httpx.stream(
+                "GET", server.http + path, headers=bearer(token), timeout=httpx.Timeout(30, read=30)
+            ) as r:
+                for line in r.iter_lines():  # seen by the test as they come
+                    lines.append(line)
+        finally:
+            ended.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines, ended
 
 
 def test_the_streams_carry_the_seats_messages_and_a_revoked_token_ends_them(server):
     user, token, owner = bot_account(server)
     person = browser(server, name("pam"))
-    events: list[str] = []
-    ev_end = threading.Event()
-    threading.Thread(
-        target=read_stream,
-        args=(server, "/api/bot/stream/events", token, events, ev_end),
-        daemon=True,
-    ).start()
+    events, ev_end = open_stream(server, "/api/bot/stream/events", token)
     t = seated_table(person, "trickarus", 2, [user])
     deadline = time.monotonic() + 10
     while not any('"invitation"' in e for e in events) and time.monotonic() < deadline:
@@ -334,13 +336,7 @@ def test_the_streams_carry_the_seats_messages_and_a_revoked_token_ends_them(serv
         time.sleep(0.05)
     assert any('"gameStart"' in e for e in events), events
 
-    table: list[str] = []
-    tb_end = threading.Event()
-    threading.Thread(
-        target=read_stream,
-        args=(server, f"/api/bot/table/{t['id']}/stream?world=1", token, table, tb_end),
-        daemon=True,
-    ).start()
+    table, tb_end = open_stream(server, f"/api/bot/table/{t['id']}/stream?world=1", token)
     while not table and time.monotonic() < deadline:
         time.sleep(0.05)
     first = json.loads(table[0])
@@ -385,13 +381,7 @@ def test_the_streams_carry_the_seats_messages_and_a_revoked_token_ends_them(serv
 def test_a_token_revoked_on_another_server_ends_its_stream(server):
     """No message reaches this server: the stream reads the token's row on its own tick."""
     user, token, _ = bot_account(server)
-    lines: list[str] = []
-    ended = threading.Event()
-    threading.Thread(
-        target=read_stream,
-        args=(server, "/api/bot/stream/events", token, lines, ended),
-        daemon=True,
-    ).start()
+    lines, ended = open_stream(server, "/api/bot/stream/events", token)
     time.sleep(1.0)
     assert not ended.is_set()
     digest = hashlib.sha256(token.encode()).hexdigest()
