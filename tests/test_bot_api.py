@@ -416,6 +416,29 @@ def test_a_read_only_token_cannot_play_and_each_token_has_its_own_rate_limit(ser
 
 
 # ----- Play now ---------------------------------------------------------------------------------
+def test_two_bot_accounts_meet_by_play_now_and_are_rated_apart_from_people(server):
+    """`meeple bot run --play trickarus:2` twice: Play now seats them together; the table is
+    rated, on the bot accounts' leaderboard only."""
+    bots = [bot_account(server) for _ in range(2)]
+    runners = [
+        bot_run(server, token, "--level", "random", "--play", "trickarus:2", "--games", "1")
+        for _, token, _ in bots
+    ]
+    outs = [stop(r, 120) for r in runners]
+    for r, out in zip(runners, outs, strict=True):
+        assert r.returncode == 0 and "1 game played" in out, out
+    names = {user for user, _, _ in bots}
+    deadline = time.monotonic() + 10  # the ratings are written just after the last move
+    while time.monotonic() < deadline:
+        board = httpx.get(server.http + "/api/leaderboard/trickarus?bots=1").json()
+        if names <= {row["username"] for row in board}:
+            break
+        time.sleep(0.1)
+    assert names <= {row["username"] for row in board}
+    people = httpx.get(server.http + "/api/leaderboard/trickarus").json()
+    assert not names & {row["username"] for row in people}
+
+
 def entry(uid: int, bot: bool = False, no_bots: bool = False, waited: float = 0.0) -> dict:
     return {
         "id": uid,
