@@ -34,6 +34,14 @@ from meeple.core.worlds import read_state
 Policy = Callable[[dict[str, Any]], int]
 
 
+class Refused(RuntimeError):
+    """The server answered a stream's request with an error (``status``)."""
+
+    def __init__(self, path: str, status: int, text: str, wait: float = 1.0) -> None:
+        super().__init__(f"{path}: {status} {text}")
+        self.status, self.wait = status, wait
+
+
 class BotClient:
     """One bot account's connection. ``games``: stop after that many games ended (None:
     run until stopped)."""
@@ -75,7 +83,7 @@ class BotClient:
         ) as r:
             if r.status_code != 200:
                 r.read()
-                raise RuntimeError(f"{path}: {r.status_code} {r.text}")
+                raise Refused(path, r.status_code, r.text, float(r.headers.get("retry-after") or 1))
             for line in r.iter_lines():
                 if self.stop.is_set():
                     return
@@ -99,13 +107,13 @@ class BotClient:
                     self.on_event(event)
                     if self.stop.is_set():
                         break
-            except (httpx.TransportError, RuntimeError) as exc:
+            except (httpx.TransportError, Refused) as exc:
                 if self.stop.is_set():
                     break
-                if isinstance(exc, RuntimeError) and "401" in str(exc):
-                    raise
+                if isinstance(exc, Refused) and exc.status in (401, 403):
+                    raise  # a revoked token or a missing scope: reconnecting will not help
                 self.say(f"event stream lost ({exc}); reconnecting")
-                time.sleep(1)
+                time.sleep(exc.wait if isinstance(exc, Refused) else 1)
         for th in list(self.threads.values()):
             th.join(5)
         return self.done
@@ -128,20 +136,23 @@ class BotClient:
 
     # ----- one table --------------------------------------------------------------------------
     def play_table(self, table: str) -> None:
+        """Play one table until its ``gameEnd``; a stream that ends before (the server
+        restarting, a slow connection dropped) is opened again, and it starts with the state."""
         query = "?world=1" if self.world else ""
         try:
-            for msg in self.lines(f"/api/bot/table/{table}/stream{query}"):
-                if msg.get("type") == "state" and msg.get("legal"):
-                    with self.lock:  # one program, one question at a time
-                        action = self.policy(msg)
-                    r = self.post(
-                        f"/api/bot/table/{table}/move", {"action": action, "move": msg["move"]}
-                    )
-                    if r.status_code != 200 and r.json().get("error") != "stale":
-                        self.say(f"table {table}: move refused: {r.text}")
-                elif msg.get("type") == "gameEnd":
-                    self.say(f"table {table} over: scores {msg.get('scores')}")
-                    break
+            for _attempt in range(100):
+                try:
+                    if self._follow(table, query):
+                        return
+                except httpx.TransportError as exc:
+                    self.say(f"table {table}: stream lost ({exc}); reconnecting")
+                except Refused as exc:
+                    if exc.status != 429:
+                        raise
+                    time.sleep(exc.wait)
+                if self.stop.is_set():
+                    return
+                time.sleep(0.5)
         except Exception as exc:  # a table's failure must not end the others
             self.say(f"table {table}: {exc}")
         finally:
@@ -149,6 +160,22 @@ class BotClient:
                 self.done += 1
                 if self.games is not None and self.done >= self.games:
                     self.stop.set()
+
+    def _follow(self, table: str, query: str) -> bool:
+        """Read the table's stream and move on each turn; True once the game ended."""
+        for msg in self.lines(f"/api/bot/table/{table}/stream{query}"):
+            if msg.get("type") == "state" and msg.get("legal"):
+                with self.lock:  # one program, one question at a time
+                    action = self.policy(msg)
+                r = self.post(
+                    f"/api/bot/table/{table}/move", {"action": action, "move": msg["move"]}
+                )
+                if r.status_code != 200 and r.json().get("error") != "stale":
+                    self.say(f"table {table}: move refused: {r.text}")
+            elif msg.get("type") == "gameEnd":
+                self.say(f"table {table} over: scores {msg.get('scores')}")
+                return True
+        return False
 
 
 # ----- policies -----------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from sqlalchemy import and_, insert, select, update
 import meeple
 from meeple.core.worlds import WorldError, dump_world
 
+from .friends import InviteAnswer, InviteFriend
 from .matchmaking import PlayBody
 from .models import SeatNo
 from .schema_players import tokens_t, users_t
@@ -560,8 +561,6 @@ def router(api_: BotAPI, current: Any, table: Any, create_table: Any) -> APIRout
             },
         )
         t = await table(made["id"])
-        from .friends import InviteFriend
-
         await api_.friends.invite(
             t, InviteFriend(seat=1, username=username[:40], host=made["host"]), user
         )
@@ -621,8 +620,6 @@ def router(api_: BotAPI, current: Any, table: Any, create_table: Any) -> APIRout
     @api.post("/api/bot/invitation/{table_id}/{seat}/{answer}")
     async def answer(table_id: str, seat: int, answer: str, request: Request) -> dict[str, Any]:
         """``accept`` or ``decline`` an invitation (a challenge is one) to a seat."""
-        from .friends import InviteAnswer
-
         who = await api_.auth(request, "bot:play")
         if answer not in ("accept", "decline"):
             raise TableError("bad_request", "accept or decline")
