@@ -71,7 +71,7 @@ def test_register_login_logout_me_and_password_change(c):
     ann = name("ann")
     register(c, ann)
     me = c.get("/api/me").json()
-    assert me == {"username": ann, "ratings": [], "mutes": []}
+    assert me == {"username": ann, "ratings": [], "mutes": [], "bot": False, "no_bots": False}
     cookie = c.cookies.jar
     sc = next(x for x in cookie if x.name == "meeple_session")
     assert sc.has_nonstandard_attr("HttpOnly") and sc.get_nonstandard_attr("SameSite").lower() == "lax"

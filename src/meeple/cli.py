@@ -320,6 +320,9 @@ def _register_optional() -> None:
     from meeple.cli_admin import admin  # imports the web extra only when run
 
     app.add_typer(admin, name="admin")
+    from meeple.cli_bot import bot  # imports httpx only when run
+
+    app.add_typer(bot, name="bot")
     from meeple.cli_analyse import analyse
 
     app.command("analyse")(analyse)

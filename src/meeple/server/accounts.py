@@ -199,17 +199,18 @@ class Accounts:
         return token
 
     def session_user(self, token: str | None) -> dict[str, Any] | None:
-        """``{id, username}`` of a live session on an enabled account, else None."""
+        """``{id, username, bot}`` of a live session on an enabled account, else None."""
         if not token or not _TOKEN.match(token):
             return None
         with self.engine.connect() as conn:
             row = conn.execute(
-                select(users_t.c.id, users_t.c.username, users_t.c.disabled, sessions_t.c.expires_at)
+                select(users_t.c.id, users_t.c.username, users_t.c.disabled, users_t.c.is_bot,
+                       sessions_t.c.expires_at)
                 .join(sessions_t, sessions_t.c.user_id == users_t.c.id)
                 .where(sessions_t.c.token_hash == hash_secret(token))).mappings().first()
         if row is None or row["disabled"] or _aware(row["expires_at"]) < _now():
             return None
-        return {"id": row["id"], "username": row["username"]}
+        return {"id": row["id"], "username": row["username"], "bot": bool(row["is_bot"])}
 
     def end_session(self, token: str) -> None:
         with self.engine.begin() as conn:
@@ -294,7 +295,9 @@ def router(accounts: Accounts, limits: RateLimits, secure: bool, on_claim: Any,
     async def me_json(user: dict[str, Any]) -> dict[str, Any]:
         ratings = await asyncio.to_thread(accounts.ratings, user["id"])
         mutes = await asyncio.to_thread(accounts.mutes, user["id"])
-        return {"username": user["username"], "ratings": ratings, "mutes": mutes}
+        prefs = await asyncio.to_thread(accounts.by_id, user["id"]) or {}
+        return {"username": user["username"], "ratings": ratings, "mutes": mutes,
+                "bot": bool(prefs.get("is_bot")), "no_bots": bool(prefs.get("no_bots"))}
 
     async def log_in(response: Response, request: Request, user_id: int, username: str) -> None:
         token = await asyncio.to_thread(accounts.new_session, user_id)

@@ -33,7 +33,7 @@ from meeple.core.text import seat_names
 
 from . import accounts as accounts_mod
 from . import analysis as analysis_mod
-from . import clocks, idempotency
+from . import botapi, clocks, idempotency
 from . import friends as friends_mod
 from . import matchmaking as matchmaking_mod
 from . import notify as notify_mod
@@ -79,7 +79,9 @@ _ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 
                  "not_open": 409, "not_gone": 409, "draining": 503, "in_progress": 409,
                  "key_reused": 422, "bad_key": 400, "rate_limited": 429, "unauthorized": 401,
                  "disabled": 403, "username_taken": 409, "no_player": 404, "no_game": 404,
-                 "cross_site": 403, "no_undo": 409, "no_client": 400, "name_taken": 409}
+                 "cross_site": 403, "no_undo": 409, "no_client": 400, "name_taken": 409,
+                 "scope": 403, "not_bot": 403, "bot_account": 403,
+                 "not_seated": 403, "played_people": 409}
 CLIENT_COOKIE = "meeple_client"
 _CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,64}$")
 
@@ -104,7 +106,8 @@ def record_summary(rec: TableRecord) -> dict[str, Any]:
         "id": rec.id, "game": rec.game, "players": rec.players, "options": rec.options,
         "status": rec.status, "time_limit": rec.time_limit, "rematch": rec.rematch,
         "seats": [{"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level,
-                   "zombie": s.zombie, "account": s.user_id is not None} for s in rec.seats],
+                   "zombie": s.zombie, "account": s.user_id is not None,
+                   "bot_account": s.account_bot} for s in rec.seats],
     }
 
 
@@ -434,28 +437,35 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def api_create(body: CreateTable, request: Request) -> Any:
         await limits.hit("create_table", accounts_mod.client_address(request))
         user = await user_of(request)
+        botapi.people_only(user)
         if user is None:
             await guest_name(body.name)
+        return await once(request, body, lambda key: new_table(request, user, body, key))
+
+    async def new_table(request: Request, user: dict[str, Any] | None, body: CreateTable,
+                        key: str | None = None) -> dict[str, Any]:
+        """A table as `POST /api/tables` makes it, within the visitor's caps."""
         visitor = f"user:{user['id']}" if user else f"addr:{accounts_mod.client_address(request)}"
         bot_seats = sum(s.kind == "bot" for s in body.seats)
+        if settings.rate_limits:  # the caps per visitor (off with the limits: load tests)
+            await asyncio.to_thread(visitors.admit, manager, visitor, bot_seats)
+        t, host, taken = await manager.create(
+            body.game, body.players, body.options,
+            [(s.kind, s.level) for s in body.seats], user["username"] if user else body.name,
+            body.time_limit, client=client_token(request), idem_key=key,
+            user=user["id"] if user else None,
+            speed=body.speed.model_dump() if body.speed else None,
+        )
+        await friends.record_table(t, user, body.friends_only)
+        if settings.rate_limits:
+            visitors.created(t.rec.id, visitor, bot_seats)
+        log.info("table created", extra={"table": t.rec.id, "game": t.rec.game})
+        return manager.create_answer(t, host, taken)
 
-        async def run(key: str | None) -> dict[str, Any]:
-            if settings.rate_limits:  # the caps per visitor (off with the limits: load tests)
-                await asyncio.to_thread(visitors.admit, manager, visitor, bot_seats)
-            t, host, taken = await manager.create(
-                body.game, body.players, body.options,
-                [(s.kind, s.level) for s in body.seats], user["username"] if user else body.name,
-                body.time_limit, client=client_token(request), idem_key=key,
-                user=user["id"] if user else None,
-                speed=body.speed.model_dump() if body.speed else None,
-            )
-            await friends.record_table(t, user, body.friends_only)
-            if settings.rate_limits:
-                visitors.created(t.rec.id, visitor, bot_seats)
-            log.info("table created", extra={"table": t.rec.id, "game": t.rec.game})
-            return manager.create_answer(t, host, taken)
-
-        return await once(request, body, run)
+    async def challenge_table(request: Request, user: dict[str, Any],
+                              body: dict[str, Any]) -> dict[str, Any]:
+        await limits.hit("create_table", accounts_mod.client_address(request))
+        return await new_table(request, user, CreateTable.model_validate(body))
 
     async def table(table_id: str) -> LiveTable:
         if not re.fullmatch(r"[0-9a-f]{1,32}", table_id):
@@ -470,6 +480,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def api_join(table_id: str, body: Join, request: Request) -> Any:
         t = await table(table_id)
         user = await user_of(request)
+        botapi.people_only(user)
         await friends.check_join(t, body.seat, user, body.secret)
         if user is None:
             await guest_name(body.name)
@@ -517,6 +528,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             t, body.seat, body.secret, client_token(request), key, user["id"] if user else None))
 
     app.include_router(friends_mod.router(friends, current, table, client_token, record_summary))
+    bots = botapi.BotAPI(storage, manager, friends, chat, matchmaker, ratings, limits, visitors,
+                         settings)
+    app.include_router(botapi.router(bots, current, table, challenge_table))
 
     @app.get("/api/tables/{table_id}/replay")
     async def api_replay(table_id: str, step: int | None = None, seat: int | None = None) -> dict[str, Any]:

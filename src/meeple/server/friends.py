@@ -2,7 +2,8 @@
 
 Two accounts are friends when each has added the other; until then the one who added waits
 ("sent") and the other sees a request ("received"). Only friends see whether the other is
-online and at which table, and only a friend may be invited to a seat by name. Removing a
+online and at which table, and only a friend (or a bot account) may be invited to a seat by
+name. Removing a
 friend ends it both ways. A friends-only table lets only its host's friends take an open seat
 (an invitation, by link or by name, still seats whoever was invited).
 
@@ -66,6 +67,11 @@ class Social:
         with self.engine.connect() as conn:
             return conn.execute(select(users_t.c.id).where(
                 users_t.c.username_key == username.casefold())).scalar()
+
+    def is_bot(self, user_id: int) -> bool:
+        with self.engine.connect() as conn:
+            return bool(conn.execute(select(users_t.c.is_bot).where(
+                users_t.c.id == user_id)).scalar())
 
     def set_friend(self, user_id: int, other: int, add: bool) -> None:
         with self.engine.begin() as conn:
@@ -276,8 +282,10 @@ class Friends:
         if not is_host:
             raise TableError("forbidden", "only the table's host may do that")
         friend = await self._db(self.social.user_id, body.username)
-        if friend is None or not await self._db(self.social.are_friends, user["id"], friend):
-            raise TableError("no_player", "you can invite your friends only")
+        # a bot account takes invitations from anyone (it answers them through the Bot API)
+        if friend is None or not (await self._db(self.social.is_bot, friend) or await self._db(
+                self.social.are_friends, user["id"], friend)):
+            raise TableError("no_player", "you can invite your friends (and bot accounts) only")
         if not 0 <= body.seat < t.rec.players:
             raise TableError("bad_seat", "no such seat")
         secret = new_secret()
@@ -303,7 +311,7 @@ class Friends:
             raise TableError("no_table", "no such invitation")
         if body.accept:
             secret = await self.manager.join(t, seat, user["username"], row["secret"], client,
-                                             None, user["id"])
+                                             None, user["id"], bot=bool(user.get("bot")))
             await self._db(self.social.drop_invite, t.rec.id, seat)
             return {"id": t.rec.id, "seat": seat, "secret": secret}
         digest = hash_secret(row["secret"])

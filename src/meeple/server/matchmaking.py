@@ -159,7 +159,7 @@ class Matchmaker:
         self.expire(now)
         formed: list[tuple[str, list[int]]] = []
         with self.engine.begin() as conn:
-            stmt = (select(queue_t, users_t.c.username)
+            stmt = (select(queue_t, users_t.c.username, users_t.c.is_bot, users_t.c.no_bots)
                     .join(users_t, users_t.c.id == queue_t.c.user_id)
                     .where(queue_t.c.status == "waiting").order_by(queue_t.c.id).limit(5000))
             if self.pg:
@@ -192,7 +192,8 @@ class Matchmaker:
         seats = [SeatRecord(n_, "bot", name=f"Bot {n_ + 1} ({level})", level=level) for n_ in range(n)]
         for e, seat in zip(people, order, strict=False):
             seats[seat] = SeatRecord(seat, "human", name=e["username"],
-                                     secret_hash=hash_secret(new_secret()), user_id=e["user_id"])
+                                     secret_hash=hash_secret(new_secret()), user_id=e["user_id"],
+                                     account_bot=bool(e.get("is_bot")))
             e["seat"] = seat
         done = 0
         for e in people:
@@ -283,6 +284,13 @@ class _Lost(Exception):
     pass
 
 
+def _mix(b: dict[str, Any], group: list[dict[str, Any]]) -> bool:
+    """``b`` may sit with everyone in ``group``: a bot account never sits with a person who
+    asked not to play bot accounts (their ``no_bots`` preference)."""
+    return all(not ((b.get("is_bot") and g.get("no_bots")) or (g.get("is_bot") and b.get("no_bots")))
+               for g in group)
+
+
 def _plans(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Tables from one group's entries (same game, options, time limit), oldest first: each
     entry with the nearest-rated others that accept a common size, within both windows."""
@@ -303,7 +311,7 @@ def _plans(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for b in near:
                 if len(group) == n:
                     break
-                if b["user_id"] not in {g["user_id"] for g in group}:
+                if b["user_id"] not in {g["user_id"] for g in group} and _mix(b, group):
                     group.append(b)
             if len(group) == n:
                 best, size = group, n
@@ -317,7 +325,7 @@ def _plans(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for b in near:
                 if len(best) == size:
                     break
-                if b["user_id"] not in {g["user_id"] for g in best}:
+                if b["user_id"] not in {g["user_id"] for g in best} and _mix(b, best):
                     best.append(b)
         if best is not None:
             used.update(e["id"] for e in best)
@@ -331,6 +339,8 @@ def router(matchmaker: Matchmaker, current: Any, ratings: Any, limits: Any) -> A
     @api.post("/api/play")
     async def play(body: PlayBody, request: Request) -> dict[str, Any]:
         user = await current(request)
+        if user.get("bot"):
+            raise TableError("bot_account", "a bot account asks for games through the Bot API")
         await limits.hit("play", f"user:{user['id']}")
         rating = await asyncio.to_thread(ratings.rating_of, user["id"], body.game)
         entry = await asyncio.to_thread(matchmaker.enqueue, user["id"], body, rating)

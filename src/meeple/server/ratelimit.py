@@ -33,6 +33,7 @@ RULES: dict[str, str] = {
     "create_table": "30/minute",              # tables created per client address
     "chat": "5/10second;120/hour",            # messages per speaker
     "play": "30/minute",                      # matchmaking requests per account
+    "bot": "20/second;3000/minute",           # Bot API requests per token
 }
 
 

@@ -2,7 +2,9 @@
 per rated table at its end, whatever server sees the end first.
 
 A table is *rated* when play starts with every seat a person with an account (distinct
-accounts), and stays rated: a player who leaves (their seat still played by a bot at the end),
+accounts), or every seat a bot account (bot accounts are rated among themselves, on a
+leaderboard of their own: a game between people and bot accounts moves nobody's rating), and
+stays rated: a player who leaves (their seat still played by a bot at the end),
 times out or is replaced by a bot ranks last for ratings (`clocks.places`). The shown
 number is conservative, like BGA's: ``40 * (mu - 3 sigma)``, 0 for a newcomer, floored at 0,
 and marked provisional until `PROVISIONAL_GAMES` rated games. Every finished table with
@@ -68,13 +70,16 @@ class Ratings:
         if t.rec.status not in ("running", "over"):
             return
         seats = [(s.kind, s.user_id, s.zombie) for s in t.rec.seats]
+        # people and bot accounts at one table: nobody's rating moves (two separate pools)
+        mixed = any(s.account_bot for s in t.rec.seats) and any(
+            s.kind == "human" and not s.account_bot for s in t.rec.seats)
         ranking = t.state.ranking() if t.state.is_over() else None
         key = (tuple(seats), ranking is not None)
         if self._recorded.get(t) == key:
             return
         self._recorded[t] = key
         task = asyncio.get_running_loop().create_task(
-            self._on_change(t.rec.id, t.rec.game, seats, ranking, t))
+            self._on_change(t.rec.id, t.rec.game, seats, ranking, t, mixed))
         self.pending.add(task)
         task.add_done_callback(self.pending.discard)
 
@@ -82,11 +87,12 @@ class Ratings:
         return None
 
     async def _on_change(self, table_id: str, game: str, seats: list[Any],
-                         ranking: list[int] | None, t: LiveTable | None = None) -> None:
+                         ranking: list[int] | None, t: LiveTable | None = None,
+                         mixed: bool = False) -> None:
         lock = self._locks.setdefault(table_id, asyncio.Lock())
         try:
             async with lock:
-                await asyncio.to_thread(self.update, table_id, game, seats, ranking)
+                await asyncio.to_thread(self.update, table_id, game, seats, ranking, mixed)
         except Exception:
             log.exception("ratings of table %s", table_id)
             if t is not None:
@@ -96,11 +102,13 @@ class Ratings:
                 del self._locks[table_id]
 
     def update(self, table_id: str, game: str, seats: list[tuple[str, int | None, bool]],
-               ranking: list[int] | None) -> None:
-        """Record the decision when play starts, and at the end rate exactly once."""
+               ranking: list[int] | None, mixed: bool = False) -> None:
+        """Record the decision when play starts, and at the end rate exactly once. ``mixed``:
+        people and bot accounts share the table (not rated: they are rated apart)."""
         users = [u for _, u, _ in seats]
         eligible = (len(seats) > 1 and all(k == "human" and u is not None and not z
-                                           for k, u, z in seats) and len(set(users)) == len(users))
+                                           for k, u, z in seats) and len(set(users)) == len(users)
+                    and not mixed)
         with self.engine.begin() as conn:
             row = conn.execute(select(rated_tables_t).where(
                 rated_tables_t.c.table_id == table_id)).mappings().first()
@@ -199,13 +207,15 @@ class Ratings:
         return float(row[0]) if row else 0.0
 
     # ----- reading ----------------------------------------------------------------------------
-    def leaderboard(self, game: str, limit: int = 100) -> list[dict[str, Any]]:
-        """Best first: by the conservative estimate (mu - 3 sigma), then games played."""
+    def leaderboard(self, game: str, limit: int = 100, bots: bool = False) -> list[dict[str, Any]]:
+        """Best first: by the conservative estimate (mu - 3 sigma), then games played. People
+        and bot accounts have a leaderboard each (``bots``)."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(users_t.c.username, ratings_t)
                 .join(users_t, users_t.c.id == ratings_t.c.user_id)
-                .where(ratings_t.c.game == game, users_t.c.disabled.is_(False))
+                .where(ratings_t.c.game == game, users_t.c.disabled.is_(False),
+                       users_t.c.is_bot.is_(bots))
                 .order_by((ratings_t.c.mu - 3 * ratings_t.c.sigma).desc(), ratings_t.c.games.desc())
                 .limit(limit)).mappings().all()
         return [{"rank": i + 1, "username": r["username"], "rating": r["display"],
@@ -238,7 +248,7 @@ class Ratings:
                 .order_by(tables_t.c.updated_at.desc()).limit(20)).mappings().all()
         titles = {g["id"]: g["title"] for g in meeple.games()}
         return {
-            "username": user["username"],
+            "username": user["username"], "bot": bool(user["is_bot"]),
             "since": user["created_at"].isoformat(),
             "games_played": played, "games_won": won, **reliability,
             "ratings": [{
@@ -263,10 +273,11 @@ def router(ratings: Ratings) -> APIRouter:
     games = {g["id"] for g in meeple.games()}
 
     @api.get("/api/leaderboard/{game}")
-    async def leaderboard(game: str) -> list[dict[str, Any]]:
+    async def leaderboard(game: str, bots: bool = False) -> list[dict[str, Any]]:
+        """People's leaderboard; ``?bots=1`` the bot accounts' own."""
         if game not in games:
             raise TableError("no_game", "no such game")
-        return await asyncio.to_thread(ratings.leaderboard, game)
+        return await asyncio.to_thread(ratings.leaderboard, game, 100, bots)
 
     @api.get("/api/tables/{table_id}/ratings")
     async def table_ratings(table_id: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from sqlalchemy import (
     Integer,
     String,
     Table,
+    false,
     text,
 )
 
@@ -28,6 +29,10 @@ users_t = Table(
     Column("password_hash", String(255), nullable=False),
     Column("disabled", Boolean, nullable=False, default=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # a bot account plays through the Bot API only, for good (0012_botapi)
+    Column("is_bot", Boolean, nullable=False, default=False, server_default=false()),
+    # Play now never seats this person with a bot account
+    Column("no_bots", Boolean, nullable=False, default=False, server_default=false()),
 )
 
 sessions_t = Table(
@@ -107,4 +112,18 @@ queue_t = Table(
     Column("turn_based", Boolean, nullable=False, default=False),  # waits with no page open
     Index("ux_meeple_queue_waiting", "user_id", "game", unique=True,
           postgresql_where=text("status = 'waiting'"), sqlite_where=text("status = 'waiting'")),
+)
+
+# API tokens (0012_botapi): the SHA-256 of a random secret, never the secret; a prefix to tell
+# them apart in a list; scopes such as ``bot:play`` and ``bot:read``.
+tokens_t = Table(
+    "meeple_api_tokens", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", Integer, ForeignKey("meeple_users.id"), nullable=False, index=True),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("prefix", String(16), nullable=False),
+    Column("name", String(40), nullable=False),
+    Column("scopes", String(200), nullable=False),  # space-separated
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("revoked_at", DateTime(timezone=True), nullable=True),
 )

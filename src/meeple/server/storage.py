@@ -44,6 +44,7 @@ from sqlalchemy import (
     delete,
     event,
     exists,
+    false,
     func,
     insert,
     or_,
@@ -100,6 +101,8 @@ seats_t = Table(
     Column("zombie", Boolean, nullable=False, default=False),
     Column("client_hash", String(64), nullable=True),  # the browser that took it (0002)
     Column("user_id", Integer, nullable=True, index=True),  # the account that holds it (0004)
+    # that account is a bot account (0012_botapi): shown as a bot wherever the seat is
+    Column("account_bot", Boolean, nullable=False, default=False, server_default=false()),
 )
 
 actions_t = Table(
@@ -303,6 +306,7 @@ class SeatRecord:
     zombie: bool = False
     client_hash: str | None = None
     user_id: int | None = None
+    account_bot: bool = False
 
 
 @dataclass
@@ -715,7 +719,8 @@ def _table_record(row: Any, seats: list[Any]) -> TableRecord:
         seats=[
             SeatRecord(seat=s["seat"], kind=s["kind"], name=s["name"], level=s["level"],
                        secret_hash=s["secret_hash"], zombie=bool(s["zombie"]),
-                       client_hash=s.get("client_hash"), user_id=s.get("user_id"))
+                       client_hash=s.get("client_hash"), user_id=s.get("user_id"),
+                       account_bot=bool(s.get("account_bot") or False))
             for s in seats
         ],
     )

@@ -762,7 +762,7 @@ class TableManager:
 
     async def join(self, t: LiveTable, seat: int, name: str, secret: str | None,
                    client: str | None = None, idem_key: str | None = None,
-                   user: int | None = None) -> str:
+                   user: int | None = None, bot: bool = False) -> str:
         """Take an open seat (or an invited one, with its secret); returns the seat secret.
 
         An invite secret is spent here: the joiner gets a fresh secret, so the host (or anyone
@@ -785,7 +785,7 @@ class TableManager:
             elif not (s.kind == "invited" and secret_ok(secret, s.secret_hash)):
                 raise TableError("seat_taken", f"seat {seat} is not free")
             rec.seats[seat] = SeatRecord(seat, "human", name=name, secret_hash=hash_secret(fresh),
-                                         client_hash=mine, user_id=user)
+                                         client_hash=mine, user_id=user, account_bot=bot)
             _start_if_full(rec, self.storage.clock.now())
             return {"id": rec.id, "seat": seat, "secret": fresh}
 
@@ -1295,7 +1295,7 @@ class TableManager:
     def seats_json(self, t: LiveTable, connected: set[int | None] | None = None) -> list[dict[str, Any]]:
         return [
             {"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level, "zombie": s.zombie,
-             "account": s.user_id is not None,
+             "account": s.user_id is not None, "bot_account": s.account_bot,
              "connected": None if connected is None else s.seat in connected,
              **({"away": round(self.storage.clock.now() - max(
                  t.gone_since[s.seat], t.seen_elsewhere.get(s.seat, -math.inf)))}

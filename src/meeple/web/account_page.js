@@ -1,5 +1,5 @@
-// Log in, register, change password.
-import { api } from "./common.js";
+// Log in, register, change password; the Play now bot preference and API tokens.
+import { api, h } from "./common.js";
 import { navbar } from "./account.js";
 import { sameOriginPath } from "./next_url.js";
 
@@ -23,3 +23,24 @@ $("change").addEventListener("submit", async (e) => {
   try { await api("/api/password", { old: $("old").value, new: $("new").value }); $("error").textContent = "Password changed."; }
   catch (err) { $("error").textContent = err.message; }
 });
+
+// API tokens (shown once at creation, listed by their first characters) and no_bots.
+async function drawTokens() {
+  const { tokens } = await api("/api/tokens");
+  $("tokens").replaceChildren(...tokens.map((t) => h("li", { "data-token": t.id },
+    `${t.name}: ${t.prefix}… (${t.scopes.join(", ")}) `,
+    h("button", { onclick: async () => { await api(`/api/tokens/${t.id}/revoke`, {}); drawTokens(); } }, "Revoke"))));
+}
+if (me) {
+  $("no-bots").checked = Boolean(me.no_bots);
+  $("no-bots").addEventListener("change", () => api("/api/me/no_bots", { no_bots: $("no-bots").checked }));
+  $("token-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const t = await api("/api/tokens", { name: $("token-name").value.trim() });
+      $("token-new").textContent = `Your new token (copy it now, it is not shown again): ${t.token}`;
+      drawTokens();
+    } catch (err) { $("error").textContent = err.message; }
+  });
+  drawTokens();
+}

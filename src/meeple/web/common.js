@@ -76,7 +76,29 @@ export function svg(tag, attrs, ...children) {
 export function seatName(seats, n) {
   const s = seats && seats[n];
   if (!s) return `Seat ${n + 1}`;
+  if (s.name && s.bot_account) return `${s.name} (bot)`;  // a bot account: a program plays it
   return s.name || (s.kind === "invited" ? "(invited)" : `Seat ${n + 1}`);
+}
+
+// An option in players' words: its description reads "Title: what it does"; values read as
+// words ("yes", "by number", "standard" for the game's own default of null).
+export const valueWords = (c) => (c === null ? "standard" : c === true ? "yes" : c === false ? "no" : String(c).replace(/_/g, " "));
+export function optionField(opt) {
+  const sel = h("select", { name: `opt-${opt.name}`, "data-option": opt.name },
+    opt.choices.map((c, i) => h("option", { value: i, selected: JSON.stringify(c) === JSON.stringify(opt.default) }, valueWords(c))));
+  const [title, ...rest] = opt.description.split(": ");
+  return h("label.field", { title: opt.name }, rest.length ? title : opt.name.replace(/_/g, " "), sel,
+    h("small.muted", {}, rest.length ? rest.join(": ") : opt.description));
+}
+
+// The options picked in ``form``'s option fields, as the game's values.
+export function optionValues(form, game) {
+  const options = {};
+  for (const sel of form.querySelectorAll("[data-option]")) {
+    const opt = game.options.find((o) => o.name === sel.dataset.option);
+    options[opt.name] = opt.choices[Number(sel.value)];
+  }
+  return options;
 }
 
 // "1 card", "2 cards"; `many` for a plural that is not word + "s".

@@ -1,7 +1,7 @@
 // The lobby: every game with its options, create a table, join/watch/replay tables. Logged in,
 // your tables (Play, your turn, Rematch), your friends and their invitations come from your
 // account on any browser; a guest's seats live in this browser's storage.
-import { api, h, myName, save, saved, setMyName, seatName } from "./common.js";
+import { api, h, myName, optionField, optionValues, save, saved, setMyName, seatName } from "./common.js";
 import { navbar } from "./account.js";
 import { enableNotifications, tell } from "./notify.js";
 
@@ -20,17 +20,6 @@ let friendNames = [];
 let mineById = new Map();   // table id -> {seat, my_turn, status} of the account's (or this browser's) seats
 let turnsBefore = null;     // tables where it was my turn at the last look (null: not looked yet)
 let invitesBefore = null;
-
-// An option in players' words: its description reads "Title: what it does"; values read as
-// words ("yes", "by number", "standard" for the game's own default of null).
-const valueWords = (c) => (c === null ? "standard" : c === true ? "yes" : c === false ? "no" : String(c).replace(/_/g, " "));
-function optionField(opt) {
-  const sel = h("select", { name: `opt-${opt.name}`, "data-option": opt.name },
-    opt.choices.map((c, i) => h("option", { value: i, selected: JSON.stringify(c) === JSON.stringify(opt.default) }, valueWords(c))));
-  const [title, ...rest] = opt.description.split(": ");
-  return h("label.field", { title: opt.name }, rest.length ? title : opt.name.replace(/_/g, " "), sel,
-    h("small.muted", {}, rest.length ? rest.join(": ") : opt.description));
-}
 
 // meeple.bots.DEFAULT_LEVEL: the level a new table seats unless the host picks another.
 const DEFAULT_LEVEL = "hard";
@@ -74,11 +63,7 @@ function gameCard(game) {
       e.preventDefault();
       error.textContent = "";
       const name = me ? me.username : nameInput.value.trim();
-      const options = {};
-      for (const sel of form.querySelectorAll("[data-option]")) {
-        const opt = game.options.find((o) => o.name === sel.dataset.option);
-        options[opt.name] = opt.choices[Number(sel.value)];
-      }
+      const options = optionValues(form, game);
       const picks = [...form.querySelectorAll("[data-seat]")].map((sel) => sel.value);
       const seatSpecs = picks.map((v) =>
         v.startsWith("bot:") ? { kind: "bot", level: v.slice(4) } : { kind: v.startsWith("friend:") ? "open" : v });

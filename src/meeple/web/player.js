@@ -1,9 +1,10 @@
 // A player's profile: ratings per game with a history chart, games played and won, recent games.
-import { api, h, ordinal, plural } from "./common.js";
+// A bot account's profile says so and, for a logged-in person, offers a Challenge.
+import { api, h, optionField, optionValues, ordinal, plural, save } from "./common.js";
 import { navbar, ratingText } from "./account.js";
 
 const $ = (id) => document.getElementById(id);
-await navbar();
+const me = await navbar();
 const username = decodeURIComponent(location.pathname.split("/").pop());
 const SVG = "http://www.w3.org/2000/svg";
 function chart(history) {
@@ -19,7 +20,8 @@ function chart(history) {
 try {
   const p = await api(`/api/players/${encodeURIComponent(username)}`);
   document.title = `meeple — ${p.username}`;
-  $("name").textContent = p.username;
+  $("name").replaceChildren(p.username, p.bot ? h("span.tag", { title: "a program plays this account" }, "bot") : null);
+  if (p.bot && me && !me.bot) $("challenge").replaceChildren(await challengeForm(p.username));
   $("summary").textContent = `${plural(p.games_played, "game")} played, ${p.games_won} won · since ${p.since.slice(0, 10)}`
     + ` · ${p.abandoned ?? 0} abandoned, ${p.timed_out ?? 0} timed out`;
   $("ratings").replaceChildren(...(p.ratings.length ? p.ratings.map((r) => h("div.rating-card", { "data-game": r.game },
@@ -31,3 +33,35 @@ try {
     g.rated ? h("span.muted", {}, `${g.rating} (${g.delta >= 0 ? "+" : ""}${g.delta})`) : h("span.muted", {}, "unrated"),
     h("a.button", { href: g.replay }, "Replay"))));
 } catch (e) { $("error").textContent = e.message; }
+
+// Challenge a bot account: a new table where I sit at seat 1 and the bot account is invited to
+// seat 2 (the game's own bots take any other seat); it answers through the Bot API.
+async function challengeForm(username) {
+  const games = await api("/api/games");
+  const game = h("select", { name: "game" }, games.map((g) => h("option", { value: g.id }, g.title)));
+  const players = h("select", { name: "players" });
+  const options = h("div.options");
+  const error = h("p.error");
+  const pick = () => {
+    const g = games.find((x) => x.id === game.value);
+    players.replaceChildren(...g.players.map((n) => h("option", { value: n }, String(n))));
+    options.replaceChildren(...g.options.map(optionField));
+  };
+  game.addEventListener("change", pick);
+  pick();
+  const form = h("form.create", {
+    onsubmit: async (e) => {
+      e.preventDefault();
+      error.textContent = "";
+      const g = games.find((x) => x.id === game.value);
+      try {
+        const res = await api(`/api/players/${encodeURIComponent(username)}/challenge`,
+          { game: g.id, players: Number(players.value), options: optionValues(form, g) });
+        save(res.id, { host: res.host });
+        location.href = `/table/${res.id}`;
+      } catch (err) { error.textContent = err.message; }
+    },
+  }, h("label.field", {}, "Game ", game), h("label.field", {}, "Players ", players), options,
+  h("button", { type: "submit", "data-challenge": username }, "Challenge"), error);
+  return form;
+}
