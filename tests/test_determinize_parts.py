@@ -109,11 +109,11 @@ def test_every_hidden_part_is_resampled(game: str) -> None:
 
 
 def test_karvi_pair_drawn_to_keep_one_is_hidden_from_the_others() -> None:
-    """Karvi, Variants: "draw 2 and choose 1 to keep. Return the other to the stack" (ruling 17):
-    the two cards drawn are the drawer's alone. While the drawer chooses, a world determinized
-    for another player must resample that pair like the rest of the drawer's hand (one kept as it
-    is would show search the true cards); the drawer's own worlds keep it, and every world can
-    settle the choice."""
+    """Karvi, Variants, "You always lose, because you are just unlucky?": "draw 2 and choose 1 to
+    keep. Return the other to the stack" (ruling 17): the two cards drawn are the drawer's alone.
+    While the drawer chooses, a world determinized for another player must resample that pair
+    like the rest of the drawer's hand (one kept as it is would show search the true cards); the
+    drawer's own worlds keep it, and every world can settle the choice."""
     checked = 0
     for players in (2, 3, 4):
         for seed in range(3):
