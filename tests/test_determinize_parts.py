@@ -106,3 +106,35 @@ def test_every_hidden_part_is_resampled(game: str) -> None:
         if all(varied.values()):
             break
     assert all(varied.values()), f"never resampled: {[n for n, v in varied.items() if not v]}"
+
+
+def test_karvi_pair_drawn_to_keep_one_is_hidden_from_the_others() -> None:
+    """Karvi, Variants, "You always lose, because you are just unlucky?": "draw 2 and choose 1 to
+    keep. Return the other to the stack" (ruling 17): the two cards drawn are the drawer's alone.
+    While the drawer chooses, a world determinized for another player must resample that pair
+    like the rest of the drawer's hand (one kept as it is would show search the true cards); the
+    drawer's own worlds keep it, and every world can settle the choice."""
+    checked = 0
+    for players in (2, 3, 4):
+        for seed in range(3):
+            state = meeple.make("karvi", players=players, seed=seed, draw_two=True)
+            rng = random.Random(seed)
+            for _ in range(150):
+                if state.is_over():
+                    break
+                if state.tasks and state.tasks[-1][0] == "keep":
+                    q = state.to_move
+                    pair = state.p[q].hand[-2:]
+                    own = [state.determinize(q, random.Random(k)) for k in range(SEEDS)]
+                    assert all(w.p[q].hand[-2:] == pair for w in own), "the drawer's pair changed"
+                    for p in _others(state, q):
+                        mine = state.view(p)
+                        worlds = [state.determinize(p, random.Random(k)) for k in range(SEEDS)]
+                        assert all(w.view(p) == mine for w in worlds), f"determinize({p}) changed the view"
+                        pairs = {w.p[q].hand[-2:] for w in worlds}
+                        assert len(pairs) > 1, f"player {p}'s worlds keep player {q}'s true pair"
+                        for w in worlds:
+                            w.apply(w.legal_actions()[0])  # the world's own pair can be settled
+                    checked += 1
+                state.apply(rng.choice(state.legal_actions()))
+    assert checked >= 9

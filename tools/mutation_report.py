@@ -137,7 +137,9 @@ def section(path: Path) -> tuple[list[str], bool]:
         lines += ["", "| survivor | code | equivalent because |", "| --- | --- | --- |"]
         for m in survivors:
             why = eq.get(m["id"], "**neither killed nor shown equivalent**")
-            lines.append(f"| `{m['id']}` | {'rule' if m['rule'] else 'sentence/other'} | {why} |")
+            # (a `|` in an id, "& -> |", or in a reason would end the table's cell)
+            cell, why = m["id"].replace("|", "\\|"), why.replace("|", "\\|")
+            lines.append(f"| `{cell}` | {'rule' if m['rule'] else 'sentence/other'} | {why} |")
     return lines + [""], ok
 
 

@@ -2032,8 +2032,7 @@ class KarviState(State):
         places: list[list[tuple[list[int], int]]] = [[] for _ in range(_NUM_CARD_BACKS)]
         for q in others:
             hand = hands[q]
-            keep = len(hand) - 2 if self.tasks and self.tasks[-1][0] == "keep" and self.to_move == q else len(hand)
-            for i in range(keep):
+            for i in range(len(hand)):  # a pair drawn to keep one is as hidden as the rest
                 places[_CARD_BACK_RANK[hand[i]]].append((hand, i))
         for dk in decks:
             for i in range(len(dk)):
