@@ -140,3 +140,21 @@ def test_action_json_names_a_card_and_refuses_in_words():
     for bad in ({"play": "sun99"}, {"play": "cloud7", "extra": 1}, {"card": "cloud7"}):
         with pytest.raises(IllegalAction, match="names no legal action"):
             s.action_from_json(bad)
+
+
+def test_a_led_lightning_card_is_beaten_by_any_card_zero_cards_included():
+    """The Lightning Card (standard game): it never wins; led, the next card played sets the lead
+    colour (FAQ) and beats it, a zero card included. The strength table ranks it below every
+    other card whatever the lead, which its readers rely on: the learned bot counts every unseen
+    card as beating a Lightning card it would lead."""
+    from meeple.games.trickarus import learned
+    from meeple.games.trickarus.rules import LIGHTNING, STRENGTH
+
+    s = arrange(3, {0: ["lightning", "sun1"], 1: ["cloud0-rain0", "sun2"], 2: ["rain1", "sun3"]})
+    play(s, "lightning", "cloud0-rain0", "rain1")
+    assert s.last_winner == 1
+    others = [c for c in range(NUM_CARDS) if c != LIGHTNING]
+    for side in (0, 1):
+        assert learned._beaten_share(LIGHTNING, others, side, False) == 1.0
+        for table in STRENGTH[False][side]:
+            assert all(table[c] > table[LIGHTNING] for c in others)
