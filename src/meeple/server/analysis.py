@@ -130,7 +130,7 @@ class Analyses:
 
     async def start(self, table_id: str, seat: int, depth: str, visitor: str) -> dict[str, Any]:
         record = await self.finished_record(table_id, seat)
-        db = self.manager._db
+        db = self.manager.db
         storage = self.manager.storage
         known = await db(read, storage, table_id, seat, depth)
         if known is not None and known["status"] in ("done", "running"):
@@ -146,7 +146,7 @@ class Analyses:
     async def _run(self, record: dict[str, Any], table_id: str, seat: int, depth: str,
                    points: list[int]) -> None:
         loop = asyncio.get_running_loop()
-        db, storage = self.manager._db, self.manager.storage
+        db, storage = self.manager.db, self.manager.storage
         parts = []
         t0 = time.perf_counter()
         try:
@@ -190,7 +190,7 @@ def router(manager: TableManager, limits: RateLimits) -> APIRouter:
         if depth not in DEPTHS:
             raise TableError("bad_request", f"depth is one of {', '.join(DEPTHS)}")
         await analyses.finished_record(table_id, seat)
-        found = await manager._db(read, manager.storage, table_id, seat, depth)
+        found = await manager.db(read, manager.storage, table_id, seat, depth)
         return found or {"status": "none", "done": 0, "total": 0, "result": None,
                          "depth": depth, "seat": seat}
 

@@ -124,7 +124,7 @@ async def readiness(manager: TableManager) -> tuple[bool, dict[str, Any]]:
     checks: dict[str, Any] = {"draining": manager.draining}
     ok = not manager.draining
     try:
-        await manager._db(manager.storage.ping)
+        await manager.db(manager.storage.ping)
         checks["database"] = "ok"
     except Exception as exc:
         checks["database"], ok = f"error: {type(exc).__name__}", False

@@ -272,7 +272,7 @@ class TableManager:
             MoveWriter(storage, synchronous=settings.db_sync_commit)
             if storage.engine.dialect.name == "postgresql" else None)
 
-    async def _db(self, fn: Any, *args: Any) -> Any:
+    async def db(self, fn: Any, *args: Any) -> Any:
         """Run a storage call. SQLite (local file, WAL, no fsync per commit) answers in well
         under a millisecond, less than handing the call to a thread costs, so it runs inline;
         a networked database runs in a thread so the event loop never waits on the network."""
@@ -293,7 +293,7 @@ class TableManager:
         loop, elsewhere like any call."""
         holder = self.leases.holder if by_driver else None
         if self.moves is None:
-            return await self._db(self.storage.append_action, t.rec.id, n, seat, action, None,
+            return await self.db(self.storage.append_action, t.rec.id, n, seat, action, None,
                                   deadline, t.undos, holder, clocks)
         t0 = time.perf_counter()
         try:
@@ -334,7 +334,7 @@ class TableManager:
             for c in t.conns:
                 c.push(None)
         try:  # hand the tables on at once (others credit no downtime)
-            await self._db(self.leases.release_all)
+            await self.db(self.leases.release_all)
         except Exception:
             log.warning("could not release leases", exc_info=True)
         await self.bus.stop()
@@ -349,7 +349,7 @@ class TableManager:
         self.draining = True
         for t in self.tables.values():
             self._stop_driving(t)
-        await self._db(self.leases.release_all)
+        await self.db(self.leases.release_all)
         for t in list(self.tables.values()):
             for c in list(t.conns):
                 c.push({"type": "reconnect", "message": "this server is restarting; reconnect"})
@@ -387,11 +387,11 @@ class TableManager:
                       for c in t.conns if not c.closed and c.seat is not None}
         if seats:
             at = self.storage.clock.now()
-            await self._db(self.storage.touch_presence, sorted(seats), at)
+            await self.db(self.storage.touch_presence, sorted(seats), at)
             self._wrote.update(dict.fromkeys(seats, at))
         if time.monotonic() >= self._sweep_due:  # rows that can no longer change an answer
             self._sweep_due = time.monotonic() + max(1.0, min(60.0, self.settings.seat_gone_seconds))
-            await self._db(self.storage.sweep_presence,
+            await self.db(self.storage.sweep_presence,
                            self.storage.clock.now() - 2 * self.settings.seat_gone_seconds)
 
     async def _read_presence(self) -> None:
@@ -402,7 +402,7 @@ class TableManager:
         ids = [tid for tid, t in self.tables.items() if t.rec.status != "over"
                and any(s.kind == "human" for s in t.rec.seats)]
         self._wrote = {k: v for k, v in self._wrote.items() if k[0] in self.tables}
-        rows = await self._db(self.storage.presence, ids) if ids else []
+        rows = await self.db(self.storage.presence, ids) if ids else []
         seen: dict[str, dict[int, float]] = {tid: {} for tid in ids}
         for tid, seat, at in rows:
             if self._wrote.get((tid, seat)) != at:
@@ -432,13 +432,13 @@ class TableManager:
         """Renew our leases, stop driving the ones taken from us, take up orphaned tables."""
         if self.draining:  # handed on: renewing would take them back
             return
-        for tid in await self._db(self.leases.renew):
+        for tid in await self.db(self.leases.renew):
             t = self.tables.get(tid)
             if t is not None:
                 self._stop_driving(t)
-        for tid in await self._db(self.leases.orphans):
+        for tid in await self.db(self.leases.orphans):
             try:
-                if await self._db(self.leases.acquire, tid):
+                if await self.db(self.leases.acquire, tid):
                     await self._drive(tid)
             except Exception:
                 log.exception("could not take up table %s", tid)
@@ -452,12 +452,12 @@ class TableManager:
                 await self.catch_up(t)  # a takeover may have moved the deadline on
                 self._changed(t, publish=False)
         if t.rec.status == "over":
-            await self._db(self.leases.release, table_id)
+            await self.db(self.leases.release, table_id)
 
     async def _claim(self, t: LiveTable) -> None:
         """A table this server just started: drive it (unless another server already does)."""
         if needs_driver(t.rec) and t.rec.id not in self.leases.mine and not self.draining \
-                and await self._db(self.leases.acquire, t.rec.id):
+                and await self.db(self.leases.acquire, t.rec.id):
             self._schedule(t)
 
     def _stop_driving(self, t: LiveTable) -> None:
@@ -480,7 +480,7 @@ class TableManager:
                 del self.tables[tid]
         if not self.tables:
             return
-        versions = await self._db(self.storage.versions, list(self.tables))
+        versions = await self.db(self.storage.versions, list(self.tables))
         if self.shares_presence:
             await self._read_presence()
         for tid, version in versions.items():
@@ -517,7 +517,7 @@ class TableManager:
 
     async def _load(self, table_id: str) -> LiveTable:
         """Rebuild a table from storage: its record, then every logged action in order."""
-        rec, actions = await self._db(self.storage.snapshot, table_id, 0)
+        rec, actions = await self.db(self.storage.snapshot, table_id, 0)
         if rec is None:
             raise TableError("no_table", f"no table {table_id!r}")
         state = meeple.make(rec.game, rec.players, rec.seed, **rec.options)
@@ -528,11 +528,11 @@ class TableManager:
         await self._cap_stored_levels(t)
         if state.is_over() and rec.status != "over":  # killed between the log and the status
             rec.status = "over"
-            await self._db(self.storage.set_status, rec.id, "over")
+            await self.db(self.storage.set_status, rec.id, "over")
         if rec.status == "open" and all(s.kind in ("bot", "human") for s in rec.seats):
             # every seat taken but never started (a crash between two writes, before 0003)
             rec.status = "running"
-            await self._db(self.storage.set_status, rec.id, "running")
+            await self.db(self.storage.set_status, rec.id, "running")
         self.tables[table_id] = t
         await self._arm_timer_from_log(t)
         self._schedule(t)
@@ -552,7 +552,7 @@ class TableManager:
                 log.warning("table %s seat %d: level %r is over this server's caps; %s plays it",
                             t.rec.id, s.seat, s.level, level)
                 new = SeatRecord(s.seat, "bot", name=f"Bot {s.seat + 1} ({level})", level=level)
-                await self._db(self.storage.update_seat, t.rec.id, new, "bot")
+                await self.db(self.storage.update_seat, t.rec.id, new, "bot")
                 t.rec.seats[s.seat] = new
 
     def evict_if_idle(self, t: LiveTable) -> None:
@@ -564,7 +564,7 @@ class TableManager:
         """Tables stored before 0003 have no stored deadline: count from the last move."""
         if t.rec.time_limit is None or t.rec.status != "running" or t.deadline is not None:
             return
-        last = await self._db(self.storage.last_action_time, t.rec.id)
+        last = await self.db(self.storage.last_action_time, t.rec.id)
         start = last.timestamp() if last is not None else t.rec.updated_at.timestamp()
         t.deadline = start + t.rec.time_limit
 
@@ -581,12 +581,12 @@ class TableManager:
 
     async def catch_up(self, t: LiveTable) -> bool:
         """Apply moves other servers logged, and re-read seats and status. True if anything changed."""
-        rec, actions = await self._db(self.storage.snapshot, t.rec.id, len(t.state.history))
+        rec, actions = await self.db(self.storage.snapshot, t.rec.id, len(t.state.history))
         if rec is None:
             return False
         rebuilt = rec.undos != t.undos
         if rebuilt:  # steps were undone: the log is no longer our history's extension
-            rec, actions = await self._db(self.storage.snapshot, t.rec.id, 0)
+            rec, actions = await self.db(self.storage.snapshot, t.rec.id, 0)
             if rec is None:
                 return False
             self._rebuild(t, rec.undos)
@@ -616,6 +616,13 @@ class TableManager:
         async with t.lock:
             if await self.catch_up(t):
                 self._changed(t, publish=False)
+
+    async def reread(self, t: LiveTable) -> None:
+        """Read the table again and show it to everyone, changed or not (its seats became an
+        account's: the sockets show the new names)."""
+        async with t.lock:
+            await self.catch_up(t)
+            self._changed(t)
 
     def wants(self, message: dict[str, Any]) -> bool:
         """A bus message worth a task here: about a table open here, or about no table (the
@@ -682,7 +689,7 @@ class TableManager:
         answer = self.create_answer(t, host, taken) if idem_key else None
         await self.bus.watch(t.rec.id)
         try:
-            await self._db(self.storage.create_table, t.rec, idem_key, answer)
+            await self.db(self.storage.create_table, t.rec, idem_key, answer)
         except BaseException:
             self.bus.unwatch(t.rec.id)
             raise
@@ -745,7 +752,7 @@ class TableManager:
         async with t.lock:
             before = t.rec
             try:
-                rec, out = await self._db(self.storage.transact, t.rec.id, decide, idem_key)
+                rec, out = await self.db(self.storage.transact, t.rec.id, decide, idem_key)
             except LookupError:
                 raise TableError("no_table", "no such table") from None
             except TableError:
@@ -1021,9 +1028,9 @@ class TableManager:
             self.metrics.moves.inc()
             self.metrics.move_seconds.observe(time.perf_counter() - t0)
         if over:
-            t.rec.version = await self._db(self.storage.set_status, t.rec.id, "over")
+            t.rec.version = await self.db(self.storage.set_status, t.rec.id, "over")
             if t.rec.id in self.leases.mine:
-                await self._db(self.leases.release, t.rec.id)
+                await self.db(self.leases.release, t.rec.id)
 
     async def undo(self, t: LiveTable, seat: int, n: int, to: int | None = None) -> int:
         """Take back the steps of ``seat``'s turn in progress from move ``to`` on (by default
