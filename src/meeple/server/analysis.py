@@ -2,7 +2,7 @@
 
 Only a finished game is analysed (a live one would tell a player what the bots think of their
 hand), and once it is over every seat's cards are public, so anyone who may watch its replay may
-analyse any seat. An analysis runs on the bot workers (`TableManager.pool`), one job per decision
+analyse any seat. An analysis runs on the bot workers (`BotSeats.pool`), one job per decision
 so that it takes turns with the bots' moves, and is stored once per (table, seat, depth) in
 ``meeple_analyses`` (migration ``0010_analysis``): a second press, on this server or another,
 reads the stored one or the progress of the one under way. Starting one counts against the
@@ -151,10 +151,10 @@ class Analyses:
         t0 = time.perf_counter()
         try:
             if not points:  # nothing to choose: an empty analysis, still stored once
-                parts.append(await loop.run_in_executor(self.manager.pool, _empty, record, seat, depth))
+                parts.append(await loop.run_in_executor(self.manager.bots.pool, _empty, record, seat, depth))
             for k, index in enumerate(points):
                 parts.append(await loop.run_in_executor(
-                    self.manager.pool, analyse_one, record, seat, depth, index))
+                    self.manager.bots.pool, analyse_one, record, seat, depth, index))
                 if k + 1 < len(points):
                     await db(record_progress, storage, table_id, seat, depth, k + 1)
             from meeple.bots.analysis import Analysis

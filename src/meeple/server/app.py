@@ -38,6 +38,7 @@ from .idempotency import IdempotencyError
 from .matchmaking import Matchmaker
 from .middleware import BodyLimit, ClientCookie, PublicURL, client_token
 from .ops import Metrics
+from .presence import every
 from .pubsub import make_bus
 from .ratelimit import RateLimits
 from .ratings import Ratings
@@ -67,8 +68,8 @@ def build_services(settings: Settings) -> Services:
     friends = friends_mod.Friends(storage, manager, notifier)
     sockets = AccountSockets(manager.bus)
     fair = FairSettings.from_env()
-    manager.fair = FairPool(settings.bot_workers, fair.per_visitor)
-    manager.visitors = visitors = Visitors(fair)
+    manager.bots.fair = FairPool(settings.bot_workers, fair.per_visitor)
+    manager.bots.visitors = visitors = Visitors(fair)
     manager.hooks += [ratings, chat, matchmaker, notifier, sockets]
     return Services(settings=settings, storage=storage, manager=manager, accounts=accounts,
                     ratings=ratings, chat=chat, matchmaker=matchmaker, notifier=notifier,
@@ -86,7 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> Any:
         await asyncio.to_thread(storage.migrate)
         await manager.start()
-        sweeper = asyncio.create_task(manager._every(3600, lambda: manager.db(
+        sweeper = asyncio.create_task(every(3600, lambda: manager.db(
             idempotency.sweep, storage)))
         await matchmaker.start()
         unused = asyncio.create_task(visitors.loop(manager))

@@ -95,7 +95,7 @@ class Metrics:
             self.tables.labels(status).set(n)
         self.sockets.set(sockets)
         self.driven.set(len(manager.leases.mine))
-        self.bot_queue.set(manager.bots_waiting)
+        self.bot_queue.set(manager.bots.waiting)
         self.bus_received.set(getattr(manager.bus, "received_messages", 0))
         self.bus_received_bytes.set(getattr(manager.bus, "received_bytes", 0))
         return _generate(self.registry), CONTENT_TYPE_LATEST
