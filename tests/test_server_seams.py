@@ -16,8 +16,12 @@ SERVER = Path(meeple.server.__file__).parent
 
 # what stays, and why: the standard library's own hooks, and the core State's log sharing that
 # the Bot API's world sampling must undo on its private copy (core, not a server seam)
-ALLOWED = {("workers.py", "_adjust_process_count"), ("workers.py", "_exit"),
-           ("botapi.py", "_events"), ("botapi.py", "_log_shared")}
+ALLOWED = {
+    ("workers.py", "_adjust_process_count"),
+    ("workers.py", "_exit"),
+    ("botapi.py", "_events"),
+    ("botapi.py", "_log_shared"),
+}
 
 
 def own_names(tree: ast.AST) -> set[str]:
@@ -42,8 +46,11 @@ def test_no_server_module_reaches_into_another_modules_private_names():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         mine = own_names(tree)
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Attribute) and node.attr.startswith("_")
-                    and not node.attr.startswith("__")):
+            if not (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
                 continue
             if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
                 continue

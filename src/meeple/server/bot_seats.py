@@ -36,7 +36,9 @@ def zombie_level(game: str) -> str:
     return "heuristic" if "heuristic" in info.bots else levels(info)[0]
 
 
-def bot_choose(game: str, level: str, seed: int, state: State, max_seconds: float | None = None) -> int:
+def bot_choose(
+    game: str, level: str, seed: int, state: State, max_seconds: float | None = None
+) -> int:
     """Run in a worker: a fresh bot of ``level`` picks a move (top level, so it pickles).
 
     ``max_seconds`` cuts a search bot's think time, whatever budget its level names: a safety
@@ -49,8 +51,13 @@ def bot_choose(game: str, level: str, seed: int, state: State, max_seconds: floa
     action = bot.choose(state)
     last = getattr(bot, "last", None)
     if getattr(last, "capped", False):
-        log.warning("bot %s in %s hit the %.3g s cap after %d iterations", level, game,
-                    max_seconds, getattr(last, "iterations", 0))
+        log.warning(
+            "bot %s in %s hit the %.3g s cap after %d iterations",
+            level,
+            game,
+            max_seconds,
+            getattr(last, "iterations", 0),
+        )
     return action
 
 
@@ -111,8 +118,12 @@ class BotSeats:
         try:
             while True:
                 seat, n = t.state.to_move, len(t.state.history)
-                if t.rec.status != "running" or seat is None or not t.bot_plays(seat) \
-                        or t.rec.id not in manager.leases.mine:
+                if (
+                    t.rec.status != "running"
+                    or seat is None
+                    or not t.bot_plays(seat)
+                    or t.rec.id not in manager.leases.mine
+                ):
                     return
                 if self.settings.bot_delay:
                     await asyncio.sleep(self.settings.bot_delay)
@@ -142,40 +153,55 @@ class BotSeats:
         except Exception:
             log.exception("bot failed on table %s", t.rec.id)
 
-    async def _think(self, t: LiveTable, level: str, seed: int, snapshot: State,
-                     cap: float | None) -> int:
+    async def _think(
+        self, t: LiveTable, level: str, seed: int, snapshot: State, cap: float | None
+    ) -> int:
         """The bot's move; a random legal one if the bot fails, so that a table never freezes
         on a bot's bug (the failure is logged with its traceback, no state in it)."""
         loop = asyncio.get_running_loop()
         game = t.rec.game
-        turn = (self.fair.turn(self.visitors.visitor_of(t.rec.id), t.rec.id)
-                if self.fair is not None else contextlib.nullcontext())
+        turn = (
+            self.fair.turn(self.visitors.visitor_of(t.rec.id), t.rec.id)
+            if self.fair is not None
+            else contextlib.nullcontext()
+        )
         try:
             async with turn:  # tables take turns in the pool (fairshare.FairPool)
                 try:
                     action = await loop.run_in_executor(
-                        self.pool, bot_choose, game, level, seed, snapshot, cap)
+                        self.pool, bot_choose, game, level, seed, snapshot, cap
+                    )
                 except (pickle.PicklingError, TypeError, AttributeError):
                     if self.pool is self.threads:
                         raise
                     # a state that cannot cross to another process thinks in a thread instead
                     action = await loop.run_in_executor(
-                        self.threads, bot_choose, game, level, seed, snapshot, cap)
+                        self.threads, bot_choose, game, level, seed, snapshot, cap
+                    )
             if snapshot.is_legal(action):
                 return action
-            log.error("bot %s chose an illegal move on table %s; it plays a random legal move",
-                      level, t.rec.id)
+            log.error(
+                "bot %s chose an illegal move on table %s; it plays a random legal move",
+                level,
+                t.rec.id,
+            )
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("bot %s failed on table %s; it plays a random legal move", level,
-                          t.rec.id)
+            log.exception(
+                "bot %s failed on table %s; it plays a random legal move", level, t.rec.id
+            )
         return random.Random(seed).choice(snapshot.legal_actions())
 
     async def _timeout(self, t: LiveTable, seat: int, n: int) -> None:
-        if t.state.to_move == seat and t.rec.status == "running" and not t.bot_plays(seat) \
-                and len(t.state.history) == n:
+        if (
+            t.state.to_move == seat
+            and t.rec.status == "running"
+            and not t.bot_plays(seat)
+            and len(t.state.history) == n
+        ):
             if t.deadline is not None and self.storage.clock.now() >= t.deadline - 0.01:
                 if not await clocks.time_out(self.manager, t, seat, n):
-                    await self.manager.refresh(t)  # the stored deadline (or driver) differs: re-read
+                    # the stored deadline (or driver) differs: re-read
+                    await self.manager.refresh(t)
                     self.schedule(t)  # and wait for the stored deadline, if still ours

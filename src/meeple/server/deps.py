@@ -36,14 +36,37 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 # the HTTP status of each refusal code (a WebSocket closes with 4000 + its last three digits)
-ERROR_STATUS = {"no_table": 404, "forbidden": 403, "seat_taken": 409, "stale": 409,
-                "not_over": 409, "not_running": 409, "too_many": 429, "one_seat": 409,
-                "not_open": 409, "not_gone": 409, "draining": 503, "in_progress": 409,
-                "key_reused": 422, "bad_key": 400, "rate_limited": 429, "unauthorized": 401,
-                "disabled": 403, "username_taken": 409, "no_player": 404, "no_game": 404,
-                "cross_site": 403, "no_undo": 409, "no_client": 400, "name_taken": 409,
-                "scope": 403, "not_bot": 403, "bot_account": 403,
-                "not_seated": 403, "played_people": 409}
+ERROR_STATUS = {
+    "no_table": 404,
+    "forbidden": 403,
+    "seat_taken": 409,
+    "stale": 409,
+    "not_over": 409,
+    "not_running": 409,
+    "too_many": 429,
+    "one_seat": 409,
+    "not_open": 409,
+    "not_gone": 409,
+    "draining": 503,
+    "in_progress": 409,
+    "key_reused": 422,
+    "bad_key": 400,
+    "rate_limited": 429,
+    "unauthorized": 401,
+    "disabled": 403,
+    "username_taken": 409,
+    "no_player": 404,
+    "no_game": 404,
+    "cross_site": 403,
+    "no_undo": 409,
+    "no_client": 400,
+    "name_taken": 409,
+    "scope": 403,
+    "not_bot": 403,
+    "bot_account": 403,
+    "not_seated": 403,
+    "played_people": 409,
+}
 _TABLE_ID = re.compile(r"[0-9a-f]{1,32}")
 
 
@@ -77,8 +100,9 @@ class Services:
     async def guest_name(self, name: str | None) -> None:
         """A guest's name may not read as an account's (case, look-alikes, digits)."""
         if name and await asyncio.to_thread(self.accounts.name_taken, name):
-            raise TableError("name_taken", "that name reads like a player's account; log in or "
-                             "pick another")
+            raise TableError(
+                "name_taken", "that name reads like a player's account; log in or pick another"
+            )
 
     async def claimed(self, table_ids: list[str]) -> None:
         """Seats a guest took became an account's: live tables re-read them."""
@@ -88,7 +112,9 @@ class Services:
                 await self.manager.reread(t)
 
     async def muted(self, user: dict[str, Any]) -> None:
-        self.chat.set_muted(user["id"], await asyncio.to_thread(self.accounts.muted_ids, user["id"]))
+        self.chat.set_muted(
+            user["id"], await asyncio.to_thread(self.accounts.muted_ids, user["id"])
+        )
 
     async def once(self, request: Request, body: BaseModel, run: Any) -> Any:
         """Run ``run(key)`` at most once per ``Idempotency-Key`` (see idempotency.py)."""
@@ -96,8 +122,9 @@ class Services:
         if raw is None:
             return await run(None)
         # the answer is kept for this browser (or session) only: holds a seat's secrets
-        key = idempotency.scoped(raw, client_token(request) or session_token(request),
-                                 request.method, request.url.path)
+        key = idempotency.scoped(
+            raw, client_token(request) or session_token(request), request.method, request.url.path
+        )
         digest = hashlib.sha256(body.model_dump_json().encode()).hexdigest()
         db, storage = self.manager.db, self.storage
         stored = await db(idempotency.claim, storage, key, digest)
@@ -108,8 +135,13 @@ class Services:
         except TableError as exc:
             status = ERROR_STATUS.get(exc.code, 400)
             if status < 500:
-                await db(idempotency.finish, storage, key, status,
-                         {"error": exc.code, "detail": str(exc)})
+                await db(
+                    idempotency.finish,
+                    storage,
+                    key,
+                    status,
+                    {"error": exc.code, "detail": str(exc)},
+                )
             else:
                 await db(idempotency.forget, storage, key)
             raise

@@ -61,7 +61,8 @@ class BodyLimit:
 
 async def _too_large(send: Any) -> None:
     await JSONResponse({"error": "too_large", "detail": "request too large"}, 413)(
-        {"type": "http"}, None, send)
+        {"type": "http"}, None, send
+    )
 
 
 class PublicURL:
@@ -82,8 +83,12 @@ class PublicURL:
             secure = {"http": "https", "websocket": "wss"}[scope["type"]]
             plain = {"http": "http", "websocket": "ws"}[scope["type"]]
             headers = [(k, v) for k, v in scope.get("headers", []) if k != b"host"]
-            scope = {**scope, "scheme": secure if self.https else plain, "server": self.server,
-                     "headers": [(b"host", self.host), *headers]}
+            scope = {
+                **scope,
+                "scheme": secure if self.https else plain,
+                "server": self.server,
+                "headers": [(b"host", self.host), *headers],
+            }
         await self.app(scope, receive, send)
 
 
@@ -102,13 +107,17 @@ class ClientCookie:
         if scope["type"] != "http" or client_token(Request(scope)):
             await self.app(scope, receive, send)
             return
-        cookie = (f"{CLIENT_COOKIE}={new_secret()}; Path=/; Max-Age=31536000; HttpOnly; "
-                  f"SameSite=Lax{'; Secure' if self.secure else ''}")
+        cookie = (
+            f"{CLIENT_COOKIE}={new_secret()}; Path=/; Max-Age=31536000; HttpOnly; "
+            f"SameSite=Lax{'; Secure' if self.secure else ''}"
+        )
 
         async def with_cookie(message: Any) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []),
-                                                  (b"set-cookie", cookie.encode())]}
+                message = {
+                    **message,
+                    "headers": [*message.get("headers", []), (b"set-cookie", cookie.encode())],
+                }
             await send(message)
 
         await self.app(scope, receive, with_cookie)
@@ -117,4 +126,3 @@ class ClientCookie:
 def client_token(request: Request) -> str | None:
     token = request.cookies.get(CLIENT_COOKIE)
     return token if token and _CLIENT_TOKEN.match(token) else None
-

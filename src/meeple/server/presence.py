@@ -86,16 +86,25 @@ class Presence:
         seats, self._touched = self._touched, set()
         if time.monotonic() >= self._presence_due:
             self._presence_due = time.monotonic() + self.period
-            seats |= {(tid, c.seat) for tid, t in tables.items() if t.rec.status != "over"
-                      for c in t.conns if not c.closed and c.seat is not None}
+            seats |= {
+                (tid, c.seat)
+                for tid, t in tables.items()
+                if t.rec.status != "over"
+                for c in t.conns
+                if not c.closed and c.seat is not None
+            }
         if seats:
             at = self.storage.clock.now()
             await self.manager.db(self.storage.touch_presence, sorted(seats), at)
             self._wrote.update(dict.fromkeys(seats, at))
         if time.monotonic() >= self._sweep_due:  # rows that can no longer change an answer
-            self._sweep_due = time.monotonic() + max(1.0, min(60.0, self.settings.seat_gone_seconds))
-            await self.manager.db(self.storage.sweep_presence,
-                                  self.storage.clock.now() - 2 * self.settings.seat_gone_seconds)
+            self._sweep_due = time.monotonic() + max(
+                1.0, min(60.0, self.settings.seat_gone_seconds)
+            )
+            await self.manager.db(
+                self.storage.sweep_presence,
+                self.storage.clock.now() - 2 * self.settings.seat_gone_seconds,
+            )
 
     async def read(self) -> None:
         """Which seats have a socket on another server (the rows not last written by this one),
@@ -103,8 +112,11 @@ class Presence:
         A seat's arrival elsewhere shows within a touch tick and a resync; its leaving, once its
         row is older than `fresh` (nothing says "left" across servers but the silence)."""
         tables = self.manager.tables
-        ids = [tid for tid, t in tables.items() if t.rec.status != "over"
-               and any(s.kind == "human" for s in t.rec.seats)]
+        ids = [
+            tid
+            for tid, t in tables.items()
+            if t.rec.status != "over" and any(s.kind == "human" for s in t.rec.seats)
+        ]
         self._wrote = {k: v for k, v in self._wrote.items() if k[0] in tables}
         rows = await self.manager.db(self.storage.presence, ids) if ids else []
         seen: dict[str, dict[int, float]] = {tid: {} for tid in ids}
@@ -142,7 +154,9 @@ class Presence:
         """The seats shown as connected: a socket here or on another server."""
         return self.present(t) | self.elsewhere(t)
 
-    def announce(self, t: LiveTable, before: set[int | None], skip: Connection | None = None) -> None:
+    def announce(
+        self, t: LiveTable, before: set[int | None], skip: Connection | None = None
+    ) -> None:
         """Tell the table's sockets (but ``skip``) who is connected, if it changed since ``before``."""
         now = self.shown(t)
         if now == before:
@@ -184,8 +198,12 @@ class Presence:
 
     async def claim(self, t: LiveTable) -> None:
         """A table this server just started: drive it (unless another server already does)."""
-        if needs_driver(t.rec) and t.rec.id not in self.leases.mine and not self.manager.draining \
-                and await self.manager.db(self.leases.acquire, t.rec.id):
+        if (
+            needs_driver(t.rec)
+            and t.rec.id not in self.leases.mine
+            and not self.manager.draining
+            and await self.manager.db(self.leases.acquire, t.rec.id)
+        ):
             self.manager.bots.schedule(t)
 
     # ----- resync ---------------------------------------------------------------------------------
@@ -197,8 +215,12 @@ class Presence:
         for tid, t in list(tables.items()):
             # a copy asked for a moment ago may be about to get a socket (hello can take 30 s):
             # forgetting it then would leave that socket on a copy nobody updates
-            if not t.conns and tid not in self.leases.mine and not t.lock.locked() \
-                    and t.used_at < idle:
+            if (
+                not t.conns
+                and tid not in self.leases.mine
+                and not t.lock.locked()
+                and t.used_at < idle
+            ):
                 del tables[tid]
         if not tables:
             return

@@ -35,18 +35,38 @@ def games_json() -> list[dict[str, Any]]:
     out = []
     for g in meeple.games():
         info = meeple.game_info(g["id"])
-        out.append({**g, "bots": levels(info), "renderer": renderer_url(g["id"]),
-                    "hidden_information": info.hidden_information})
+        out.append(
+            {
+                **g,
+                "bots": levels(info),
+                "renderer": renderer_url(g["id"]),
+                "hidden_information": info.hidden_information,
+            }
+        )
     return out
 
 
 def record_summary(rec: TableRecord) -> dict[str, Any]:
     return {
-        "id": rec.id, "game": rec.game, "players": rec.players, "options": rec.options,
-        "status": rec.status, "time_limit": rec.time_limit, "rematch": rec.rematch,
-        "seats": [{"seat": s.seat, "kind": s.kind, "name": s.name, "level": s.level,
-                   "zombie": s.zombie, "account": s.user_id is not None,
-                   "bot_account": s.account_bot} for s in rec.seats],
+        "id": rec.id,
+        "game": rec.game,
+        "players": rec.players,
+        "options": rec.options,
+        "status": rec.status,
+        "time_limit": rec.time_limit,
+        "rematch": rec.rematch,
+        "seats": [
+            {
+                "seat": s.seat,
+                "kind": s.kind,
+                "name": s.name,
+                "level": s.level,
+                "zombie": s.zombie,
+                "account": s.user_id is not None,
+                "bot_account": s.account_bot,
+            }
+            for s in rec.seats
+        ],
     }
 
 
@@ -64,9 +84,15 @@ async def api_my_tables(svc: Svc, user: CurrentUser) -> dict[str, Any]:
         seat = next((s.seat for s in t.rec.seats if s.user_id == user["id"]), None)
         if seat is None:
             continue
-        out.append({**manager.summary(t), "seat": seat,
-                    "my_turn": t.rec.status == "running" and t.state.to_move == seat
-                    and not t.bot_plays(seat)})
+        out.append(
+            {
+                **manager.summary(t),
+                "seat": seat,
+                "my_turn": t.rec.status == "running"
+                and t.state.to_move == seat
+                and not t.bot_plays(seat),
+            }
+        )
     out.sort(key=lambda x: not x["my_turn"])
     return {"tables": out}
 
@@ -81,9 +107,11 @@ async def api_tables(svc: Svc) -> dict[str, Any]:
     live = await asyncio.to_thread(svc.storage.list_tables, ("open", "running"), 200)
     live.sort(key=lambda r: not any(s.kind == "human" for s in r.seats))  # people first
     done = await asyncio.to_thread(svc.storage.list_tables, ("over",), 50)
-    return {"open": [record_summary(r) for r in live if r.status == "open"],
-            "running": [record_summary(r) for r in live if r.status == "running"],
-            "over": [record_summary(r) for r in done]}
+    return {
+        "open": [record_summary(r) for r in live if r.status == "open"],
+        "running": [record_summary(r) for r in live if r.status == "running"],
+        "over": [record_summary(r) for r in done],
+    }
 
 
 @router.post("/api/tables", response_model=Created, response_model_exclude_unset=True)
@@ -95,8 +123,13 @@ async def api_create(body: CreateTable, request: Request, svc: Svc, user: Option
     return await svc.once(request, body, lambda key: new_table(svc, request, user, body, key))
 
 
-async def new_table(svc: Services, request: Request, user: dict[str, Any] | None,
-                    body: CreateTable, key: str | None = None) -> dict[str, Any]:
+async def new_table(
+    svc: Services,
+    request: Request,
+    user: dict[str, Any] | None,
+    body: CreateTable,
+    key: str | None = None,
+) -> dict[str, Any]:
     """A table as `POST /api/tables` makes it, within the visitor's caps."""
     manager, settings = svc.manager, svc.settings
     visitor = f"user:{user['id']}" if user else f"addr:{accounts_mod.client_address(request)}"
@@ -104,9 +137,14 @@ async def new_table(svc: Services, request: Request, user: dict[str, Any] | None
     if settings.rate_limits:  # the caps per visitor (off with the limits: load tests)
         await asyncio.to_thread(svc.visitors.admit, manager, visitor, bot_seats)
     t, host, taken = await manager.create(
-        body.game, body.players, body.options,
-        [(s.kind, s.level) for s in body.seats], user["username"] if user else body.name,
-        body.time_limit, client=client_token(request), idem_key=key,
+        body.game,
+        body.players,
+        body.options,
+        [(s.kind, s.level) for s in body.seats],
+        user["username"] if user else body.name,
+        body.time_limit,
+        client=client_token(request),
+        idem_key=key,
         user=user["id"] if user else None,
         speed=body.speed.model_dump() if body.speed else None,
     )
@@ -117,8 +155,9 @@ async def new_table(svc: Services, request: Request, user: dict[str, Any] | None
     return manager.create_answer(t, host, taken)
 
 
-async def challenge_table(request: Request, user: dict[str, Any],
-                          body: dict[str, Any]) -> dict[str, Any]:
+async def challenge_table(
+    request: Request, user: dict[str, Any], body: dict[str, Any]
+) -> dict[str, Any]:
     """A challenge's table (the Bot API), made as `POST /api/tables` makes one."""
     svc = services(request)
     await svc.limits.hit("create_table", accounts_mod.client_address(request))

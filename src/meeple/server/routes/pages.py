@@ -21,11 +21,23 @@ from ..tables import TableError
 
 WEB = Path(str(resources.files("meeple").joinpath("web")))
 _SAFE_FILE = re.compile(r"^[A-Za-z0-9_\-]+\.(js|css|svg|png|json)$")
-_MEDIA = {"js": "text/javascript", "css": "text/css", "svg": "image/svg+xml",
-          "png": "image/png", "json": "application/json"}
-PAGES = {"/": "index.html", "/table/{_id}": "table.html", "/replay/{_id}": "replay.html",
-         "/account": "account.html", "/player/{_id}": "player.html",
-         "/leaderboard/{_id}": "leaderboard.html", "/play": "play.html", "/my": "mygames.html"}
+_MEDIA = {
+    "js": "text/javascript",
+    "css": "text/css",
+    "svg": "image/svg+xml",
+    "png": "image/png",
+    "json": "application/json",
+}
+PAGES = {
+    "/": "index.html",
+    "/table/{_id}": "table.html",
+    "/replay/{_id}": "replay.html",
+    "/account": "account.html",
+    "/player/{_id}": "player.html",
+    "/leaderboard/{_id}": "leaderboard.html",
+    "/play": "play.html",
+    "/my": "mygames.html",
+}
 
 router = APIRouter()
 
@@ -33,6 +45,7 @@ router = APIRouter()
 def _page_of(page: str) -> Any:
     async def serve_page() -> FileResponse:
         return FileResponse(WEB / page)
+
     return serve_page
 
 
@@ -47,8 +60,11 @@ async def rulings(game: str) -> HTMLResponse:
         raise TableError("no_table", "no such game")
     path = rulings_mod.rulings_file(game)
     if path is None:
-        raise TableError("no_table", f"this install has no rulings page; see {meeple.game_info(game).rules_doc}"
-                         " in the meeple source")
+        raise TableError(
+            "no_table",
+            f"this install has no rulings page; see {meeple.game_info(game).rules_doc}"
+            " in the meeple source",
+        )
     text = await asyncio.to_thread(path.read_text, encoding="utf-8")
     return HTMLResponse(rulings_mod.render_page(meeple.game_info(game).title, text))
 

@@ -17,8 +17,9 @@ router = APIRouter()
 
 
 @router.get("/api/tables/{table_id}/replay", response_model=Replay)
-async def api_replay(table_id: str, svc: Svc, step: int | None = None,
-                     seat: int | None = None) -> dict[str, Any]:
+async def api_replay(
+    table_id: str, svc: Svc, step: int | None = None, seat: int | None = None
+) -> dict[str, Any]:
     """Any step of a finished game from any seat's view (nothing is secret any more)."""
     t = await svc.table(table_id)  # after the query is validated: a bad step is a 422
     if t.rec.status != "over":
@@ -30,10 +31,18 @@ async def api_replay(table_id: str, svc: Svc, step: int | None = None,
         raise TableError("bad_request", "no such step or seat")
     at = meeple.replay(st.record(), upto=step)
     return {
-        "id": t.rec.id, "game": t.rec.game, "step": step, "steps": total, "seat": seat,
-        "view": at.view(seat), "log": at.log(seat, names=t.names()), "to_move": at.to_move,
+        "id": t.rec.id,
+        "game": t.rec.game,
+        "step": step,
+        "steps": total,
+        "seat": seat,
+        "view": at.view(seat),
+        "log": at.log(seat, names=t.names()),
+        "to_move": at.to_move,
         "moves": [{"seat": s, "label": d} for s, d in _move_labels(t)],
-        "seats": svc.manager.seats_json(t), "scores": st.scores(), "ranking": st.ranking(),
+        "seats": svc.manager.seats_json(t),
+        "scores": st.scores(),
+        "ranking": st.ranking(),
     }
 
 

@@ -56,8 +56,9 @@ async def api_table(t: Table, svc: Svc) -> dict[str, Any]:
 
 
 @router.post("/api/tables/{table_id}/join", response_model=Seated)
-async def api_join(table_id: str, body: Join, request: Request, svc: Svc,
-                   user: OptionalUser) -> Any:
+async def api_join(
+    table_id: str, body: Join, request: Request, svc: Svc, user: OptionalUser
+) -> Any:
     t = await svc.table(table_id)
     botapi.people_only(user)
     await svc.friends.check_join(t, body.seat, user, body.secret)
@@ -65,9 +66,15 @@ async def api_join(table_id: str, body: Join, request: Request, svc: Svc,
         await svc.guest_name(body.name)
 
     async def run(key: str | None) -> dict[str, Any]:
-        secret = await svc.manager.join(t, body.seat, user["username"] if user else body.name,
-                                        body.secret, client_token(request), key,
-                                        user["id"] if user else None)
+        secret = await svc.manager.join(
+            t,
+            body.seat,
+            user["username"] if user else body.name,
+            body.secret,
+            client_token(request),
+            key,
+            user["id"] if user else None,
+        )
         return {"id": t.rec.id, "seat": body.seat, "secret": secret}
 
     return await svc.once(request, body, run)
@@ -84,8 +91,12 @@ async def api_bot(table_id: str, body: HostSeat, svc: Svc) -> dict[str, Any]:
 async def api_invite(table_id: str, body: HostSeat, svc: Svc) -> dict[str, Any]:
     t = await svc.table(table_id)
     secret = await svc.manager.host_seat(t, body.host, body.seat, "invite", None)
-    return {"id": t.rec.id, "seat": body.seat, "secret": secret,
-            "link": f"{svc.settings.public_url or ''}/table/{t.rec.id}#seat={body.seat}&invite={secret}"}
+    return {
+        "id": t.rec.id,
+        "seat": body.seat,
+        "secret": secret,
+        "link": f"{svc.settings.public_url or ''}/table/{t.rec.id}#seat={body.seat}&invite={secret}",
+    }
 
 
 @router.post("/api/tables/{table_id}/reopen", **_SUMMARY)
@@ -104,13 +115,22 @@ async def api_replace(table_id: str, body: HostSeat, svc: Svc) -> dict[str, Any]
     return svc.manager.summary(t)
 
 
-@router.post("/api/tables/{table_id}/rematch", response_model=RematchAnswer,
-             response_model_exclude_unset=True)
-async def api_rematch(table_id: str, body: Rematch, request: Request, svc: Svc,
-                      user: OptionalUser) -> Any:
+@router.post(
+    "/api/tables/{table_id}/rematch",
+    response_model=RematchAnswer,
+    response_model_exclude_unset=True,
+)
+async def api_rematch(
+    table_id: str, body: Rematch, request: Request, svc: Svc, user: OptionalUser
+) -> Any:
     t = await svc.table(table_id)
-    return await svc.once(request, body, lambda key: svc.manager.rematch(
-        t, body.seat, body.secret, client_token(request), key, user["id"] if user else None))
+    return await svc.once(
+        request,
+        body,
+        lambda key: svc.manager.rematch(
+            t, body.seat, body.secret, client_token(request), key, user["id"] if user else None
+        ),
+    )
 
 
 # ----- the table's WebSocket ----------------------------------------------------------------------
@@ -169,8 +189,9 @@ async def _table_socket(svc: Services, ws: WebSocket, table_id: str) -> None:
         return
     except WebSocketDisconnect:
         return
-    conn = Connection(seat=hello.seat,
-                      secret_hash=None if hello.seat is None else t.seat(hello.seat).secret_hash)
+    conn = Connection(
+        seat=hello.seat, secret_hash=None if hello.seat is None else t.seat(hello.seat).secret_hash
+    )
     manager.attach(t, conn)  # the newcomer gets everything; the others only who is here
     writer = asyncio.create_task(_writer(ws, conn))
     if user is not None and token:
@@ -192,8 +213,13 @@ async def _table_socket(svc: Services, ws: WebSocket, table_id: str) -> None:
                 conn.push({"type": "error", "code": exc.code, "message": str(exc)})
             except Exception:  # e.g. the database is unreachable: nothing was applied
                 log.exception("table %s: message failed", t.rec.id)
-                conn.push({"type": "error", "code": "server_error",
-                           "message": "the server could not handle that; try again"})
+                conn.push(
+                    {
+                        "type": "error",
+                        "code": "server_error",
+                        "message": "the server could not handle that; try again",
+                    }
+                )
     except WebSocketDisconnect:
         pass
     finally:
