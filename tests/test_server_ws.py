@@ -348,14 +348,14 @@ def test_a_failing_bot_plays_a_random_legal_move_and_the_table_goes_on(db, monke
     """A bot's bug must not freeze its table (a compiled build's Trickarus bot once raised
     TypeError on every move, and the table waited for ever): the server plays a random legal
     move for it, logged."""
-    import meeple.server.tables as tables
+    import meeple.server.bot_seats as bot_seats
 
     def broken(*args, **kwargs):
         if failure == "raises":
             raise TypeError("a bot's bug")
         return -1
 
-    monkeypatch.setattr(tables, "bot_choose", broken)
+    monkeypatch.setattr(bot_seats, "bot_choose", broken)
     with client(db) as c:
         t = create(c, players=3, seats=[{"kind": "me"}, {"kind": "bot"}, {"kind": "bot"}])
         with c.websocket_connect(f"/ws/tables/{t['id']}") as ws:

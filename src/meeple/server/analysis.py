@@ -2,7 +2,7 @@
 
 Only a finished game is analysed (a live one would tell a player what the bots think of their
 hand), and once it is over every seat's cards are public, so anyone who may watch its replay may
-analyse any seat. An analysis runs on the bot workers (`TableManager.pool`), one job per decision
+analyse any seat. An analysis runs on the bot workers (`BotSeats.pool`), one job per decision
 so that it takes turns with the bots' moves, and is stored once per (table, seat, depth) in
 ``meeple_analyses`` (migration ``0010_analysis``): a second press, on this server or another,
 reads the stored one or the progress of the one under way. Starting one counts against the
@@ -130,7 +130,7 @@ class Analyses:
 
     async def start(self, table_id: str, seat: int, depth: str, visitor: str) -> dict[str, Any]:
         record = await self.finished_record(table_id, seat)
-        db = self.manager._db
+        db = self.manager.db
         storage = self.manager.storage
         known = await db(read, storage, table_id, seat, depth)
         if known is not None and known["status"] in ("done", "running"):
@@ -146,15 +146,15 @@ class Analyses:
     async def _run(self, record: dict[str, Any], table_id: str, seat: int, depth: str,
                    points: list[int]) -> None:
         loop = asyncio.get_running_loop()
-        db, storage = self.manager._db, self.manager.storage
+        db, storage = self.manager.db, self.manager.storage
         parts = []
         t0 = time.perf_counter()
         try:
             if not points:  # nothing to choose: an empty analysis, still stored once
-                parts.append(await loop.run_in_executor(self.manager.pool, _empty, record, seat, depth))
+                parts.append(await loop.run_in_executor(self.manager.bots.pool, _empty, record, seat, depth))
             for k, index in enumerate(points):
                 parts.append(await loop.run_in_executor(
-                    self.manager.pool, analyse_one, record, seat, depth, index))
+                    self.manager.bots.pool, analyse_one, record, seat, depth, index))
                 if k + 1 < len(points):
                     await db(record_progress, storage, table_id, seat, depth, k + 1)
             from meeple.bots.analysis import Analysis
@@ -190,7 +190,7 @@ def router(manager: TableManager, limits: RateLimits) -> APIRouter:
         if depth not in DEPTHS:
             raise TableError("bad_request", f"depth is one of {', '.join(DEPTHS)}")
         await analyses.finished_record(table_id, seat)
-        found = await manager._db(read, manager.storage, table_id, seat, depth)
+        found = await manager.db(read, manager.storage, table_id, seat, depth)
         return found or {"status": "none", "done": 0, "total": 0, "result": None,
                          "depth": depth, "seat": seat}
 

@@ -19,7 +19,7 @@ The clocks are the server's, kept in the database so that any server can drive a
 seat's bank as its last turn ended, the seat whose turn a bot is playing, the seats whose clock
 ran out this turn, and the votes cast at the current move. A move writes both in the move's own
 statement; time-outs and votes are decided in one transaction on the table's row
-(`TableManager._change`). Who left or timed out is kept in ``meeple_abandons``: ratings count
+(`TableManager.change`). Who left or timed out is kept in ``meeple_abandons``: ratings count
 those players last (`places`), profiles show it (`reliability`).
 """
 
@@ -300,11 +300,11 @@ async def time_out(manager: TableManager, t: LiveTable, seat: int, n: int) -> bo
         rec.clocks = dump(state)
 
     try:
-        await manager._change(t, decide)
+        await manager.change(t, decide)
     except _NotDriver:
         manager.leases.mine.discard(t.rec.id)
         manager.metrics.not_driver.inc()
-        manager._stop_driving(t)
+        manager.bots.stop(t)
         return False
     except _Nothing:
         return False
@@ -314,7 +314,7 @@ async def time_out(manager: TableManager, t: LiveTable, seat: int, n: int) -> bo
 def _away(manager: TableManager, t: LiveTable, conn: Any, seat: int, now: float) -> float:
     """How long a person's seat has had no socket on any server (0: here now)."""
     since = t.gone_since.get(seat)
-    if since is None or seat in manager._present(t):
+    if since is None or seat in manager.presence.present(t):
         return 0.0
     seen = conn.execute(select(presence_t.c.seen_at).where(
         presence_t.c.table_id == t.rec.id, presence_t.c.seat == seat)).scalar()
@@ -327,11 +327,12 @@ async def vote(manager: TableManager, t: LiveTable, voter: int, target: int) -> 
     ``absent`` time. A majority of the other people at the table (those with it open, the voter
     included) replaces them; votes count at the move they were cast only (anything played
     since makes the question new)."""
-    from .tables import TableError, zombie_level
+    from .bot_seats import zombie_level
+    from .tables import TableError
 
     if voter == target or not 0 <= target < t.rec.players:
         raise TableError("bad_seat", "vote on another seat")
-    shown = manager._shown(t)
+    shown = manager.presence.shown(t)
     now = manager.storage.clock.now()
     level = zombie_level(t.rec.game)
 
@@ -367,7 +368,7 @@ async def vote(manager: TableManager, t: LiveTable, voter: int, target: int) -> 
         rec.clocks = dump(state)
         return {"replaced": len(ayes) >= needed, "votes": len(ayes), "needed": needed}
 
-    out: dict[str, Any] = await manager._change(t, decide)
+    out: dict[str, Any] = await manager.change(t, decide)
     return out
 
 

@@ -191,10 +191,10 @@ class Visitors:
                 if t.bot_task is not None:
                     t.bot_task.cancel()
                     t.bot_task = None
-                t.rec.version = await manager._db(manager.storage.set_status, t.rec.id,
+                t.rec.version = await manager.db(manager.storage.set_status, t.rec.id,
                                                   "abandoned")
                 t.rec.status = "abandoned"
-                manager._changed(t)
+                manager.changed(t)
             self.unwatched_since.pop(t.rec.id, None)
             ended.append(t.rec.id)
             log.info("table %s ended: nobody played or watched it", t.rec.id)

@@ -296,7 +296,7 @@ class Friends:
                 raise TableError("seat_taken", f"seat {seat} is not free")
             rec.seats[seat] = SeatRecord(seat, "invited", secret_hash=hash_secret(secret))
 
-        await self.manager._change(t, decide)
+        await self.manager.change(t, decide)
         await self._db(self.social.add_invite, t.rec.id, seat, friend, user["id"], secret)
         if self.notifier is not None:
             self.notifier.notify_invite(t, seat, friend, user["username"])
@@ -322,7 +322,7 @@ class Friends:
                 raise TableError("seat_taken", "that invitation is no longer open")
             rec.seats[seat] = SeatRecord(seat)
 
-        await self.manager._change(t, decide)
+        await self.manager.change(t, decide)
         await self._db(self.social.drop_invite, t.rec.id, seat)
         return {"id": t.rec.id, "seat": seat, "declined": True}
 

@@ -37,10 +37,11 @@ from sqlalchemy.exc import IntegrityError
 
 import meeple
 
+from .bot_seats import zombie_level
 from .pubsub import LocalBus
 from .schema_players import queue_t, users_t
 from .storage import SeatRecord, Storage, seats_t, tables_t
-from .tables import TableError, TableManager, hash_secret, new_secret, zombie_level
+from .tables import TableError, TableManager, hash_secret, new_secret
 
 log = logging.getLogger("meeple.server")
 WINDOW_START = 100.0  # rating points either side at once

@@ -155,3 +155,114 @@ ClientMessage = TypeAdapter(
     Annotated[Hello | Move | Undo | Leave | Reclaim | Vote | Ping | Say,
               Field(discriminator="type")]
 )
+
+
+# ----- answers ------------------------------------------------------------------------------------
+# The shapes of the main lobby and table answers. Routes that use them leave out the fields their
+# dict did not have (``response_model_exclude_unset``), so a key absent before stays absent.
+# Numbers a client sends as it likes (seconds) are ``int | float``: an int stays an int.
+Number = int | float
+
+
+class SeatOut(BaseModel):
+    seat: int
+    kind: str
+    name: str | None
+    level: str | None
+    zombie: bool
+    account: bool
+    bot_account: bool
+    connected: bool | None = None  # live tables only (None: not counted)
+    away: Number | None = None  # seconds since the seat's player left, while gone
+
+
+class StoredTable(BaseModel):
+    """A stored table as the lobby lists it."""
+
+    id: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    status: str
+    time_limit: Number | None
+    rematch: str | None
+    seats: list[SeatOut]
+
+
+class Lobby(BaseModel):
+    open: list[StoredTable]
+    running: list[StoredTable]
+    over: list[StoredTable]
+
+
+class TableSummary(BaseModel):
+    """A live table as the lobby shows it: nothing hidden (no seed, no hands)."""
+
+    id: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    status: str
+    move: int
+    to_move: int | None
+    seats: list[SeatOut]
+    time_limit: Number | None
+    rematch: str | None
+    rematch_of: str | None
+    speed: dict[str, Any] | None
+
+
+class MyTable(TableSummary):
+    seat: int
+    my_turn: bool
+
+
+class MyTables(BaseModel):
+    tables: list[MyTable]
+
+
+class Created(BaseModel):
+    """A new table: its host secret, and the creator's seat if they took one."""
+
+    id: str
+    host: str
+    table: TableSummary
+    seat: int | None = None
+    secret: str | None = None
+
+
+class Seated(BaseModel):
+    id: str
+    seat: int
+    secret: str | None
+
+
+class Invited(Seated):
+    link: str
+
+
+class RematchAnswer(BaseModel):
+    id: str
+    host: str | None = None
+    seat: int | None = None
+    secret: str | None = None
+
+
+class MoveLabel(BaseModel):
+    seat: int | None
+    label: str
+
+
+class Replay(BaseModel):
+    id: str
+    game: str
+    step: int
+    steps: int
+    seat: int | None
+    view: Any
+    log: list[dict[str, Any]]
+    to_move: int | None
+    moves: list[MoveLabel]
+    seats: list[SeatOut]
+    scores: Any
+    ranking: Any

@@ -95,7 +95,7 @@ class Metrics:
             self.tables.labels(status).set(n)
         self.sockets.set(sockets)
         self.driven.set(len(manager.leases.mine))
-        self.bot_queue.set(manager.bots_waiting)
+        self.bot_queue.set(manager.bots.waiting)
         self.bus_received.set(getattr(manager.bus, "received_messages", 0))
         self.bus_received_bytes.set(getattr(manager.bus, "received_bytes", 0))
         return _generate(self.registry), CONTENT_TYPE_LATEST
@@ -124,7 +124,7 @@ async def readiness(manager: TableManager) -> tuple[bool, dict[str, Any]]:
     checks: dict[str, Any] = {"draining": manager.draining}
     ok = not manager.draining
     try:
-        await manager._db(manager.storage.ping)
+        await manager.db(manager.storage.ping)
         checks["database"] = "ok"
     except Exception as exc:
         checks["database"], ok = f"error: {type(exc).__name__}", False

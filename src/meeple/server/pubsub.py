@@ -5,7 +5,7 @@ a server that logs a move publishes the table id, the move's number and action a
 new version; a server whose copy is exactly one version behind applies the move at once, any
 other reads the table from the database. Moves are public (every seat sees the action taken
 through its own view); the log stays the truth, and losing a message costs at most the
-periodic resync's period (``TableManager._resync``).
+periodic resync's period (``Presence.resync``).
 
 Each table's messages travel on a channel of its own (``meeple:table:<id>``), and a server
 subscribes to the tables it has open (``watch``/``unwatch``), so it receives only what its

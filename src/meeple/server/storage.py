@@ -341,7 +341,7 @@ class Storage:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.inline = url.startswith("sqlite")  # see TableManager._db
+        self.inline = url.startswith("sqlite")  # see TableManager.db
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}

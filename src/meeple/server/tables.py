@@ -2,30 +2,25 @@
 
 A move is checked (seat, move number, legality), *logged*, and only then applied and announced.
 Each connection is told only its own seat's view and choices; spectators get the public view.
-Bots and zombie seats (a player who left or ran out of time) are played by `meeple.bots` in a
-pool of worker processes (or threads), so the event loop keeps serving everyone else while a
-bot thinks. A bot is rebuilt for each move from a seed fixed by (table, seat, move number), so
-its choices do not depend on which worker or which server process runs it, restarts included.
+Bots and zombie seats (a player who left or ran out of time) are played in `bot_seats.py`.
 
 With several servers, this memory is a copy: seats and starts are decided in the database
 (`Storage.transact`), bots and clocks run on the lease holder only (`leases.py`), and copies
-catch up from pub/sub messages and a periodic version check (docs/web.md, *Many servers*).
+catch up from pub/sub messages and a periodic version check (`presence.py`; docs/web.md,
+*Many servers*).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import logging
 import math
-import pickle
-import random
 import secrets
 import time
 import uuid
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -33,14 +28,16 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 import meeple
-from meeple.bots import levels, make_bot
+from meeple.bots import levels
 from meeple.core import State
 from meeple.core.text import seat_names
 
 from . import clocks
+from .bot_seats import BotSeats
 from .config import Settings
-from .leases import Leases, needs_driver
+from .leases import Leases
 from .ops import Metrics
+from .presence import Presence
 from .pubsub import LocalBus, OpenTables, RedisBus
 from .storage import (
     DuplicateMove,
@@ -54,12 +51,10 @@ from .storage import (
     insert_table,
     presence_t,
 )
-from .workers import bot_process_pool
 
 log = logging.getLogger("meeple.server")
 
 QUEUE_LIMIT = 256  # messages waiting for one slow client before it is dropped
-IDLE_SECONDS = 60.0  # a copy with no socket, not driven, unused this long is forgotten
 
 
 class TableError(Exception):
@@ -84,10 +79,6 @@ def secret_ok(secret: str | None, digest: str | None) -> bool:
     return hmac.compare_digest(hash_secret(secret), digest)
 
 
-def zombie_level(game: str) -> str:
-    """The bot that stands in for a player who left: the best named level of the game."""
-    info = meeple.game_info(game)
-    return "heuristic" if "heuristic" in info.bots else levels(info)[0]
 
 
 @dataclass(eq=False)
@@ -186,22 +177,6 @@ def check_level(level: str | None, info: meeple.core.GameInfo, settings: Setting
                                   "terminal)")
 
 
-def bot_choose(game: str, level: str, seed: int, state: State, max_seconds: float | None = None) -> int:
-    """Run in a worker: a fresh bot of ``level`` picks a move (top level, so it pickles).
-
-    ``max_seconds`` cuts a search bot's think time, whatever budget its level names: a safety
-    net only (levels are work budgets), so a move it cuts is logged.
-    """
-    bot = make_bot(level, meeple.game_info(game), seed)
-    if max_seconds is not None and hasattr(bot, "max_seconds"):
-        current = getattr(bot, "max_seconds", None)
-        bot.max_seconds = max_seconds if current is None else min(current, max_seconds)
-    action = bot.choose(state)
-    last = getattr(bot, "last", None)
-    if getattr(last, "capped", False):
-        log.warning("bot %s in %s hit the %.3g s cap after %d iterations", level, game,
-                    max_seconds, getattr(last, "iterations", 0))
-    return action
 
 
 class _NoChange(Exception):
@@ -247,23 +222,11 @@ class TableManager:
                              every=max(0.2, settings.lease_seconds / 3))
         self.draining = False
         self._tasks: list[asyncio.Task[None]] = []
-        self._touched: set[tuple[str, int]] = set()  # seats whose socket came or went here
-        # the seen_at this server last stored per seat: a row still holding it is our own
-        self._wrote: dict[tuple[str, int], float] = {}
-        self._presence_due = 0.0
-        self._sweep_due = 0.0
-        self.bots_waiting = 0
         # objects told of every change (``on_change(t)``) and bus message (``await
         # on_message(m)``): ratings, chat, matchmaking
         self.hooks: list[Any] = []
-        # turns in the bot pool and who created which table (fairshare.py; set by the app)
-        self.fair: Any = None
-        self.visitors: Any = None
-        workers = max(1, settings.bot_workers)
-        self.threads = ThreadPoolExecutor(workers, thread_name_prefix="meeple-bot")
-        self.pool: Executor = self.threads
-        if settings.bot_processes:
-            self.pool = bot_process_pool(workers)
+        self.bots = BotSeats(self)  # the seats no person plays, and the bot workers
+        self.presence = Presence(self)  # who is here, who drives which table, the resync
         # networked database calls: more threads than asyncio's default (cores + 4), since each
         # mostly waits on the network
         self.db_threads = ThreadPoolExecutor(16, thread_name_prefix="meeple-db")
@@ -272,7 +235,7 @@ class TableManager:
             MoveWriter(storage, synchronous=settings.db_sync_commit)
             if storage.engine.dialect.name == "postgresql" else None)
 
-    async def _db(self, fn: Any, *args: Any) -> Any:
+    async def db(self, fn: Any, *args: Any) -> Any:
         """Run a storage call. SQLite (local file, WAL, no fsync per commit) answers in well
         under a millisecond, less than handing the call to a thread costs, so it runs inline;
         a networked database runs in a thread so the event loop never waits on the network."""
@@ -293,7 +256,7 @@ class TableManager:
         loop, elsewhere like any call."""
         holder = self.leases.holder if by_driver else None
         if self.moves is None:
-            return await self._db(self.storage.append_action, t.rec.id, n, seat, action, None,
+            return await self.db(self.storage.append_action, t.rec.id, n, seat, action, None,
                                   deadline, t.undos, holder, clocks)
         t0 = time.perf_counter()
         try:
@@ -317,181 +280,37 @@ class TableManager:
         """Take up every running table nobody drives (all of them, for a lone server), then
         keep leases renewed and resync the tables this server has open."""
         await self.bus.start(self.on_bus, self.wants)
-        await self._lease_tick()
-        self._tasks = [
-            asyncio.create_task(self._every(self.leases.every, self._lease_tick)),
-            asyncio.create_task(self._every(self.settings.resync_seconds, self._resync)),
-        ]
-        if self.shares_presence:
-            self._tasks.append(asyncio.create_task(self._every(
-                min(1.0, self._presence_every), self._presence_tick)))
+        await self.presence.lease_tick()
+        self._tasks = self.presence.tasks()
 
     async def stop(self) -> None:
         for task in self._tasks:
             task.cancel()
         for t in self.tables.values():
-            self._stop_driving(t)
+            self.bots.stop(t)
             for c in t.conns:
                 c.push(None)
         try:  # hand the tables on at once (others credit no downtime)
-            await self._db(self.leases.release_all)
+            await self.db(self.leases.release_all)
         except Exception:
             log.warning("could not release leases", exc_info=True)
         await self.bus.stop()
         if self.moves is not None:
             await self.moves.close()
-        self.pool.shutdown(wait=False, cancel_futures=True)
-        self.threads.shutdown(wait=False, cancel_futures=True)
+        self.bots.shutdown()
         self.db_threads.shutdown(wait=False)
 
     async def drain(self) -> None:
         """SIGTERM: no new tables, leases handed on, every socket told to reconnect elsewhere."""
         self.draining = True
         for t in self.tables.values():
-            self._stop_driving(t)
-        await self._db(self.leases.release_all)
+            self.bots.stop(t)
+        await self.db(self.leases.release_all)
         for t in list(self.tables.values()):
             for c in list(t.conns):
                 c.push({"type": "reconnect", "message": "this server is restarting; reconnect"})
                 c.push(None)
         log.info("draining: leases released, sockets told to reconnect")
-
-    async def _every(self, seconds: float, fn: Any) -> None:
-        while True:
-            await asyncio.sleep(seconds)
-            try:
-                await fn()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # e.g. the database is briefly unreachable: try again next round
-                log.warning("%s failed", getattr(fn, "__name__", fn), exc_info=True)
-
-    @property
-    def shares_presence(self) -> bool:
-        """Beside other servers, a seat's socket may be on any of them: each server stores
-        when it last held each seat's socket (`Storage.touch_presence`)."""
-        return not isinstance(self.bus, LocalBus)
-
-    @property
-    def _presence_every(self) -> float:
-        return max(0.2, min(10.0, self.settings.seat_gone_seconds / 4))
-
-    async def _presence_tick(self) -> None:
-        """Store, in one statement, the seats whose socket came or went here since the last
-        tick, and every `_presence_every` seconds all the seats with a socket here; about once
-        a minute (or `seat_gone_seconds`), forget the rows that no longer matter."""
-        seats, self._touched = self._touched, set()
-        if time.monotonic() >= self._presence_due:
-            self._presence_due = time.monotonic() + self._presence_every
-            seats |= {(tid, c.seat) for tid, t in self.tables.items() if t.rec.status != "over"
-                      for c in t.conns if not c.closed and c.seat is not None}
-        if seats:
-            at = self.storage.clock.now()
-            await self._db(self.storage.touch_presence, sorted(seats), at)
-            self._wrote.update(dict.fromkeys(seats, at))
-        if time.monotonic() >= self._sweep_due:  # rows that can no longer change an answer
-            self._sweep_due = time.monotonic() + max(1.0, min(60.0, self.settings.seat_gone_seconds))
-            await self._db(self.storage.sweep_presence,
-                           self.storage.clock.now() - 2 * self.settings.seat_gone_seconds)
-
-    async def _read_presence(self) -> None:
-        """Which seats have a socket on another server (the rows not last written by this one),
-        for the open tables with people; a change is shown like a socket coming or going here.
-        A seat's arrival elsewhere shows within a touch tick and a resync; its leaving, once its
-        row is older than `_fresh` (nothing says "left" across servers but the silence)."""
-        ids = [tid for tid, t in self.tables.items() if t.rec.status != "over"
-               and any(s.kind == "human" for s in t.rec.seats)]
-        self._wrote = {k: v for k, v in self._wrote.items() if k[0] in self.tables}
-        rows = await self._db(self.storage.presence, ids) if ids else []
-        seen: dict[str, dict[int, float]] = {tid: {} for tid in ids}
-        for tid, seat, at in rows:
-            if self._wrote.get((tid, seat)) != at:
-                seen[tid][seat] = at
-        for tid, now_seen in seen.items():
-            t = self.tables.get(tid)
-            if t is None or not (now_seen or t.seen_elsewhere):
-                continue
-            t.seen_elsewhere = now_seen
-            shown = self._elsewhere(t)  # a row changed, or grew too old to count
-            if shown != t.shown_elsewhere:
-                before = self._present(t) | t.shown_elsewhere
-                t.shown_elsewhere = shown
-                self._presence(t, before)
-
-    @property
-    def _fresh(self) -> float:
-        """A row renewed this recently means a socket is held there now."""
-        return self._presence_every + 2.0
-
-    def _touch_soon(self, t: LiveTable, seat: int) -> None:
-        """A seat's socket came or went here: stored with the next tick (within a second)."""
-        if self.shares_presence:
-            self._touched.add((t.rec.id, seat))
-
-    async def _lease_tick(self) -> None:
-        """Renew our leases, stop driving the ones taken from us, take up orphaned tables."""
-        if self.draining:  # handed on: renewing would take them back
-            return
-        for tid in await self._db(self.leases.renew):
-            t = self.tables.get(tid)
-            if t is not None:
-                self._stop_driving(t)
-        for tid in await self._db(self.leases.orphans):
-            try:
-                if await self._db(self.leases.acquire, tid):
-                    await self._drive(tid)
-            except Exception:
-                log.exception("could not take up table %s", tid)
-
-    async def _drive(self, table_id: str) -> None:
-        t = self.tables.get(table_id)
-        if t is None:
-            t = await self.get(table_id)  # loaded fresh, deadline included; schedules itself
-        else:
-            async with t.lock:
-                await self.catch_up(t)  # a takeover may have moved the deadline on
-                self._changed(t, publish=False)
-        if t.rec.status == "over":
-            await self._db(self.leases.release, table_id)
-
-    async def _claim(self, t: LiveTable) -> None:
-        """A table this server just started: drive it (unless another server already does)."""
-        if needs_driver(t.rec) and t.rec.id not in self.leases.mine and not self.draining \
-                and await self._db(self.leases.acquire, t.rec.id):
-            self._schedule(t)
-
-    def _stop_driving(self, t: LiveTable) -> None:
-        if t.bot_task is not None:
-            t.bot_task.cancel()
-            t.bot_task = None
-        if t.timer is not None:
-            t.timer.cancel()
-            t.timer = None
-
-    async def _resync(self) -> None:
-        """Re-read every open table whose stored version moved without our hearing of it (a
-        lost pub/sub message costs at most this period), and forget tables nobody uses here."""
-        idle = time.monotonic() - IDLE_SECONDS
-        for tid, t in list(self.tables.items()):
-            # a copy asked for a moment ago may be about to get a socket (hello can take 30 s):
-            # forgetting it then would leave that socket on a copy nobody updates
-            if not t.conns and tid not in self.leases.mine and not t.lock.locked() \
-                    and t.used_at < idle:
-                del self.tables[tid]
-        if not self.tables:
-            return
-        versions = await self._db(self.storage.versions, list(self.tables))
-        if self.shares_presence:
-            await self._read_presence()
-        for tid, version in versions.items():
-            t = self.tables.get(tid)
-            if t is not None and version != t.rec.version:
-                async with t.lock:
-                    if t.rec.version >= version:
-                        continue  # a move in flight (ours, or on the bus) when we read: not lost
-                    if await self.catch_up(t):
-                        self.metrics.resyncs.inc()
-                        self._changed(t, publish=False)
 
     # ----- loading ------------------------------------------------------------------------------
     async def get(self, table_id: str) -> LiveTable:
@@ -517,7 +336,7 @@ class TableManager:
 
     async def _load(self, table_id: str) -> LiveTable:
         """Rebuild a table from storage: its record, then every logged action in order."""
-        rec, actions = await self._db(self.storage.snapshot, table_id, 0)
+        rec, actions = await self.db(self.storage.snapshot, table_id, 0)
         if rec is None:
             raise TableError("no_table", f"no table {table_id!r}")
         state = meeple.make(rec.game, rec.players, rec.seed, **rec.options)
@@ -528,14 +347,14 @@ class TableManager:
         await self._cap_stored_levels(t)
         if state.is_over() and rec.status != "over":  # killed between the log and the status
             rec.status = "over"
-            await self._db(self.storage.set_status, rec.id, "over")
+            await self.db(self.storage.set_status, rec.id, "over")
         if rec.status == "open" and all(s.kind in ("bot", "human") for s in rec.seats):
             # every seat taken but never started (a crash between two writes, before 0003)
             rec.status = "running"
-            await self._db(self.storage.set_status, rec.id, "running")
+            await self.db(self.storage.set_status, rec.id, "running")
         self.tables[table_id] = t
         await self._arm_timer_from_log(t)
-        self._schedule(t)
+        self.bots.schedule(t)
         return t
 
     async def _cap_stored_levels(self, t: LiveTable) -> None:
@@ -552,7 +371,7 @@ class TableManager:
                 log.warning("table %s seat %d: level %r is over this server's caps; %s plays it",
                             t.rec.id, s.seat, s.level, level)
                 new = SeatRecord(s.seat, "bot", name=f"Bot {s.seat + 1} ({level})", level=level)
-                await self._db(self.storage.update_seat, t.rec.id, new, "bot")
+                await self.db(self.storage.update_seat, t.rec.id, new, "bot")
                 t.rec.seats[s.seat] = new
 
     def evict_if_idle(self, t: LiveTable) -> None:
@@ -564,13 +383,13 @@ class TableManager:
         """Tables stored before 0003 have no stored deadline: count from the last move."""
         if t.rec.time_limit is None or t.rec.status != "running" or t.deadline is not None:
             return
-        last = await self._db(self.storage.last_action_time, t.rec.id)
+        last = await self.db(self.storage.last_action_time, t.rec.id)
         start = last.timestamp() if last is not None else t.rec.updated_at.timestamp()
         t.deadline = start + t.rec.time_limit
 
     def _set_rec(self, t: LiveTable, rec: TableRecord) -> None:
         """Take the stored record as the truth (seats, status, deadline, version)."""
-        present = self._present(t)
+        present = self.presence.present(t)
         for old, new in zip(t.rec.seats, rec.seats, strict=True):
             if new.kind == "human" and new.secret_hash != old.secret_hash and new.seat not in present:
                 t.gone_since[new.seat] = self.storage.clock.now()
@@ -581,12 +400,12 @@ class TableManager:
 
     async def catch_up(self, t: LiveTable) -> bool:
         """Apply moves other servers logged, and re-read seats and status. True if anything changed."""
-        rec, actions = await self._db(self.storage.snapshot, t.rec.id, len(t.state.history))
+        rec, actions = await self.db(self.storage.snapshot, t.rec.id, len(t.state.history))
         if rec is None:
             return False
         rebuilt = rec.undos != t.undos
         if rebuilt:  # steps were undone: the log is no longer our history's extension
-            rec, actions = await self._db(self.storage.snapshot, t.rec.id, 0)
+            rec, actions = await self.db(self.storage.snapshot, t.rec.id, 0)
             if rec is None:
                 return False
             self._rebuild(t, rec.undos)
@@ -615,7 +434,14 @@ class TableManager:
         """Read the table before refusing anything: another server may have changed it."""
         async with t.lock:
             if await self.catch_up(t):
-                self._changed(t, publish=False)
+                self.changed(t, publish=False)
+
+    async def reread(self, t: LiveTable) -> None:
+        """Read the table again and show it to everyone, changed or not (its seats became an
+        account's: the sockets show the new names)."""
+        async with t.lock:
+            await self.catch_up(t)
+            self.changed(t)
 
     def wants(self, message: dict[str, Any]) -> bool:
         """A bus message worth a task here: about a table open here, or about no table (the
@@ -652,10 +478,10 @@ class TableManager:
                     if isinstance(message.get("at"), int | float):
                         self.metrics.bus_seconds.observe(
                             max(0.0, self.storage.clock.now() - message["at"]))
-                    self._changed(t, publish=False)
+                    self.changed(t, publish=False)
                     return
             if await self.catch_up(t):
-                self._changed(t, publish=False)
+                self.changed(t, publish=False)
 
     # ----- creating and seating -----------------------------------------------------------------
     async def create(
@@ -682,12 +508,12 @@ class TableManager:
         answer = self.create_answer(t, host, taken) if idem_key else None
         await self.bus.watch(t.rec.id)
         try:
-            await self._db(self.storage.create_table, t.rec, idem_key, answer)
+            await self.db(self.storage.create_table, t.rec, idem_key, answer)
         except BaseException:
             self.bus.unwatch(t.rec.id)
             raise
         self.tables[t.rec.id] = t
-        await self._claim(t)
+        await self.presence.claim(t)
         return t, host, taken
 
     def create_answer(self, t: LiveTable, host: str, taken: dict[int, str]) -> dict[str, Any]:
@@ -739,25 +565,25 @@ class TableManager:
         t.gone_since = {n: self.storage.clock.now() for n in taken}
         return t, host, taken
 
-    async def _change(self, t: LiveTable, decide: Any, idem_key: str | None = None) -> Any:
+    async def change(self, t: LiveTable, decide: Any, idem_key: str | None = None) -> Any:
         """Decide a change in the database (one transaction on the stored table), then take
         the stored result as this server's copy, tell everyone, and drive it if it started."""
         async with t.lock:
             before = t.rec
             try:
-                rec, out = await self._db(self.storage.transact, t.rec.id, decide, idem_key)
+                rec, out = await self.db(self.storage.transact, t.rec.id, decide, idem_key)
             except LookupError:
                 raise TableError("no_table", "no such table") from None
             except TableError:
                 if await self.catch_up(t):  # our copy was behind: show the truth
-                    self._changed(t, publish=False)
+                    self.changed(t, publish=False)
                 raise
             stale = rec.version != before.version + 1
             self._set_rec(t, rec)
             if stale or rec.undos != t.undos:
                 await self.catch_up(t)
-            self._changed(t)
-        await self._claim(t)  # started, or a bot now plays a seat
+            self.changed(t)
+        await self.presence.claim(t)  # started, or a bot now plays a seat
         return out
 
     async def join(self, t: LiveTable, seat: int, name: str, secret: str | None,
@@ -789,7 +615,7 @@ class TableManager:
             _start_if_full(rec, self.storage.clock.now())
             return {"id": rec.id, "seat": seat, "secret": fresh}
 
-        return (await self._change(t, decide, idem_key))["secret"]
+        return (await self.change(t, decide, idem_key))["secret"]
 
     async def host_seat(self, t: LiveTable, host: str, seat: int, kind: str, level: str | None) -> str | None:
         """The host fills an open seat with a bot, or reserves it for an invite link."""
@@ -810,7 +636,7 @@ class TableManager:
             rec.seats[seat] = new
             _start_if_full(rec, self.storage.clock.now())
 
-        await self._change(t, decide)
+        await self.change(t, decide)
         return secret
 
     async def host_reopen(self, t: LiveTable, host: str, seat: int) -> None:
@@ -829,7 +655,7 @@ class TableManager:
             rec.seats[seat] = SeatRecord(seat)
 
         try:
-            await self._change(t, decide)
+            await self.change(t, decide)
         except _NoChange:
             return
 
@@ -859,7 +685,7 @@ class TableManager:
             rec.seats[seat] = SeatRecord(seat, "bot", name=f"Bot {seat + 1} ({level})", level=level)
             clocks.record_abandon(conn, rec.id, seat, s.user_id, "replaced", now)
 
-        await self._change(t, decide)
+        await self.change(t, decide)
 
     async def set_zombie(self, t: LiveTable, seat: int, zombie: bool,
                          at_move: int | None = None) -> bool:
@@ -877,7 +703,7 @@ class TableManager:
                 rec.deadline = clocks.reclaimed_deadline(rec, self.storage.clock.now())
 
         try:
-            await self._change(t, decide)
+            await self.change(t, decide)
         except _NoChange:
             return False
         return True
@@ -923,7 +749,7 @@ class TableManager:
 
         for _attempt in range(2):
             try:
-                out = await self._change(t, decide, idem_key)
+                out = await self.change(t, decide, idem_key)
             except _Existing as exc:
                 existing = await self.get(exc.table_id)
                 out = {"id": existing.rec.id}
@@ -936,12 +762,9 @@ class TableManager:
                 continue
             await self.bus.watch(new.rec.id)
             self.tables[new.rec.id] = new
-            await self._claim(new)
+            await self.presence.claim(new)
             return out
         raise TableError("seat_taken", "the rematch just changed; try again")
-
-    def _seat_no(self, t: LiveTable, seat: int) -> SeatRecord:
-        return _seat_of(t.rec, seat)
 
     # ----- moves ----------------------------------------------------------------------------------
     def _refusal(self, t: LiveTable, seat: int, n: int, by_bot: bool) -> TableError | None:
@@ -971,7 +794,7 @@ class TableManager:
                 # a retry of a move already logged, unless another server took it back since
                 # (an undo): read the table first
                 if await self.catch_up(t):
-                    self._changed(t, publish=False)
+                    self.changed(t, publish=False)
                 st = t.state
                 if n < len(st.history) and st.history[n] == action:
                     return
@@ -980,7 +803,7 @@ class TableManager:
                 caught_up = await self.catch_up(t)
                 st = t.state  # an undo elsewhere rebuilds it
                 if not by_bot and n < len(st.history) and st.history[n] == action:
-                    self._changed(t, publish=False)
+                    self.changed(t, publish=False)
                     return
                 refusal = self._refusal(t, seat, n, by_bot)
                 if caught_up:
@@ -998,13 +821,13 @@ class TableManager:
                 self.leases.mine.discard(t.rec.id)
                 self.metrics.not_driver.inc()
                 if await self.catch_up(t):
-                    self._changed(t, publish=False)
+                    self.changed(t, publish=False)
                 raise TableError("not_driver", "another server drives this table now") from None
             except DuplicateMove:
                 await self.catch_up(t)  # another server logged this move first (or an undo)
                 st = t.state
                 if not by_bot and n < len(st.history) and st.history[n] == action:
-                    self._changed(t, publish=False)
+                    self.changed(t, publish=False)
                     return
                 refusal = TableError("stale", f"move {n} was already played")
                 self._changed_after(t, refusal)
@@ -1017,13 +840,13 @@ class TableManager:
             over = st.is_over()
             if over:
                 t.rec.status, t.deadline = "over", None
-            self._changed(t, move=n, action=action)
+            self.changed(t, move=n, action=action)
             self.metrics.moves.inc()
             self.metrics.move_seconds.observe(time.perf_counter() - t0)
         if over:
-            t.rec.version = await self._db(self.storage.set_status, t.rec.id, "over")
+            t.rec.version = await self.db(self.storage.set_status, t.rec.id, "over")
             if t.rec.id in self.leases.mine:
-                await self._db(self.leases.release, t.rec.id)
+                await self.db(self.leases.release, t.rec.id)
 
     async def undo(self, t: LiveTable, seat: int, n: int, to: int | None = None) -> int:
         """Take back the steps of ``seat``'s turn in progress from move ``to`` on (by default
@@ -1060,17 +883,17 @@ class TableManager:
             rec.undone_to = back
             return back
 
-        return int(await self._change(t, decide))
+        return int(await self.change(t, decide))
 
     def _changed_after(self, t: LiveTable, refusal: TableError | None) -> None:
         """Show the table as read, after the refusal (if any) reaches the mover: a client sees
         "stale" before the state that explains it, never a state that looks like its ack."""
         if refusal is None:
-            self._changed(t, publish=False)
+            self.changed(t, publish=False)
         else:
-            asyncio.get_running_loop().call_soon(self._changed, t, False)
+            asyncio.get_running_loop().call_soon(self.changed, t, False)
 
-    def _changed(self, t: LiveTable, publish: bool = True, move: int | None = None,
+    def changed(self, t: LiveTable, publish: bool = True, move: int | None = None,
                  action: int | None = None) -> None:
         """Tell every connection, the other servers, and (re)schedule the next bot or timer."""
         self.broadcast(t)
@@ -1082,110 +905,20 @@ class TableManager:
                 message.update(n=move, action=action, deadline=t.deadline,
                                at=self.storage.clock.now(), clocks=t.rec.clocks)
             self.bus.send(message)
-        self._schedule(t)
-
-    def _schedule(self, t: LiveTable) -> None:
-        if t.timer is not None:
-            t.timer.cancel()
-            t.timer = None
-        seat = t.state.to_move
-        if t.rec.status != "running" or seat is None or t.rec.id not in self.leases.mine:
-            return  # another server drives this table (or nobody needs to)
-        if t.bot_plays(seat):
-            if t.bot_task is None or t.bot_task.done():
-                t.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(t))
-        elif t.rec.time_limit and t.deadline is not None and seat not in clocks.timed_out(t.rec):
-            delay = max(0.0, t.deadline - self.storage.clock.now())
-            n = len(t.state.history)
-            t.timer = asyncio.get_running_loop().call_later(
-                delay, lambda: asyncio.get_running_loop().create_task(self._timeout(t, seat, n))
-            )
-
-    async def _bot_turn(self, t: LiveTable) -> None:
-        try:
-            while True:
-                seat, n = t.state.to_move, len(t.state.history)
-                if t.rec.status != "running" or seat is None or not t.bot_plays(seat) \
-                        or t.rec.id not in self.leases.mine:
-                    return
-                if self.settings.bot_delay:
-                    await asyncio.sleep(self.settings.bot_delay)
-                    if len(t.state.history) != n or not t.bot_plays(seat):
-                        continue  # the table moved on (or the seat was handed back) meanwhile
-                s = t.seat(seat)
-                level = s.level if s.kind == "bot" and s.level else zombie_level(t.rec.game)
-                seed = (t.rec.seed * 1_000_003 + seat * 7919 + n) & 0x7FFFFFFF
-                snapshot = t.state.clone()
-                cap = self.settings.bot_max_seconds
-                self.bots_waiting += 1
-                try:
-                    action = await self._think(t, level, seed, snapshot, cap)
-                finally:
-                    self.bots_waiting -= 1
-                try:
-                    await self.move(t, seat, action, n, by_bot=True)
-                except TableError as exc:
-                    if exc.code == "not_driver":
-                        log.info("table %s: taken over by another server; not driving it", t.rec.id)
-                        return
-                    if exc.code != "stale":
-                        log.warning("bot move refused on %s: %s", t.rec.id, exc)
-                        return
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("bot failed on table %s", t.rec.id)
-
-    async def _think(self, t: LiveTable, level: str, seed: int, snapshot: State,
-                     cap: float | None) -> int:
-        """The bot's move; a random legal one if the bot fails, so that a table never freezes
-        on a bot's bug (the failure is logged with its traceback, no state in it)."""
-        loop = asyncio.get_running_loop()
-        game = t.rec.game
-        turn = (self.fair.turn(self.visitors.visitor_of(t.rec.id), t.rec.id)
-                if self.fair is not None else contextlib.nullcontext())
-        try:
-            async with turn:  # tables take turns in the pool (fairshare.FairPool)
-                try:
-                    action = await loop.run_in_executor(
-                        self.pool, bot_choose, game, level, seed, snapshot, cap)
-                except (pickle.PicklingError, TypeError, AttributeError):
-                    if self.pool is self.threads:
-                        raise
-                    # a state that cannot cross to another process thinks in a thread instead
-                    action = await loop.run_in_executor(
-                        self.threads, bot_choose, game, level, seed, snapshot, cap)
-            if snapshot.is_legal(action):
-                return action
-            log.error("bot %s chose an illegal move on table %s; it plays a random legal move",
-                      level, t.rec.id)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("bot %s failed on table %s; it plays a random legal move", level,
-                          t.rec.id)
-        return random.Random(seed).choice(snapshot.legal_actions())
-
-    async def _timeout(self, t: LiveTable, seat: int, n: int) -> None:
-        if t.state.to_move == seat and t.rec.status == "running" and not t.bot_plays(seat) \
-                and len(t.state.history) == n:
-            if t.deadline is not None and self.storage.clock.now() >= t.deadline - 0.01:
-                if not await clocks.time_out(self, t, seat, n):
-                    await self.refresh(t)  # the stored deadline (or driver) differs: re-read
-                    self._schedule(t)  # and wait for the stored deadline, if still ours
+        self.bots.schedule(t)
 
     # ----- what each connection sees --------------------------------------------------------------
     def attach(self, t: LiveTable, conn: Connection) -> None:
         """A socket joins: it gets the full state; the others get one small ``seats`` message,
         and only if a seat's presence changed (a spectator arriving changes nothing they see)."""
-        before = self._shown(t)
+        before = self.presence.shown(t)
         t.used_at = time.monotonic()
         if self.tables.setdefault(t.rec.id, t) is not t:  # never attach to a forgotten copy
             log.warning("table %s: socket attached to a forgotten copy", t.rec.id)
         t.conns.add(conn)
         if conn.seat is not None:
             t.gone_since.pop(conn.seat, None)
-            self._touch_soon(t, conn.seat)
+            self.presence.touch_soon(t, conn.seat)
         if t.renamed():
             for c in t.conns:
                 c.log_sent = 0
@@ -1193,17 +926,17 @@ class TableManager:
         events = t.log(conn.seat)
         conn.push({**view, "log_start": 0, "log": events})
         conn.log_sent = len(events)
-        self._presence(t, before, skip=conn)
+        self.presence.announce(t, before, skip=conn)
 
     def detach(self, t: LiveTable, conn: Connection) -> None:
-        before = self._shown(t)
+        before = self.presence.shown(t)
         conn.closed = True
         t.conns.discard(conn)
-        now = self._present(t)
+        now = self.presence.present(t)
         if conn.seat is not None and conn.seat not in now and t.seat(conn.seat).kind == "human":
             t.gone_since[conn.seat] = self.storage.clock.now()
-            self._touch_soon(t, conn.seat)
-        self._presence(t, before)
+            self.presence.touch_soon(t, conn.seat)
+        self.presence.announce(t, before)
 
     def holds_seat(self, t: LiveTable, conn: Connection) -> bool:
         """The socket's seat is still the one it said hello to (not reopened or given away)."""
@@ -1211,30 +944,6 @@ class TableManager:
             return True
         s = t.seat(conn.seat)
         return s.kind == "human" and s.secret_hash == conn.secret_hash
-
-    def _present(self, t: LiveTable) -> set[int | None]:
-        """The seats with a socket on this server."""
-        return {c.seat for c in t.conns if not c.closed and c.seat is not None}
-
-    def _elsewhere(self, t: LiveTable) -> set[int | None]:
-        """The seats with a socket on another server, by its recent presence rows."""
-        if not t.seen_elsewhere:
-            return set()
-        cut = self.storage.clock.now() - self._fresh
-        return {seat for seat, at in t.seen_elsewhere.items() if at >= cut}
-
-    def _shown(self, t: LiveTable) -> set[int | None]:
-        """The seats shown as connected: a socket here or on another server."""
-        return self._present(t) | self._elsewhere(t)
-
-    def _presence(self, t: LiveTable, before: set[int | None], skip: Connection | None = None) -> None:
-        now = self._shown(t)
-        if now == before:
-            return
-        msg = {"type": "seats", "table": t.rec.id, "seats": self.seats_json(t, now)}
-        for c in list(t.conns):
-            if c is not skip:
-                c.push(msg)
 
     def broadcast(self, t: LiveTable) -> None:
         views: dict[int | None, dict[str, Any]] = {}
@@ -1266,7 +975,7 @@ class TableManager:
             seat is not None and st.to_move == seat and t.rec.status == "running"
             and not t.bot_plays(seat)
         )
-        connected = {c.seat for c in t.conns if not c.closed} | self._elsewhere(t)
+        connected = {c.seat for c in t.conns if not c.closed} | self.presence.elsewhere(t)
         undo = st.undo_start() if mine else None
         msg: dict[str, Any] = {
             "type": "state",
