@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from meeple.core import IllegalAction
 from meeple.games.zarcana import rules
 from meeple.games.zarcana.rules import CARD_ID
-from test_zarcana import P, board_use, do, fresh, lay, legal_json, pieces, pyr
+from test_zarcana import C, P, board_use, do, fresh, lay, legal_json, pieces, pyr
 
 
 def test_wither_destroys_a_small_pyramid_of_a_later_seat():
@@ -104,3 +105,42 @@ def test_scoring_lines_list_the_cards_occupied_alone_and_the_shared_ones_at_zero
         (f"{name[lp]}, shared with another player: scores for nobody", 0.0),
     ]
     assert [v for _, v in s.scoring_lines(0)] == [s.scores()[0], 0.0]
+
+
+def test_view_shows_the_declarer_the_turns_left_and_the_final_ranking():
+    """Scoring and Winning (ruling R16): the view says who declared the final round and how many
+    turns are left; at the end, the ranking. Before a declaration neither is shown."""
+    s = fresh()
+    s.reshuffles = 1
+    v = s.view(0)
+    assert v["declared_by"] is None and v["turns_left"] is None and "ranking" not in v
+    s.to_move = 1
+    do(s, {"do": "declare"})
+    v = s.view(0)
+    assert v["declared_by"] == 1 and v["turns_left"] == s.turns_left == 2
+    do(s, {"do": "pass"}, {"do": "pass"})
+    v = s.view(0)
+    assert v["over"] and v["ranking"] == s.ranking()
+
+
+@pytest.mark.parametrize("code", [rules.CODE[0], "move-1"])
+def test_playing_the_log_names_the_card_a_small_pyramid_is_placed_on(code):
+    """Playing, option 1 ("place a small pyramid on any card"): the log names the card, whichever
+    it is (the first card of the list too)."""
+    s = fresh()
+    lay(s, {(0, 0): code})
+    do(s, C(0, 0))
+    acts = [e for e in s.log(1) if e["type"] == "act"]
+    assert acts[-1]["text"].endswith(
+        f"places a small pyramid on the {rules.NAME[CARD_ID[code]]} card."
+    )
+
+
+@pytest.mark.parametrize("word", ["fly", "Pass", ""])
+def test_an_unknown_word_is_refused_as_illegal(word):
+    """A turn option named by a word the game does not know (the JSON form of an action) is
+    refused as illegal, like any action not on offer."""
+    s = fresh()
+    with pytest.raises(IllegalAction):
+        s.action_from_json({"do": word})
+    assert s.action_from_json({"do": "pass"}) == rules.PASS
