@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+import meeple
 from meeple.core import IllegalAction
 from meeple.games.zarcana import rules
 from meeple.games.zarcana.rules import CARD_ID
@@ -144,3 +145,25 @@ def test_an_unknown_word_is_refused_as_illegal(word):
     with pytest.raises(IllegalAction):
         s.action_from_json({"do": word})
     assert s.action_from_json({"do": "pass"}) == rules.PASS
+
+
+def test_setup_the_grid_starts_in_the_middle_of_the_window():
+    """Setup, with the window ruling (docs/games/zarcana.md, The window: the board "starts in its
+    middle"): the 3x3 grid's margins to opposite edges of the window differ by at most one."""
+    s = meeple.make("zarcana", players=2, seed=1)
+    xs = sorted({c % rules.W for c in s.stacks})
+    ys = sorted({c // rules.W for c in s.stacks})
+    assert abs(xs[0] - (rules.W - 1 - xs[-1])) <= 1
+    assert abs(ys[0] - (rules.H - 1 - ys[-1])) <= 1
+
+
+def test_wither_destroys_a_small_pyramid_also_when_unreducible_ones_are_spared():
+    """Wither (7): "a small pyramid is destroyed". The option unreducible="unharmed" (ruling R3)
+    spares a pyramid with no smaller size left in its stash, never a small one."""
+    s = fresh(unreducible="unharmed")
+    lay(s, {(0, 0): "reduce"})
+    a = pyr(s, 0, "S", 0, 0)
+    b = pyr(s, 1, "S", 0, 0)
+    board_use(s, a, P(b))
+    assert pieces(s, 0, 0) == [a] and not s.on_board(1)
+    assert {"type": "destroyed", "pyramid": b, "why": "reduced"} in s.log(None, text=False)
