@@ -24,7 +24,7 @@ from typing import Any, Final, TypeVar
 
 from meeple.core import State
 from meeple.core.game import mypyc_attr
-from meeple.core.rng import derive, shuffle
+from meeple.core.rng import derive, shuffle, shuffler
 from meeple.core.text import capital, does, plural, whose, winners
 from meeple.core.text import name as name_of
 
@@ -84,8 +84,9 @@ _A_START_CARD: Final[int] = BASE["START_CARD"]
 _A_TAKE_TILE: Final[int] = BASE["TAKE_TILE"]
 _A_TRADE_CARD: Final[int] = BASE["TRADE_CARD"]
 _A_WARRIOR: Final[int] = BASE["WARRIOR"]
-_NUM_UT: Final[int] = C.NUM_UT  # the same for two numbers of the components module
+_NUM_UT: Final[int] = C.NUM_UT  # the same for three numbers of the components module
 _MAX_PROVISIONS: Final[int] = C.MAX_PROVISIONS
+_STOP_POSITIONS: Final[int] = C.STOP_POSITIONS
 ABILITIES: Final = ("sail_any", "sail_two", "die_minus_two")
 _NONE_USED: Final[frozenset[str]] = frozenset()  # no ability used yet this turn
 _SLOT_NAMES: Final[tuple[str, ...]] = tuple(C.SLOTS)
@@ -227,8 +228,9 @@ class _Board:
             self.adj[ia].append(ib)
             self.adj[ib].append(ia)
         self.obstructed = [bool(s.get("obstructed")) for s in spots]
-        # `_distances` by (start, limit, map unlocked): depends on the map alone.
-        self.dist_memo: dict[tuple[int, int, bool], dict[int, int]] = {}
+        # `_distances` by (start, limit, map unlocked) as one int (`_distances`): depends on the
+        # map alone.
+        self.dist_memo: dict[int, dict[int, int]] = {}
         self.stop_tiles = [i for i, t in enumerate(C.STOP_TILES) if n in t["players"]]
         # Location stacks (Setup 2): the locations that share a pair of symbols, and those kinds.
         pairs: dict[tuple[str, ...], list[int]] = {}
@@ -291,7 +293,7 @@ class Player:
         "res", "prov", "war", "points", "hand", "played", "trade_cards", "trade_track", "raid_track",
         "beside", "kinds", "hidden_ut", "hidden_runes", "slots", "rune_spots", "tower_supply",
         "post_supply", "tower_tab", "post_tab", "tower_left", "post_left", "built", "ship", "map",
-        "start", "exception", "displaced",
+        "start", "exception", "displaced", "_fx",
     )
 
     def __init__(self) -> None:
@@ -326,6 +328,9 @@ class Player:
         self.start = 0  # start card value
         self.exception = False  # in the obstructed area by a special ability without the map
         self.displaced = False  # displaced onto its spot by someone else since it last moved
+        # (slots, effects()): the last answer, kept while ``slots`` is the same dict (replaced
+        # whenever a tile is placed): the rules ask it several times a decision.
+        self._fx: tuple[Any, ...] = ()
 
     def copy(self) -> Player:
         """Attribute by attribute: 4-5x faster than a loop over ``__slots__`` with
@@ -359,6 +364,7 @@ class Player:
         new.start = self.start
         new.exception = self.exception
         new.displaced = self.displaced
+        new._fx = self._fx
         return new
 
     def place_rune(self, spot: int, code: int) -> None:
@@ -427,12 +433,19 @@ class Player:
         return all(self.count(k) >= v for k, v in req.items())
 
     def effects(self) -> list[dict[str, Any]]:
-        """The effects of the uncovered upgrade tiles (a covered tile loses its effect)."""
+        """The effects of the uncovered upgrade tiles (a covered tile loses its effect). The list
+        is kept while ``slots`` stays the same dict (see ``_fx``): never change it."""
+        slots = self.slots
+        known = self._fx
+        if known and known[0] is slots:
+            kept: list[dict[str, Any]] = known[1]
+            return kept
         out = []
         for name in _SLOT_NAMES:  # (compiled, `Mapping.values()` is a generic call)
-            st = self.slots[name]
+            st = slots[name]
             if st:
                 out.append(C.UPGRADE_TILES[st[-1]]["effect"])
+        self._fx = (slots, out)
         return out
 
     def can_pay(self, cost: dict[str, int]) -> bool:
@@ -462,12 +475,17 @@ class KarviState(State):
         # `_distances` by (start, limit, map unlocked): the map never changes, so every game of
         # this player count shares it.
         self._dist_memo = board.dist_memo
-        rng = derive(seed, 0, "setup")
+        # The setup's chance, from one RNG: only shuffles, but in the Chaos variant, which draws
+        # sides from it too. Shuffles only come from `shuffler` (the compiled Twister, where there
+        # is one: the very orders `shuffle` gives from `derive(seed, 0, "setup")`); the Chaos
+        # variant's from that `random.Random` itself (its own shuffle, the same orders).
+        rng = derive(seed, 0, "setup") if options["chaos"] else None
+        deal: Any = shuffler(seed, 0, "setup") if rng is None else rng
         # Action boards (Setup 3; More action variety and Chaos variants).
         order = list(C.BOARD_ORDER)
         face = "B" if options["variety"] else "A"
         sides = {b: face for b in order}
-        if options["chaos"]:
+        if rng is not None:  # Chaos
             if rng.random() < 0.5:
                 order[0], order[4] = order[4], order[0]
             if rng.random() < 0.5:
@@ -479,14 +497,15 @@ class KarviState(State):
         self.T = len(self.spots)
         self.blocked_shut = [b or lo for b, lo in zip(self.blocked, self.locked_only, strict=True)]
         tiles = board.stop_tiles.copy()
-        shuffle(rng, tiles)
+        deal.shuffle(tiles)
         faces = ["B" if options["variety"] else "A"] * len(tiles)
-        if options["chaos"]:  # Chaos: a mixture of sides
+        if rng is not None:  # Chaos: a mixture of sides
             faces = [rng.choice("AB") for _ in tiles]
         self.stop_stack = tuple(C.STOP_TILES[i][f] for i, f in zip(tiles, faces, strict=True))
         self.round = 1
-        self.rounds = C.ROUNDS[n]
-        self.D = C.DICE[n]
+        # (typed: compiled, `d // self.D` and the like are then machine arithmetic, not generic)
+        self.rounds: int = C.ROUNDS[n]
+        self.D: int = C.DICE[n]
         nd = n * self.D
         self.die_pos: tuple[int, ...] = (0,) * nd
         self.die_beer: tuple[int, ...] = (0,) * nd
@@ -499,16 +518,16 @@ class KarviState(State):
         stacks: dict[int, tuple[int, ...]] = {}
         for locs, pair_kinds in board.location_pairs:
             kinds = pair_kinds.copy()
-            shuffle(rng, kinds)
+            deal.shuffle(kinds)
             for loc, kind in zip(locs, kinds, strict=True):
                 pool = _TILES_OF_KIND[kind].copy()
-                shuffle(rng, pool)
+                deal.shuffle(pool)
                 stacks[loc] = tuple(sorted(pool[:n]))
         self.stacks: Mapping[int, tuple[int, ...]] = stacks
         self.stack_known: Mapping[int, int] = dict.fromkeys(stacks, 0)
         self.sites: Mapping[int, tuple[int, ...]] = {i: () for i in board.sites}
         specials = list(range(len(C.SPECIALS)))
-        shuffle(rng, specials)
+        deal.shuffle(specials)
         special_stacks: dict[int, tuple[int, ...]] = {}
         for i in board.special_spots:
             special_stacks[i] = tuple(sorted(specials[:n]))
@@ -518,7 +537,7 @@ class KarviState(State):
         self.discarded_specials: tuple[int, ...] = ()
         # Trade cards (Setup 6): 3 face up.
         deck = list(range(len(C.TRADE_CARDS)))
-        shuffle(rng, deck)
+        deal.shuffle(deck)
         self.trade_deck = tuple(deck[3:])
         self.display = tuple(deck[:3])
         # Upgrade cards: one stack per type, the 1s on top of the 2s (top = index 0).
@@ -526,16 +545,16 @@ class KarviState(State):
         for t in C.CARD_TYPES:
             ones = _CARDS_OF[t, 1].copy()
             twos = _CARDS_OF[t, 2].copy()
-            shuffle(rng, ones)
-            shuffle(rng, twos)
+            deal.shuffle(ones)
+            deal.shuffle(twos)
             decks.append(tuple(ones + twos))
         self.decks: tuple[tuple[int, ...], ...] = tuple(decks)
         # Individual setup 2-3: 3 rune stones, 2 upgrade tiles of each type.
         runes = list(range(len(C.RUNES)))
-        shuffle(rng, runes)
+        deal.shuffle(runes)
         by_slot = {s: _UT_OF_SLOT[s].copy() for s in C.SLOTS}
         for s in C.SLOTS:
-            shuffle(rng, by_slot[s])
+            deal.shuffle(by_slot[s])
         self.piles: Mapping[str, tuple[int, ...]] = {}
         self.pile_holder: Mapping[str, int] = {}
         if not options["less_luck"]:
@@ -563,7 +582,7 @@ class KarviState(State):
             self.tasks = [("draft", q) for q in reversed(range(n))]
         else:
             cards = list(range(len(C.START_CARDS)))
-            shuffle(rng, cards)
+            deal.shuffle(cards)
             self.start_pool = ()
             for q in range(n):
                 self._take_start(q, cards[q])
@@ -643,13 +662,14 @@ class KarviState(State):
     def _next_die(self) -> int:
         """The die furthest back (Overview): dice waiting in the stop area leftmost first, then
         the track from the start; a stacked die on top moves before the one below (card 30)."""
-        best, key = -1, None
+        best, key = -1, 0
         for d in range(len(self.die_pos)):
             if self.die_done[d]:
                 continue
             pos = self.die_pos[d]
-            k = (pos - 100 if pos >= self.T else pos, -self.die_height[d])
-            if key is None or k < key:
+            # (place, -height) ordered as one int (a height is below 1024): no tuple to make
+            k = (pos - 100 if pos >= self.T else pos) * 1024 - self.die_height[d]
+            if best < 0 or k < key:
                 best, key = d, k
         return best
 
@@ -702,7 +722,9 @@ class KarviState(State):
                     if cap:
                         out.append(s)
         if pos < self.T:
-            out += [self.T + k for k in range(C.STOP_POSITIONS) if not self._occupied(self.T + k)]
+            for k in range(_STOP_POSITIONS):
+                if not taken >> (self.T + k) & 1:
+                    out.append(self.T + k)
         return out
 
     def _locked_open(self, q: int) -> bool:
@@ -793,7 +815,8 @@ class KarviState(State):
             out += [_A_DISCARD + c for c in pl.hand]
         out += self._gold(pl)
         effects = pl.effects()
-        for i, ab in enumerate(ABILITIES):
+        for i in range(len(ABILITIES) if effects else 0):  # (no tile, no ability: most turns)
+            ab = ABILITIES[i]
             if ab in self.used or _ABILITY_EFFECT[i] not in effects:
                 continue
             if ab == "sail_any" and pl.prov >= 2 or ab == "sail_two" and pl.prov >= 1:
@@ -986,7 +1009,10 @@ class KarviState(State):
         within and out of the area, not back in (Obstructed spots, special case). The dict is
         shared (memoized): callers read it only."""
         unlocked = self._has_map(q)
-        key = (start, limit, unlocked)
+        if not 0 <= limit < 1 << 20:  # pragma: no cover - no rule moves a ship that far
+            return self._search(start, limit, unlocked)
+        # (start, limit, unlocked) as one int: no tuple to make and hash each time
+        key = start << 21 | limit << 1 | (1 if unlocked else 0)
         dist = self._dist_memo.get(key)
         if dist is None:
             dist = self._dist_memo[key] = self._search(start, limit, unlocked)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any, Final
 
@@ -76,6 +76,42 @@ _AS_HAND: Final[list[tuple[int, ...]]] = [
     tuple(k for k, p in enumerate(PROTO) if EFFECT[c] == EFFECT[p] and _ICONS[c] == _ICONS[p]
           and PARAMS[c] == PARAMS[p])
     for c in range(NUM_CARDS)]
+# Each effect's number, by which `ZarcanaState._gen` and `_exec` pick its `_g_*` and `_x_*`
+# (a Master has neither: it is always used as a Common ability, see AS_PROTO_BOARD).
+_E_GROW_CLONE: Final = 0
+_E_MOVE: Final = 1
+_E_ATTACK: Final = 2
+_E_BUILD: Final = 3
+_E_DRAW: Final = 4
+_E_TRANSPORT: Final = 5
+_E_MOVE_TWICE: Final = 6
+_E_CREATE_WASTELAND: Final = 7
+_E_TELEPORT: Final = 8
+_E_ATTACK_TWICE: Final = 9
+_E_DESTROY_OCCUPIED: Final = 10
+_E_COPY: Final = 11
+_E_RECYCLE: Final = 12
+_E_DIG: Final = 13
+_E_TURN: Final = 14
+_E_HARVEST: Final = 15
+_E_SWAP: Final = 16
+_E_BOMB: Final = 17
+_E_PLAGUE: Final = 18
+_E_PUSH: Final = 19
+_E_REDUCE: Final = 20
+_E_LEAP: Final = 21
+_E_GROW_TWICE: Final = 22
+_E_COLONIZE: Final = 23
+_E_GROW_ALL: Final = 24
+_E_DISCOVER: Final = 25
+_E_SWAP_TERRITORY: Final = 26
+_E_RALLY: Final = 27
+_E_RESURRECT: Final = 28
+_E_CONVERT: Final = 29
+_EFFECTS: Final[tuple[str, ...]] = ('grow_clone', 'move', 'attack', 'build', 'draw', 'transport', 'move_twice', 'create_wasteland', 'teleport', 'attack_twice', 'destroy_occupied', 'copy', 'recycle', 'dig', 'turn', 'harvest', 'swap', 'bomb', 'plague', 'push', 'reduce', 'leap', 'grow_twice', 'colonize', 'grow_all', 'discover', 'swap_territory', 'rally', 'resurrect', 'convert')
+EFFECT_NO: Final[list[int]] = [_EFFECTS.index(e) if e in _EFFECTS else -1 for e in EFFECT]
+if set(EFFECT) - set(_EFFECTS) - {"master"}:  # a card whose effect the rules do not know
+    raise ValueError(f"unknown effects in cards.json: {sorted(set(EFFECT) - set(_EFFECTS) - {'master'})}")
 ORIENT_NAMES: Final[list[str]] = ["up", "N", "E", "S", "W"]
 PIECES: Final[int] = 15
 MAX_PLAYERS: Final[int] = 4
@@ -101,6 +137,9 @@ _MISC_ID: Final[dict[str, int]] = {v: k for k, v in _MISC.items()}
 # The detail of most logged actions (see `_act_detail`): one dict, as logged events are never
 # changed (interop.recall relies on it too).
 _NO_DETAIL: Final[dict[str, Any]] = {}
+_ON_CARD: Final[list[dict[str, Any]]] = [{"on": code} for code in CODE]  # (the same way: one per card)
+_ON_NOTHING: Final[dict[str, Any]] = {"on": None}
+_NO_MINE: Final[tuple[list[int] | None, ...]] = (None,) * MAX_PLAYERS  # see ``ZarcanaState._mine``
 
 MAIN: Final[str] = "main"
 CHAIN: Final[str] = "chain"
@@ -233,6 +272,11 @@ class ZarcanaState(State):
         self._legal: list[int] | None = None  # legal_actions, until the next change
         self._perimeter: tuple[dict[int, list[int]], list[int]] | None = None  # (stacks, perimeter())
         self._centred: dict[int, list[int]] | None = None  # stacks seen with no card near an edge
+        self._cardmap: tuple[dict[int, list[int]], bytes] | None = None  # (stacks, cards())
+        # on_board(player) per seat, once asked, until a pyramid enters or leaves the board
+        # (`_move`, `_swap_size`): legal_actions and apply ask it every decision. Replaced,
+        # never changed in place (copies share it).
+        self._mine: tuple[list[int] | None, ...] = _NO_MINE
         self._next: tuple[tuple[Any, ...], list[tuple[int, ...]]] | None = None
         # Setup: shuffle, a 3×3 grid, three cards each.
         self.deck = list(range(NUM_CARDS))
@@ -265,11 +309,30 @@ class ZarcanaState(State):
         """Basics: a card, or a wasteland space next to at least one card."""
         if cell < 0:
             return False
-        if cell in self.stacks:
+        cards = self.cards()
+        if cards[cell]:
             return True
         nb = NB[cell]
+        for o in range(1, 5):
+            n = nb[o]
+            if n >= 0 and cards[n]:
+                return True
+        return False
+
+    def cards(self) -> bytes:
+        """``cards()[cell]``: 1 where a card lies, else 0 (the cells of ``stacks`` as a table,
+        which the generators read rather than look cells up in the dict: compiled, a dict look-up
+        makes a Python int of the cell first). Kept while the stacks stay the same (``stacks``)."""
         st = self.stacks
-        return nb[1] in st or nb[2] in st or nb[3] in st or nb[4] in st
+        known = self._cardmap
+        if known is not None and known[0] is st:
+            return known[1]
+        table = bytearray(NCELLS)
+        for c in st:
+            table[c] = 1
+        out = bytes(table)
+        self._cardmap = (st, out)
+        return out
 
     # `room`, `at` and `others_at` take a window cell (never -1, the stash). Where they scan
     # ``pos``, they do it in plain loops, not with list.count/index/in: compiled, those compare
@@ -302,8 +365,20 @@ class ZarcanaState(State):
         return -1
 
     def on_board(self, player: int) -> list[int]:
-        base = player * PIECES
-        return [q for q in range(base, base + PIECES) if self.pos[q] >= 0]
+        """``player``'s pyramids on the board, ascending. The list is kept until one enters or
+        leaves the board (see ``_mine``): never change it."""
+        known = self._mine[player]
+        if known is not None:
+            return known
+        out: list[int] = []
+        pos = self.pos
+        for q in range(player * PIECES, (player + 1) * PIECES):
+            if pos[q] >= 0:
+                out.append(q)
+        mine = list(self._mine)
+        mine[player] = out
+        self._mine = tuple(mine)
+        return out
 
     def others_at(self, cell: int, player: int) -> bool:
         n = self.occ[cell]
@@ -349,6 +424,8 @@ class ZarcanaState(State):
                 occ[cell] += 1
             self.occ = bytes(occ)
             self.pos[q] = cell
+            if old < 0 or cell < 0:
+                self._mine = _NO_MINE
 
     def _place(self, q: int, cell: int, o: int = 0) -> None:
         self._move(q, cell)
@@ -364,6 +441,7 @@ class ZarcanaState(State):
         pos, orient = self.pos, self.orient
         pos[new], orient[new] = pos[q], orient[q]
         pos[q], orient[q] = -1, 0
+        self._mine = _NO_MINE
 
     def _reduce(self, q: int) -> None:
         """Attack: reduced one size; a small one dies. With no smaller size in the stash it dies
@@ -430,8 +508,12 @@ class ZarcanaState(State):
                 tag[c] = self.reshuffles
             got.append(c)
         self.tag = tag
-        self.emit({"type": "draw", "player": p, "count": len(got)})
-        self.emit({"type": "drew", "cards": [CODE[c] for c in got]}, to=p)
+        events = self._events
+        if events is not None:  # compact, as the act events (see `_format_event`)
+            if self._log_shared:
+                events = self._own_log()
+            events.append((None, ("draw", p, len(got))))
+            events.append((p, ("drew", got)))
 
     def _hand_room(self, p: int, card: int) -> int:
         """How many cards ``p`` may acquire now: the hand limit binds acquiring, not holding."""
@@ -447,54 +529,203 @@ class ZarcanaState(State):
         o = ORI[card]
         if (o == 1 and self.orient[q] != 0) or (o == 2 and self.orient[q] == 0):
             return False
-        return not (TERRITORY[card] and self.pos[q] not in self.stacks)
+        if TERRITORY[card]:
+            cell = self.pos[q]
+            return cell >= 0 and self.cards()[cell] != 0
+        return True
 
-    def _seqs(self, card: int, q: int, me: int, hand: bool) -> Iterator[tuple[int, ...]]:
+    # Every `_g_*` below works out an ability's choice sequences in one of two ways: with a list
+    # ``out``, it appends every complete sequence to it, in the order they are offered; with
+    # ``None``, it only answers whether there is one, and stops at the first (the question
+    # `_compute_legal` asks for every card and pyramid). Both from one body, so the two never
+    # differ; plain functions rather than generators: compiled, a generator is an object made
+    # and resumed through Python's iterator protocol at each step, several times the cost.
+    def _seqs(self, card: int, q: int, me: int, hand: bool) -> list[tuple[int, ...]]:
         """Every complete choice sequence for using ``card`` with pyramid ``q``."""
+        out: list[tuple[int, ...]] = []
+        self._seqs_into(card, q, me, hand, out)
+        return out
+
+    def _seqs_into(self, card: int, q: int, me: int, hand: bool, out: list[tuple[int, ...]] | None) -> bool:
+        """`_seqs` into ``out``, or with ``None`` whether there is any (see above)."""
         if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
-            for k, proto in enumerate(PROTO):
+            for k in range(len(PROTO)):
+                proto = PROTO[k]
                 if self._req(proto, q):
-                    for s in _GEN[proto](self, proto, q, me):
-                        yield (A_ABIL + k, *s)
-            return
+                    if out is None:
+                        if self._gen(proto, q, me, None):
+                            return True
+                    else:
+                        sub: list[tuple[int, ...]] = []
+                        self._gen(proto, q, me, sub)
+                        for s in sub:
+                            out.append((A_ABIL + k, *s))
+            return False
         if self._req(card, q):
-            yield from _GEN[card](self, card, q, me)
+            return self._gen(card, q, me, out)
+        return False
+
+    def _gen(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
+        """The card's `_g_*` (by its effect's number: compiled, a direct call)."""
+        e = EFFECT_NO[card]
+        if e == _E_GROW_CLONE:
+            return self._g_grow_clone(card, q, me, out)
+        if e == _E_MOVE:
+            return self._g_move(card, q, me, out)
+        if e == _E_ATTACK:
+            return self._g_attack(card, q, me, out)
+        if e == _E_BUILD:
+            return self._g_build(card, q, me, out)
+        if e == _E_DRAW:
+            return self._g_draw(card, q, me, out)
+        if e == _E_TRANSPORT:
+            return self._g_transport(card, q, me, out)
+        if e == _E_MOVE_TWICE:
+            return self._g_move_twice(card, q, me, out)
+        if e == _E_CREATE_WASTELAND:
+            return self._g_create_wasteland(card, q, me, out)
+        if e == _E_TELEPORT:
+            return self._g_teleport(card, q, me, out)
+        if e == _E_ATTACK_TWICE:
+            return self._g_attack_twice(card, q, me, out)
+        if e == _E_DESTROY_OCCUPIED:
+            return self._g_destroy_occupied(card, q, me, out)
+        if e == _E_COPY:
+            return self._g_copy(card, q, me, out)
+        if e == _E_RECYCLE:
+            return self._g_recycle(card, q, me, out)
+        if e == _E_DIG:
+            return self._g_dig(card, q, me, out)
+        if e == _E_TURN:
+            return self._g_turn(card, q, me, out)
+        if e == _E_HARVEST:
+            return self._g_harvest(card, q, me, out)
+        if e == _E_SWAP:
+            return self._g_swap(card, q, me, out)
+        if e == _E_BOMB:
+            return self._g_bomb(card, q, me, out)
+        if e == _E_PLAGUE:
+            return self._g_plague(card, q, me, out)
+        if e == _E_PUSH:
+            return self._g_push(card, q, me, out)
+        if e == _E_REDUCE:
+            return self._g_reduce(card, q, me, out)
+        if e == _E_LEAP:
+            return self._g_leap(card, q, me, out)
+        if e == _E_GROW_TWICE:
+            return self._g_grow_twice(card, q, me, out)
+        if e == _E_COLONIZE:
+            return self._g_colonize(card, q, me, out)
+        if e == _E_GROW_ALL:
+            return self._g_grow_all(card, q, me, out)
+        if e == _E_DISCOVER:
+            return self._g_discover(card, q, me, out)
+        if e == _E_SWAP_TERRITORY:
+            return self._g_swap_territory(card, q, me, out)
+        if e == _E_RALLY:
+            return self._g_rally(card, q, me, out)
+        if e == _E_RESURRECT:
+            return self._g_resurrect(card, q, me, out)
+        if e == _E_CONVERT:
+            return self._g_convert(card, q, me, out)
+        raise ValueError(f"{NAME[card]} ({EFFECT[card]}) is used only as a Common ability")
+
+    def _exec(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
+        """The card's `_x_*` (by its effect's number: compiled, a direct call)."""
+        e = EFFECT_NO[card]
+        if e == _E_GROW_CLONE:
+            self._x_grow_clone(card, q, me, seq)
+        elif e == _E_MOVE:
+            self._x_move(card, q, me, seq)
+        elif e == _E_ATTACK:
+            self._x_attack(card, q, me, seq)
+        elif e == _E_BUILD:
+            self._x_build(card, q, me, seq)
+        elif e == _E_DRAW:
+            self._x_draw(card, q, me, seq)
+        elif e == _E_TRANSPORT:
+            self._x_transport(card, q, me, seq)
+        elif e == _E_MOVE_TWICE:
+            self._x_move_twice(card, q, me, seq)
+        elif e == _E_CREATE_WASTELAND:
+            self._x_create_wasteland(card, q, me, seq)
+        elif e == _E_TELEPORT:
+            self._x_teleport(card, q, me, seq)
+        elif e == _E_ATTACK_TWICE:
+            self._x_attack_twice(card, q, me, seq)
+        elif e == _E_DESTROY_OCCUPIED:
+            self._x_destroy_occupied(card, q, me, seq)
+        elif e == _E_COPY:
+            self._x_copy(card, q, me, seq)
+        elif e == _E_RECYCLE:
+            self._x_recycle(card, q, me, seq)
+        elif e == _E_DIG:
+            self._x_dig(card, q, me, seq)
+        elif e == _E_TURN:
+            self._x_turn(card, q, me, seq)
+        elif e == _E_HARVEST:
+            self._x_harvest(card, q, me, seq)
+        elif e == _E_SWAP:
+            self._x_swap(card, q, me, seq)
+        elif e == _E_BOMB:
+            self._x_bomb(card, q, me, seq)
+        elif e == _E_PLAGUE:
+            self._x_plague(card, q, me, seq)
+        elif e == _E_PUSH:
+            self._x_push(card, q, me, seq)
+        elif e == _E_REDUCE:
+            self._x_reduce(card, q, me, seq)
+        elif e == _E_LEAP:
+            self._x_leap(card, q, me, seq)
+        elif e == _E_GROW_TWICE:
+            self._x_grow_twice(card, q, me, seq)
+        elif e == _E_COLONIZE:
+            self._x_colonize(card, q, me, seq)
+        elif e == _E_GROW_ALL:
+            self._x_grow_all(card, q, me, seq)
+        elif e == _E_DISCOVER:
+            self._x_discover(card, q, me, seq)
+        elif e == _E_SWAP_TERRITORY:
+            self._x_swap_territory(card, q, me, seq)
+        elif e == _E_RALLY:
+            self._x_rally(card, q, me, seq)
+        elif e == _E_RESURRECT:
+            self._x_resurrect(card, q, me, seq)
+        elif e == _E_CONVERT:
+            self._x_convert(card, q, me, seq)
+        else:
+            raise ValueError(f"{NAME[card]} ({EFFECT[card]}) is used only as a Common ability")
 
     def _any_usable(self, card: int, mine: list[int], me: int) -> bool:
         """Whether any of the pyramids ``mine`` can use ``card`` played from hand."""
         for q in mine:
-            if self._usable(card, q, me, True):
+            if self._seqs_into(card, q, me, True, None):
                 return True
         return False
 
     def _run(self, card: int, q: int, me: int, seq: tuple[int, ...], hand: bool) -> None:
         if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
             card, seq = PROTO[seq[0] - A_ABIL], seq[1:]
-        _EXEC[card](self, card, q, me, seq)
+        self._exec(card, q, me, seq)
 
     def _usable(self, card: int, q: int, me: int, hand: bool) -> bool:
-        """Whether ``_seqs`` yields anything (inlined: this is the hot path of legal_actions)."""
-        # (a loop, not next(gen, None): a compiled build looks `next` up by name each time)
-        if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
-            for p in PROTO:
-                if self._req(p, q):
-                    for _ in _GEN[p](self, p, q, me):
-                        return True
-            return False
-        if self._req(card, q):
-            for _ in _GEN[card](self, card, q, me):
-                return True
-        return False
+        """Whether ``_seqs`` gives anything."""
+        return self._seqs_into(card, q, me, hand, None)
 
     # --- Common abilities ---
-    def _g_grow_clone(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_grow_clone(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         s = size_of(q)
         if s < 2 and self.stash(me, s + 1) >= 0:
-            yield (GROW,)
+            if out is None:
+                return True
+            out.append((GROW,))
         if self.room(self.pos[q], POP_IGNORE[card]):
             for t in range(s + 1):
                 if self.stash(me, t) >= 0:
-                    yield (A_SIZE + t,)
+                    if out is None:
+                        return True
+                    out.append((A_SIZE + t,))
+        return False
 
     def _x_grow_clone(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         if seq[0] == GROW:
@@ -506,25 +737,36 @@ class ZarcanaState(State):
             self._place(new, self.pos[q])  # ruling: a clone arrives standing
             self.emit({"type": "clone", "pyramid": piece_label(new)})
 
-    def _g_move(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_move(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q)
         if t != self.pos[q] and self.habitable(t) and self.room(t, POP_IGNORE[card]):
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_move(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._place(q, self.target(q))  # Move: arrives standing
 
-    def _g_attack(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_attack(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q, DIST[card])
         if t < 0:
-            return
+            return False
+        here = self.pos[q]
+        if out is None:  # (the same answer as below, without listing the pyramids)
+            if self.occ[t] > (1 if here == t else 0):
+                return True
+            return t != here and self.cards()[t] != 0
         victims = False
         for v in self.at(t):
             if v != q:
                 victims = True
-                yield (A_PIECE + v,)
-        if not victims and t in self.stacks and t != self.pos[q]:
-            yield ()  # no pyramids there: the top card must be destroyed
+                if out is None:
+                    return True
+                out.append((A_PIECE + v,))
+        if not victims and t != here and self.cards()[t]:
+            out.append(())  # no pyramids there: the top card must be destroyed
+        return False
 
     def _x_attack(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         if seq:
@@ -537,10 +779,13 @@ class ZarcanaState(State):
         else:
             self._remove_top(self.target(q, DIST[card]))
 
-    def _g_build(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_build(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q, DIST[card])
         if t >= 0 and self.can_draw() and not self.others_at(t, me):
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _build_at(self, cell: int) -> None:
         c = self._draw_one()
@@ -552,18 +797,21 @@ class ZarcanaState(State):
         self._build_at(self.target(q, DIST[card]))
 
     # --- Special abilities (reconstructed; see cards.json and docs/games/zarcana.md) ---
-    def _g_draw(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_draw(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         if min(PARAMS[card]["count"], self._hand_room(me, card), self.can_draw()) >= 1:
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_draw(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._draw_to_hand(me, min(PARAMS[card]["count"], self._hand_room(me, card)))
 
-    def _g_transport(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_transport(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q)
-        if t not in self.stacks:
-            return
-        st = self.stacks
+        cards = self.cards()
+        if t < 0 or not cards[t]:
+            return False
         occ = self.occ
         for d in self.perimeter():
             if occ[d]:
@@ -571,9 +819,12 @@ class ZarcanaState(State):
             nb = NB[d]
             for o in range(1, 5):
                 n = nb[o]
-                if n >= 0 and n != t and n in st:
-                    yield (A_CELL + d,)
+                if n >= 0 and n != t and cards[n]:
+                    if out is None:
+                        return True
+                    out.append((A_CELL + d,))
                     break
+        return False
 
     def _x_transport(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         t, d = self.target(q), seq[0] - A_CELL
@@ -584,8 +835,8 @@ class ZarcanaState(State):
         self.emit({"type": "transport", "from": list(cell_xy(t)), "to": list(cell_xy(d))})
         self._purge()
 
-    def _g_move_twice(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
-        return self._g_move(card, q, me)
+    def _g_move_twice(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
+        return self._g_move(card, q, me, out)
 
     def _x_move_twice(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._x_move(card, q, me, seq)
@@ -594,56 +845,71 @@ class ZarcanaState(State):
         if steps:
             self._follow(("step", q, card), [*steps, (DONE,)])
 
-    def _g_create_wasteland(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_create_wasteland(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         if self.stash(me, 0) < 0:
-            return
+            return False
         for d in self.perimeter():
             if self.room(d, POP_IGNORE[card]):
-                yield (A_CELL + d,)
+                if out is None:
+                    return True
+                out.append((A_CELL + d,))
+        return False
 
     def _x_create_wasteland(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         new = self.stash(me, 0)
         self._place(new, seq[0] - A_CELL)
         self.emit({"type": "create", "pyramid": piece_label(new)})
 
-    def _g_teleport(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_teleport(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         here = self.pos[q]
         for d in sorted(self.stacks):
             if d != here and self.room(d, POP_IGNORE[card]):
-                yield (A_CELL + d,)
+                if out is None:
+                    return True
+                out.append((A_CELL + d,))
+        return False
 
     def _x_teleport(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._place(q, seq[0] - A_CELL)
 
-    def _g_attack_twice(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
-        return self._g_attack(card, q, me)
+    def _g_attack_twice(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
+        return self._g_attack(card, q, me, out)
 
     def _x_attack_twice(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._x_attack(card, q, me, seq)
-        again = [(A_ABIL + 2, *s) for s in self._g_attack(card, q, me)]
+        sub: list[tuple[int, ...]] = []
+        self._g_attack(card, q, me, sub)
+        again = [(A_ABIL + 2, *s) for s in sub]
         if again:
             self._follow(("attack", q, card), [*again, (DONE,)])
 
-    def _g_destroy_occupied(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_destroy_occupied(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         if self.target(q) in self.stacks:
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_destroy_occupied(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._remove_top(self.target(q))
 
-    def _g_copy(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_copy(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         other = self.top(self.target(q)) if q >= 0 else -1
         if other >= 0 and EFFECT[other] != "copy":
-            yield from self._seqs(other, q, me, False)
+            return self._seqs_into(other, q, me, False, out)
+        return False
 
     def _x_copy(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         other = self.top(self.target(q))
         self.emit({"type": "copy", "card": CODE[other]})
         self._run(other, q, me, seq, False)
 
-    def _g_recycle(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_recycle(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         if self.discard and self._hand_room(me, card) >= 1:
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_recycle(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         c = self.discard[-1]
@@ -652,9 +918,12 @@ class ZarcanaState(State):
         self.tag = replaced(self.tag, c, -1)  # taken in sight of all: no epoch (see `tag`)
         self.emit({"type": "take", "player": me, "card": CODE[c]})
 
-    def _g_dig(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_dig(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         if len(self.stacks.get(self.target(q), ())) >= 2:
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_dig(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         t = self.target(q)
@@ -662,23 +931,29 @@ class ZarcanaState(State):
         s = stacks[t]
         stacks[t] = [s[-1], *s[:-1]]
 
-    def _g_turn(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_turn(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q)
         if t < 0:
-            return
+            return False
         for v in self.at(t):
             for o in range(5):
-                yield (A_PIECE + v, A_ORIENT + o)
+                if out is None:
+                    return True
+                out.append((A_PIECE + v, A_ORIENT + o))
+        return False
 
     def _x_turn(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self.orient[seq[0] - A_PIECE] = seq[1] - A_ORIENT
 
-    def _g_harvest(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_harvest(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q)
         if t == self.pos[q] and not self.harvest_own:
-            return  # ruling R21 (Highlights): only Destroy Occupied Territory removes its user's card
+            return False  # ruling R21 (Highlights): only Destroy Occupied Territory removes its user's card
         if t in self.stacks and not self.others_at(t, me) and self._hand_room(me, card) >= 1:
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_harvest(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         c = self._take_top(self.target(q))
@@ -687,11 +962,14 @@ class ZarcanaState(State):
         self.emit({"type": "take", "player": me, "card": CODE[c]})
         self._purge()
 
-    def _g_swap(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_swap(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q)
         if t >= 0 and t != self.pos[q]:
             for v in self.at(t):
-                yield (A_PIECE + v,)
+                if out is None:
+                    return True
+                out.append((A_PIECE + v,))
+        return False
 
     def _x_swap(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         v = seq[0] - A_PIECE
@@ -699,16 +977,22 @@ class ZarcanaState(State):
         self._place(q, self.pos[v])
         self._move(v, here)
 
-    def _g_bomb(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
-        yield ()
+    def _g_bomb(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
+        if out is None:
+            return True
+        out.append(())
+        return False
 
     def _x_bomb(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         for v in self.at(self.pos[q]):
             self._destroy(v, "sacrifice")
 
-    def _g_plague(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_plague(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         if any(self.hands[p] for p in range(self.players) if p != me):
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_plague(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         for p in range(self.players):
@@ -719,10 +1003,13 @@ class ZarcanaState(State):
                 self.discard = [*self.discard, c]  # replaced, never changed in place: see `_copy`
                 self.emit({"type": "discard", "player": p, "cards": [CODE[c]]})
 
-    def _g_push(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_push(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q)
         if t >= 0 and t != self.pos[q] and self.occ[t]:
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_push(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         t = self.target(q)
@@ -734,20 +1021,26 @@ class ZarcanaState(State):
             else:
                 self._destroy(v, "pushed")
 
-    def _g_reduce(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_reduce(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q)
         if t >= 0:
             for v in self.at(t):
                 if v != q:
-                    yield (A_PIECE + v,)
+                    if out is None:
+                        return True
+                    out.append((A_PIECE + v,))
+        return False
 
     def _x_reduce(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._reduce(seq[0] - A_PIECE)
 
-    def _g_leap(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_leap(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         d = self.target(q, PARAMS[card]["distance"])
         if d != self.pos[q] and self.habitable(d) and self.room(d, POP_IGNORE[card]):
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_leap(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._place(q, self.target(q, PARAMS[card]["distance"]))
@@ -758,28 +1051,37 @@ class ZarcanaState(State):
             return 2
         return s + 1 if s < 2 and self.stash(me, s + 1) >= 0 else -1
 
-    def _g_grow_twice(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_grow_twice(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         if self._grow_twice_size(q, me) > 0:
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_grow_twice(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._swap_size(q, self.stash(me, self._grow_twice_size(q, me)))
 
-    def _g_colonize(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_colonize(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q)
         if t != self.pos[q] and self.habitable(t) and self.room(t, POP_IGNORE[card]):
             for s in range(size_of(q) + 1):
                 if self.stash(me, s) >= 0:
-                    yield (A_SIZE + s,)
+                    if out is None:
+                        return True
+                    out.append((A_SIZE + s,))
+        return False
 
     def _x_colonize(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._place(self.stash(me, seq[0] - A_SIZE), self.target(q))
 
-    def _g_grow_all(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_grow_all(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         here = self.pos[q]
         if any(owner_of(v) == me and size_of(v) < 2 and self.stash(me, size_of(v) + 1) >= 0
                for v in self.at(here)):
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_grow_all(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         mine = sorted((v for v in self.at(self.pos[q]) if owner_of(v) == me), key=size_of, reverse=True)
@@ -789,20 +1091,26 @@ class ZarcanaState(State):
             if new >= 0:
                 self._swap_size(v, new)
 
-    def _g_discover(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_discover(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         if not self.can_draw():
-            return
+            return False
         for d in self.perimeter():
             if not self.others_at(d, me):
-                yield (A_CELL + d,)
+                if out is None:
+                    return True
+                out.append((A_CELL + d,))
+        return False
 
     def _x_discover(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._build_at(seq[0] - A_CELL)
 
-    def _g_swap_territory(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_swap_territory(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q)
         if t >= 0 and t != self.pos[q] and (t in self.stacks or self.pos[q] in self.stacks):
-            yield ()
+            if out is None:
+                return True
+            out.append(())
+        return False
 
     def _x_swap_territory(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         here, t = self.pos[q], self.target(q)
@@ -814,32 +1122,41 @@ class ZarcanaState(State):
             stacks[here] = b
         self._purge()
 
-    def _g_rally(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_rally(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         here = self.pos[q]
         if self.room(here, POP_IGNORE[card]):
             for v in self.on_board(me):
                 if self.pos[v] != here:
-                    yield (A_PIECE + v,)
+                    if out is None:
+                        return True
+                    out.append((A_PIECE + v,))
+        return False
 
     def _x_rally(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._place(seq[0] - A_PIECE, self.pos[q])
 
-    def _g_resurrect(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_resurrect(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         if self.room(self.pos[q], POP_IGNORE[card]):
             for s in range(3):
                 if self.stash(me, s) >= 0:
-                    yield (A_SIZE + s,)
+                    if out is None:
+                        return True
+                    out.append((A_SIZE + s,))
+        return False
 
     def _x_resurrect(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         self._place(self.stash(me, seq[0] - A_SIZE), self.pos[q])
 
-    def _g_convert(self, card: int, q: int, me: int) -> Iterator[tuple[int, ...]]:
+    def _g_convert(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         t = self.target(q)
         if t < 0:
-            return
+            return False
         for v in self.at(t):
             if owner_of(v) != me and size_of(v) <= size_of(q) and self.stash(me, size_of(v)) >= 0:
-                yield (A_PIECE + v,)
+                if out is None:
+                    return True
+                out.append((A_PIECE + v,))
+        return False
 
     def _x_convert(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         v = seq[0] - A_PIECE
@@ -862,7 +1179,13 @@ class ZarcanaState(State):
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
-        return action in legal  # a short list: a turn offers a few dozen actions at most
+        if type(action) is not int:  # (an int-like from outside: compared generically)
+            return action in legal
+        a: int = action
+        for x in legal:  # a short list (a few dozen at most), compared as machine ints compiled
+            if x == a:
+                return True
+        return False
 
     def _compute_legal(self) -> list[int]:
         if self.stage == CHAIN:
@@ -879,7 +1202,7 @@ class ZarcanaState(State):
         if not mine:  # Playing: place a small pyramid on any card, if none on the board
             out += [A_CELL + c for c in sorted(self.stacks) if self.room(c)]
         hand = self.hands[me]
-        can = [-1] * len(PROTO)  # per Common ability: whether a pyramid of mine can use it
+        asked = usable = 0  # bit k: Common ability k asked, and usable by a pyramid of mine
         first = len(out)
         for i in range(len(hand)):
             c = hand[i]
@@ -888,9 +1211,11 @@ class ZarcanaState(State):
                 # Used as Common abilities, which read no hand: each asked once a decision.
                 ok = False
                 for k in ks:
-                    if can[k] < 0:
-                        can[k] = 1 if self._any_usable(PROTO[k], mine, me) else 0
-                    if can[k] > 0:
+                    if not asked >> k & 1:
+                        asked |= 1 << k
+                        if self._any_usable(PROTO[k], mine, me):
+                            usable |= 1 << k
+                    if usable >> k & 1:
                         ok = True
                         break
             else:
@@ -949,14 +1274,14 @@ class ZarcanaState(State):
             self.hands[me].remove(c)
             self.playing = c
             if NO_PYRAMID[c]:
-                cands = list(self._seqs(c, -1, me, True))
+                cands = self._seqs(c, -1, me, True)
             else:
                 cands = [(A_PIECE + q, *s) for q in self.on_board(me) for s in self._seqs(c, q, me, True)]
             self._start_chain(("hand", c), cands)
         elif a < A_ORIENT:
             q = a - A_PIECE
             card = self.top(self.pos[q])
-            self._start_chain(("board", card, q), list(self._seqs(card, q, me, False)))
+            self._start_chain(("board", card, q), self._seqs(card, q, me, False))
         elif A_DRAW <= a < DISCARD:
             self._draw_to_hand(me, a - A_DRAW + 1)
             self._end_turn()
@@ -1202,6 +1527,8 @@ class ZarcanaState(State):
         new._legal = self._legal
         new._perimeter = self._perimeter
         new._centred = self._centred
+        new._cardmap = self._cardmap
+        new._mine = self._mine
         new._next = self._next
         new.deck = self.deck  # replaced when it changes, never changed in place: shared
         new.hands = [h.copy() for h in self.hands]
@@ -1282,11 +1609,11 @@ class ZarcanaState(State):
         on the chosen space or under the chosen pyramid, the pyramid being turned."""
         if A_CELL <= a < A_CARD:
             c = self.top(a - A_CELL)
-            return {"on": CODE[c] if c >= 0 else None}
+            return _ON_CARD[c] if c >= 0 else _ON_NOTHING
         if A_PIECE <= a < A_ORIENT:
             cell = self.pos[a - A_PIECE]
             c = self.top(cell) if cell >= 0 else -1
-            return {"on": CODE[c] if c >= 0 else None}
+            return _ON_CARD[c] if c >= 0 else _ON_NOTHING
         if A_ORIENT <= a < A_SIZE and self.stage == REORIENTING and self.reo:
             q = self.reo[0]  # named by where it stands: a player may have several of a size
             c = self.top(self.pos[q]) if self.pos[q] >= 0 else -1
@@ -1371,7 +1698,12 @@ class ZarcanaState(State):
         return super()._event_text(event, player)
 
     def _format_event(self, event: Any) -> dict[str, Any]:
-        """An act event, logged by `_apply` as ``(player, action, stage, detail)``."""
+        """An act event, logged by `_apply` as ``(player, action, stage, detail)``, or a draw,
+        logged by `_draw_to_hand` as ``("draw", player, count)`` and ``("drew", cards)``."""
+        if event[0] == "draw":
+            return {"type": "draw", "player": event[1], "count": event[2]}
+        if event[0] == "drew":
+            return {"type": "drew", "cards": [CODE[c] for c in event[1]]}
         me, a, stage, detail = event
         out = {"type": "act", "player": me, "action": self.action_to_json(a)}
         self._act_info[id(out)] = (stage, detail)
@@ -1440,8 +1772,3 @@ class ZarcanaState(State):
             return f"draw {j['draw']} card" + ("s" if j["draw"] > 1 else "")
         return {"discard": "discard your hand", "pass": "pass", "declare": "declare the final round",
                 "reorient": "turn your pyramids", "grow": "grow", "done": "stop here"}[j["do"]]
-
-
-# Each card's generator and executor of choice sequences, looked up once.
-_GEN: Final[list[Any]] = [getattr(ZarcanaState, "_g_" + e, None) for e in EFFECT]
-_EXEC: Final[list[Any]] = [getattr(ZarcanaState, "_x_" + e, None) for e in EFFECT]
