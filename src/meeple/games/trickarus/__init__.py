@@ -57,3 +57,13 @@ GREEDY_ROLLOUT_POLICY = greedy_playout
 # Search horizon (ISMCTS knob ``h``, e.g. ``ismcts:3000:h``; also the `rollout:` levels): playouts
 # stop when the round ends and are judged by `ISMCTS_EVAL` (or by the result if the game ended).
 ROLLOUT_HORIZON = round_key
+# Post-game analysis (meeple.bots.analysis): its playouts stop where the round ends and are judged
+# by `ISMCTS_EVAL` (the heuristic's expected final place from the track), or by the result if the
+# round ended the game. Why: a card's effect on the final place is small next to the luck of the
+# later rounds' deals, so playouts to the end told a good card from a bad one only by noise; a
+# round's end is where the track is all that carries over. Those playouts cost about a seventh,
+# so the analysis samples 4 times the depth's worlds. The rollouts are the heuristic's (`hard`
+# is ISMCTS: its 200 iterations cost about 90 times the heuristic's time a move, at every move of
+# every playout).
+ANALYSIS_CUT = True
+ANALYSIS_WORLDS = 4
