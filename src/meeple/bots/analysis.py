@@ -236,8 +236,11 @@ class _Evaluator:
         evaluate = evaluation_for(info)
         if self.value is None and evaluate is not None:
             self.value = lambda state, me: evaluate(state)[me]
-        if self.cut and (self.horizon is None or self.value is None):
-            raise ValueError(f"{info.id}: ANALYSIS_CUT needs ROLLOUT_HORIZON and ROLLOUT_VALUE or ISMCTS_EVAL")
+        self.place: Callable[[State, int], float] | None = getattr(pkg, "ANALYSIS_PLACE", None)
+        if self.place is None and self.value is not None:
+            self.place = _as_place(self.value)
+        if self.cut and (self.horizon is None or self.place is None):
+            raise ValueError(f"{info.id}: ANALYSIS_CUT needs ROLLOUT_HORIZON and ANALYSIS_PLACE, ROLLOUT_VALUE or ISMCTS_EVAL")
         self.candidates_hook = getattr(pkg, "ISMCTS_CANDIDATES", None)
         self.has_heuristic = "heuristic" in info.bots
 
@@ -282,9 +285,8 @@ class _Evaluator:
             c.history.append(a)
         if c.to_move is None:
             return float(c.ranking()[me]), (None if self.cut else float(c.scores()[me]))
-        if self.cut and self.value is not None:
-            v = max(-1.0, min(1.0, float(self.value(c, me))))
-            return 1.0 + (1.0 - v) * (c.players - 1) / 2.0, None
+        if self.cut and self.place is not None:
+            return float(self.place(c, me)), None
         raise RuntimeError(f"{self.info.id}: a playout ran past {MAX_PLAYOUT} actions")
 
     def decision(self, state: State, seat: int, chosen: int, rng: Any) -> Decision:
@@ -333,6 +335,16 @@ class _Evaluator:
             score_loss_ci=None if score_ci is None else round(score_ci, 4),
             mistake=mistake, legal=len(legal), choices=choices, kind=kind,
         )
+
+
+def _as_place(value: Callable[[State, int], float]) -> Callable[[State, int], float]:
+    """A value in [-1, 1] read as a place, as `State.returns` maps places onto values."""
+
+    def place(state: State, me: int) -> float:
+        v = max(-1.0, min(1.0, float(value(state, me))))
+        return 1.0 + (1.0 - v) * (state.players - 1) / 2.0
+
+    return place
 
 
 def _paired(worse: list[float], better: list[float]) -> tuple[float, float]:

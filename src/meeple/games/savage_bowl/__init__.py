@@ -2,7 +2,14 @@
 
 from meeple.core import GameInfo, Option
 
-from .bot import HeuristicBot, ShedderBot, rollout_expert_value, rollout_horizon, rollout_policy
+from .bot import (
+    HeuristicBot,
+    ShedderBot,
+    expected_place,
+    rollout_expert_value,
+    rollout_horizon,
+    rollout_policy,
+)
 from .render import render_text
 from .rules import MAX_ROUND_ACTIONS, NUM_ACTIONS, SETUP, SavageBowlState, check
 
@@ -26,6 +33,14 @@ ROLLOUT_VALUE = rollout_expert_value
 # judged by the mover's expected place at 4 players (since 2026-11-28; by own points it was not
 # shown ahead at 4p) and own points at 5 (the hooks above); about 0.05 s of CPU a decision.
 BOT_LEVELS = {"hard": "shedder", "expert": "rollout:shedder:k30:w16"}
+# Post-game analysis (meeple.bots.analysis): playouts stop where the round is scored and are
+# judged by the expected final place from the points then (`bot.expected_place`). Why: with
+# playouts to the end, the later rounds' deals swamped one card's effect, and `quick` flagged a
+# `random` seat's decisions no more than a `hard` seat's. They cost about a third, so the
+# analysis samples 4 times the depth's worlds.
+ANALYSIS_CUT = True
+ANALYSIS_PLACE = expected_place
+ANALYSIS_WORLDS = 4
 
 GAME = GameInfo(
     id="savage_bowl",
