@@ -14,6 +14,9 @@ mean over a game's decisions). The figure is the mean over every analysed decisi
 seat, with a 95% interval that counts each game as one sample (decisions of one game are not
 independent: a ratio estimator's interval over games). "raw" is the mean chosen-versus-best
 difference over every decision, noise included (the best of several noisy means is biased low).
+Where the game keeps a score and plays out to the end, a second line gives the points the
+mistakes judged in points cost, per decision (a seat sure of its place loses no place whatever
+it plays; those mistakes are what the analysis reports then).
 
 ``--decisions N`` analyses N of seat 0's decisions per game drawn at random from the session seed
 (all of them where there are fewer): the mean per decision stays unbiased, for games too long to
@@ -33,7 +36,7 @@ import time
 
 import meeple
 from meeple.bots import make_bot
-from meeple.bots.analysis import DEPTHS, Analysis, analyse, analysis_points
+from meeple.bots.analysis import Analysis, analyse, analysis_points
 from meeple.core.rng import derive
 
 PLAYERS = {"trickarus": 4, "savage_bowl": 4, "scarvus": 3, "zarcana": 3, "karvi": 2}
@@ -101,6 +104,7 @@ def main() -> None:
         rng = derive(session, 0, "analysis-benchmark", game)
         seeds = [rng.randrange(1 << 30) for _ in range(args.games)]
         per_game: dict[str, list[float]] = {"random": [], "hard": []}
+        points: dict[str, list[float]] = {"random": [], "hard": []}
         raw: dict[str, list[float]] = {"random": [], "hard": []}
         counts: dict[str, list[int]] = {"random": [], "hard": []}
         cpu: dict[str, list[float]] = {d: [] for d in depths}
@@ -121,6 +125,9 @@ def main() -> None:
                 record = play(game, n, level, seed)
                 took, result = timed(record, "quick", random.Random(seed), args.decisions)
                 per_game[level].append(sum(d.loss for d in result.decisions if d.kind == "place"))
+                points[level].append(
+                    sum(d.score_loss or 0.0 for d in result.decisions if d.kind == "points")
+                )
                 raw[level].extend(d.loss for d in result.decisions)
                 counts[level].append(len(result.decisions))
                 if level == "hard":
@@ -153,13 +160,20 @@ def main() -> None:
             f"{statistics.fmean(raw['hard']):>8.3f} {times}  {verdict}",
             flush=True,
         )
-    print(
-        "budgets: "
-        + "; ".join(
-            f"{k}: {v.worlds} worlds x {v.rollouts} rollouts, top {v.top_k}"
-            for k, v in DEPTHS.items()
+        b = result.budget
+        print(
+            f"{'':12} quick: {b['worlds']} worlds x {b['rollouts']} rollouts, top {b['top_k']}, "
+            f"rollouts by {result.policy}{', cut' if result.cut else ''}",
+            flush=True,
         )
-    )
+        if not result.cut:
+            pr, prh = ratio(points["random"], counts["random"])
+            ph, phh = ratio(points["hard"], counts["hard"])
+            print(
+                f"{'':12} points lost per decision (the mistakes judged in points): "
+                f"random {pr:.3f} ± {prh:.3f}, hard {ph:.3f} ± {phh:.3f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -87,16 +87,13 @@ def scarvus_over_the_known_total(s) -> tuple[int, int | None] | None:
 def zarcana_declare_when_behind(s) -> tuple[int, int | None] | None:
     """Declaring the final round while six points or more behind the leader. Playing, option 8:
     after a declaration everyone gets one more turn, the declarer the last, then the game ends
-    (Scoring and Winning: the most points wins), too few turns to catch up. Better: the game's
-    heuristic move there, when it does not declare (no rule makes one other move surely best)."""
-    legal = s.legal_actions()
-    if zarcana_rules.DECLARE not in legal:
+    (Scoring and Winning: the most points wins), too few turns to catch up. No rule names one
+    other move as surely better (the leader may declare next anyway, and then drawing cards is
+    worth no more than declaring), so this blunder has no control."""
+    if zarcana_rules.DECLARE not in s.legal_actions():
         return None
     scores = s.scores()
-    if max(scores) - scores[s.to_move] < 6:
-        return None
-    own = make_bot("medium", s.info, 0).choose(s.clone())
-    return zarcana_rules.DECLARE, (own if own != zarcana_rules.DECLARE else None)
+    return (zarcana_rules.DECLARE, None) if max(scores) - scores[s.to_move] >= 6 else None
 
 
 def karvi_refuse_a_points_card(s) -> tuple[int, int | None] | None:

@@ -24,12 +24,13 @@ Budgets where a game differs:
   planner's cost a move);
 - a game sets ``ANALYSIS_CUT = True`` where playouts to the end are too long to run hundreds of
   times a decision (Zarcana, whose games run 300-450 actions) or too noisy to tell one move from
-  another (Trickarus, where the later rounds' deals swamp one card's effect): a playout then
-  stops at the game's ``ROLLOUT_HORIZON`` and is judged by its ``ROLLOUT_VALUE`` (else its
-  ``ISMCTS_EVAL``: the same judgement the game's rollout bot or search uses), a value in [-1, 1]
-  mapped onto places as `State.returns` maps places onto values; no expected score is given then;
-- ``ANALYSIS_WORLDS`` (Trickarus: 4) multiplies the depth's worlds, for a game whose playouts
-  are cheap (cut short) and whose outcomes are noisy;
+  another (Trickarus, Savage Bowl: the later rounds' deals swamp one card's effect): a playout then
+  stops at the game's ``ROLLOUT_HORIZON`` and is judged by its ``ANALYSIS_PLACE`` (an expected
+  final place; Savage Bowl), else its ``ROLLOUT_VALUE`` or ``ISMCTS_EVAL`` (the same judgement
+  the game's rollout bot or search uses), a value in [-1, 1] mapped onto places as
+  `State.returns` maps places onto values; no expected score is given then;
+- ``ANALYSIS_WORLDS`` (Trickarus, Savage Bowl: 4) multiplies the depth's worlds, for a game whose
+  playouts are cheap (cut short) and whose outcomes are noisy;
 - where many choices are legal (Scarvus' bids, Karvi, Zarcana), only the best ``top_k`` by the
   game's own bots are played out, plus the move actually chosen: the bot's ``ranked`` order where
   it has one, else the heuristic's and the policy's own moves first, then the game's
