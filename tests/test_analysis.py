@@ -19,10 +19,12 @@ from meeple.bots import make_bot
 from meeple.bots.analysis import Analysis, _Evaluator, analyse, analysis_points, merge
 from meeple.core import State
 from meeple.games.scarvus import rules as scarvus_rules
-from meeple.games.scarvus.search import ceiling
+from meeple.games.scarvus.search import ceiling, floor
 from meeple.games.zarcana import rules as zarcana_rules
 
-Blunder = Callable[[State], "int | None"]
+Blunder = Callable[[State], "tuple[int, int | None] | None"]
+"""A scripted blunder: in a position where the rule applies, the bad move and a move the same
+rule says is better (None where no move is surely better), else None."""
 
 
 def _outcomes(state: State) -> list[tuple[int, State]]:
@@ -34,101 +36,116 @@ def _outcomes(state: State) -> list[tuple[int, State]]:
     return out
 
 
-def trickarus_into_the_sun(s) -> int | None:
+def trickarus_into_the_sun(s) -> tuple[int, int | None] | None:
     """Late in a round (three cards or fewer in hand), last to play to the trick and highest on
-    the track: one card wins the trick and flies into the sun ("Flying Into the Sun": the game
-    ends after this round, and the flier falls below the bottom-most player), another loses it."""
+    the track: one card wins the trick and flies into the sun, another loses it. Flying Into the
+    Sun: the flier falls to just below the bottom-most player; End of Game: the game ends after
+    this round, so there is no time to climb back."""
     me = s.to_move
     if len(s.trick) != s.players - 1 or s.hands[me].bit_count() > 3 or s.pos[me] != max(s.pos):
         return None
     outs = _outcomes(s)
     bad = [a for a, c in outs if c.sun_reached and not s.sun_reached and c.pos[me] < s.pos[me]]
     safe = [a for a, c in outs if c.pos[me] == s.pos[me]]
-    return bad[0] if bad and safe else None
+    return (bad[0], safe[0]) if bad and safe else None
 
 
-def savage_bowl_above_target(s) -> int | None:
-    """Already holding the target number of tricks: one card takes the trick (one too many, so
-    the player is out of the round and scores nothing), another does not."""
+def savage_bowl_above_target(s) -> tuple[int, int | None] | None:
+    """Already holding the target number of tricks: one card takes the trick, another does not.
+    The Flow of a Round, step 4: winning the (target+1)th trick eliminates at once, and an
+    eliminated player scores nothing for the round."""
     me = s.to_move
     if s.won[me] != s.target:
         return None
     outs = _outcomes(s)
     bad = [a for a, c in outs if c.out >> me & 1]
     safe = [a for a, c in outs if not c.out >> me & 1 and (c.trick_no != s.trick_no or c.round != s.round)]
-    return bad[0] if bad and safe else None
+    return (bad[0], safe[0]) if bad and safe else None
 
 
-def scarvus_over_the_known_total(s) -> int | None:
-    """A bid above the largest total the colour can have as the bidder sees it (its own card,
-    the revealed ones and the highest values for every hidden hand): a challenge always wins."""
+def _scarvus_bid(number: int, colour: int) -> int:
+    return scarvus_rules.BID + (number - 1) * scarvus_rules.NC + colour
+
+
+def scarvus_over_the_known_total(s) -> tuple[int, int | None] | None:
+    """A bid two above the largest total the colour can have as the bidder sees it (its own
+    card, the revealed ones and the highest values for every hidden hand). Challenge Step: the
+    bid is unsafe when the total is less than the bid, and then the bidder takes the feather; so
+    any challenge wins. Better: a bid no higher than the cards the bidder sees (always safe)."""
     if s.phase != scarvus_rules.BIDDING:
         return None
     legal = set(s.legal_actions())
-    for c in range(scarvus_rules.NC):
-        if s.in_play >> c & 1:
-            number = ceiling(s, s.to_move, c) + 2
-            bid = scarvus_rules.BID + (number - 1) * scarvus_rules.NC + c
-            if bid in legal:
-                return bid
+    colours = [c for c in range(scarvus_rules.NC) if s.in_play >> c & 1]
+    safe = [b for c in colours for n in range(1, floor(s, s.to_move, c) + 1) if (b := _scarvus_bid(n, c)) in legal]
+    for c in colours:
+        bid = _scarvus_bid(ceiling(s, s.to_move, c) + 2, c)
+        if bid in legal:
+            return bid, (safe[0] if safe else None)
     return None
 
 
-def zarcana_declare_when_behind(s) -> int | None:
-    """Declaring the final round (everyone gets one more turn, then the game ends) while six
-    points or more behind the leader."""
+def zarcana_declare_when_behind(s) -> tuple[int, int | None] | None:
+    """Declaring the final round while six points or more behind the leader. Playing, option 8:
+    after a declaration everyone gets one more turn, the declarer the last, then the game ends
+    (Scoring and Winning: the most points wins), too few turns to catch up. No rule names one
+    other move as surely better (the leader may declare next anyway, and then drawing cards is
+    worth no more than declaring), so this blunder has no control."""
     if zarcana_rules.DECLARE not in s.legal_actions():
         return None
     scores = s.scores()
-    return zarcana_rules.DECLARE if max(scores) - scores[s.to_move] >= 6 else None
+    return (zarcana_rules.DECLARE, None) if max(scores) - scores[s.to_move] >= 6 else None
 
 
-def karvi_refuse_a_points_card(s) -> int | None:
-    """Late in the game, taking no trade card when a face-up one gives points at once ("When you
-    get a trade card, choose 1 of the faceup trade cards ... you immediately get the bonus")."""
+def karvi_refuse_a_points_card(s) -> tuple[int, int | None] | None:
+    """Late in the game, taking no trade card when a face-up one gives points at once. Trade
+    cards: "When you get a trade card, choose 1 of the faceup trade cards ... you immediately get
+    the bonus". Better: the card with the most points."""
     if len(s.history) <= 100:
         return None
     labels = {a: s.describe(a) for a in s.legal_actions()}
     none = [a for a, label in labels.items() if label == "take no trade card"]
-    points = [a for a, label in labels.items() if re.search(r"\(\+\d+ points\)", label)]
-    return none[0] if none and points else None
+    points = {a: int(m.group(1)) for a, label in labels.items() if (m := re.search(r"\(\+(\d+) points\)", label))}
+    return (none[0], max(points, key=points.__getitem__)) if none and points else None
 
 
-def first_blunder(game: str, players: int, seed: int, blunder: Blunder) -> tuple[dict, int, int, int]:
+def first_blunder(game: str, players: int, seed: int, blunder: Blunder,
+                  good: bool = False) -> tuple[dict, int, int, int, int | None]:
     """Play the game by the `medium` level until ``blunder`` names a move; the record with that
-    move played, its index, the player and the move."""
+    move played (``good``: the better move played instead), its index, the player, the bad move
+    and the better one."""
     info = meeple.game_info(game)
     s = meeple.make(game, players=players, seed=seed)
     bots = [make_bot("medium", info, seed * 10 + p) for p in range(players)]
     while not s.is_over():
-        if len(s.legal_actions()) > 1 and (bad := blunder(s)) is not None:
+        if len(s.legal_actions()) > 1 and (found := blunder(s)) is not None:
             me, index = s.to_move, len(s.history)
-            s.apply(bad)
-            return s.record(), index, me, bad
+            bad, better = found
+            s.apply(better if good and better is not None else bad)
+            return s.record(), index, me, bad, better
         s.apply(bots[s.to_move].choose(s))
     raise AssertionError(f"{game} seed {seed}: no such position")
 
 
-SCRIPTED = [
-    ("trickarus", 4, 24, trickarus_into_the_sun),
-    ("trickarus", 4, 127, trickarus_into_the_sun),
-    ("trickarus", 3, 45, trickarus_into_the_sun),
-    ("savage_bowl", 4, 2, savage_bowl_above_target),
-    ("savage_bowl", 4, 4, savage_bowl_above_target),
-    ("scarvus", 3, 0, scarvus_over_the_known_total),
-    ("scarvus", 3, 1, scarvus_over_the_known_total),
-    ("zarcana", 3, 1, zarcana_declare_when_behind),
-    ("zarcana", 3, 2, zarcana_declare_when_behind),
-    ("karvi", 2, 26, karvi_refuse_a_points_card),
-    ("karvi", 2, 35, karvi_refuse_a_points_card),
+SCRIPTED = [  # game, players, seed, blunder, depth (quick where its intervals see the blunder)
+    ("trickarus", 4, 24, trickarus_into_the_sun, "quick"),
+    ("trickarus", 4, 127, trickarus_into_the_sun, "quick"),
+    ("trickarus", 3, 45, trickarus_into_the_sun, "quick"),
+    ("savage_bowl", 4, 2, savage_bowl_above_target, "quick"),
+    ("savage_bowl", 4, 4, savage_bowl_above_target, "quick"),
+    ("scarvus", 3, 0, scarvus_over_the_known_total, "deep"),
+    ("scarvus", 3, 1, scarvus_over_the_known_total, "deep"),
+    ("zarcana", 3, 1, zarcana_declare_when_behind, "deep"),
+    ("zarcana", 3, 2, zarcana_declare_when_behind, "deep"),
+    ("karvi", 2, 26, karvi_refuse_a_points_card, "quick"),
+    ("karvi", 2, 35, karvi_refuse_a_points_card, "quick"),
 ]
 
 
-@pytest.mark.parametrize(("game", "players", "seed", "blunder"), SCRIPTED,
-                         ids=[f"{g}-{n}p-{s}" for g, n, s, _ in SCRIPTED])
-def test_a_known_blunder_is_flagged(game, players, seed, blunder):
-    record, index, me, bad = first_blunder(game, players, seed, blunder)
-    result = analyse(record, me, "deep", only=[index])
+@pytest.mark.parametrize(("game", "players", "seed", "blunder", "depth"), SCRIPTED,
+                         ids=[f"{g}-{n}p-{s}" for g, n, s, *_ in SCRIPTED])
+def test_a_known_blunder_is_flagged(game, players, seed, blunder, depth):
+    record, index, me, bad, _ = first_blunder(game, players, seed, blunder)
+    result = analyse(record, me, depth, only=[index])
     (d,) = result.decisions
     assert d.index == index and d.chosen == bad
     assert d.mistake, d
@@ -136,6 +153,26 @@ def test_a_known_blunder_is_flagged(game, players, seed, blunder):
     assert (d.kind == "place" and d.loss > 0) or (d.kind == "points" and d.score_loss > 0)
     assert "1 mistake cost about" in result.summary
     assert (" points" in result.summary) == (d.kind == "points")
+
+
+@pytest.mark.parametrize(("game", "players", "seed", "blunder", "depth"), SCRIPTED,
+                         ids=[f"{g}-{n}p-{s}" for g, n, s, *_ in SCRIPTED])
+def test_the_better_move_in_a_blunder_position_costs_less(game, players, seed, blunder, depth):
+    """The control of the test above: played instead of the blunder in the same position (so
+    judged on the same sampled worlds), the move the same rule says is better gets a better
+    expected place (or, at the same place, more points), and if it is flagged at all, for less
+    than the blunder was. An analysis that flagged every move, or judged moves by noise, passes
+    the blunder test but not this one."""
+    record, index, me, bad, better = first_blunder(game, players, seed, blunder)
+    if better is None:
+        pytest.skip("no move in this position is surely better")
+    (worse,) = analyse(record, me, depth, only=[index]).decisions
+    record, *_ = first_blunder(game, players, seed, blunder, good=True)
+    (d,) = analyse(record, me, depth, only=[index]).decisions
+    assert d.chosen == better and worse.chosen == bad
+    b, g = worse.choices[0], d.choices[0]
+    assert (g.place, -(g.score or 0.0)) < (b.place, -(b.score or 0.0)), (g, b)
+    assert not d.mistake or (d.loss, d.score_loss or 0.0) < (worse.loss, worse.score_loss or 0.0), (d, worse)
 
 
 def _random_game(game: str, players: int, seed: int) -> dict:
@@ -213,19 +250,28 @@ CORPUS = Path(__file__).parent / "data" / "corpus"
 
 
 @pytest.mark.parametrize("game", [g["id"] for g in meeple.games()])
-def test_a_stored_record_gives_the_same_analysis_in_two_processes(game):
-    """Seeded from the record alone: two interpreters with different hash seeds (set and dict
-    orders of str differ) print the same analysis of a stored game's first decisions."""
+def test_meeple_analyse_on_a_stored_record_prints_the_same_twice(game, tmp_path):
+    """Seeded from the record alone: `meeple analyse` in two interpreters with different hash
+    seeds (set and dict orders of str differ) prints the same analysis of a stored game, cut
+    after seat 0's second decision so that it stays short."""
     stored = json.loads((CORPUS / f"{game}.json").read_text())["games"][0]
-    record = {"format": meeple.RECORD_FORMAT, "game": game, **{k: stored[k] for k in ("players", "options", "seed", "actions")}}
-    code = ("import json, sys, meeple; from meeple.bots.analysis import analysis_points; "
-            "r = json.load(sys.stdin); pts = analysis_points(r, 0)[:2]; "
-            "print(json.dumps(meeple.analyse(r, 0, 'quick', only=pts).to_json()))")
+    keys = ("players", "options", "seed", "actions")
+    record = {"format": meeple.RECORD_FORMAT, "game": game, **{k: stored[k] for k in keys}}
+    points = analysis_points(record, 0)[:2]
+    record["actions"] = record["actions"][: points[-1] + 1]
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    code = "import sys; from meeple.cli import app; sys.argv[0] = 'meeple'; app()"
     outs = []
     for hash_seed in ("1", "2"):
-        done = subprocess.run([sys.executable, "-c", code], input=json.dumps(record), capture_output=True,
-                              text=True, timeout=600, env={**os.environ, "PYTHONHASHSEED": hash_seed,
-                                                           "PYTHONPATH": str(Path(meeple.__file__).parents[1])})
+        done = subprocess.run(
+            [sys.executable, "-c", code, "analyse", str(path), "--as", "0", "--json"],
+            capture_output=True, text=True, timeout=600,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed,
+                 "PYTHONPATH": str(Path(meeple.__file__).parents[1])},
+        )
         assert done.returncode == 0, done.stderr
         outs.append(done.stdout)
-    assert outs[0] == outs[1] and len(json.loads(outs[0])["decisions"]) == 2
+    assert outs[0] == outs[1]
+    data = json.loads(outs[0])
+    assert [d["index"] for d in data["decisions"]] == points and data["final_place"] is None

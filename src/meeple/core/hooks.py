@@ -101,9 +101,17 @@ class AnalysisHooks:
     #: Stop each playout at `SearchHooks.horizon` and judge it by `SearchHooks.value` (both
     #: needed); default False: play to the end.
     cut: bool = False
+    #: ``(state, player) -> expected final place`` (1 = first) that judges a cut playout; default
+    #: `SearchHooks.value`, else `SearchHooks.evaluate`, mapped onto places.
+    place: Callable[[GameState, int], float] | None = None
+    #: Multiplies the depth's worlds, for a game whose cut playouts are cheap and whose outcomes
+    #: are noisy; default 1.
+    worlds: int = 1
 
     def __post_init__(self) -> None:
         _check_fields(self, "AnalysisHooks")
+        if self.worlds < 1:
+            raise HookError(f"AnalysisHooks.worlds must be a positive int, not {self.worlds!r}")
 
 
 @dataclass(frozen=True)
@@ -154,7 +162,7 @@ _KINDS: dict[str, str] = {
     "rollout_policy": _CALLABLE, "greedy_policy": _CALLABLE, "rollout": _STR, "depth": _INT,
     "evaluate": _CALLABLE, "candidates": _CALLABLE, "prior": _NUMBER, "prior_bot": _STR,
     "iterations": _INT, "horizon": _CALLABLE, "value": _CALLABLE, "world": _CALLABLE,
-    "policy": _STR, "cut": _BOOL,
+    "policy": _STR, "cut": _BOOL, "place": _CALLABLE, "worlds": _INT,
 }  # fmt: skip
 
 
@@ -195,9 +203,11 @@ def check_info(info: GameInfo) -> None:
         raise HookError(
             f"{where}: GameInfo.tensors must name a module (a dotted str), not {info.tensors!r}"
         )
-    if info.analysis.cut and (info.search.horizon is None or info.search.value is None):
+    judge = info.analysis.place or info.search.value or info.search.evaluate
+    if info.analysis.cut and (info.search.horizon is None or judge is None):
         raise HookError(
-            f"{where}: AnalysisHooks(cut=True) needs SearchHooks.horizon and SearchHooks.value"
+            f"{where}: AnalysisHooks(cut=True) needs SearchHooks.horizon and one of"
+            " AnalysisHooks.place, SearchHooks.value or SearchHooks.evaluate"
         )
     prior_bot = info.search.prior_bot
     if prior_bot != "heuristic" and prior_bot not in info.bots:
@@ -251,6 +261,8 @@ RETIRED: dict[str, str] = {
     "ROLLOUT_WORLD": "search=SearchHooks(world=...)",
     "ANALYSIS_POLICY": "analysis=AnalysisHooks(policy=...)",
     "ANALYSIS_CUT": "analysis=AnalysisHooks(cut=...)",
+    "ANALYSIS_PLACE": "analysis=AnalysisHooks(place=...)",
+    "ANALYSIS_WORLDS": "analysis=AnalysisHooks(worlds=...)",
     "BOT_LEVELS": "levels={...}",
     **{
         f.name: "tensors='<module defining TENSORS = TensorHooks(...)>'"

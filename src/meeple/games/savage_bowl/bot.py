@@ -213,16 +213,23 @@ def rollout_place_value(state: SavageBowlState, me: int) -> float:
     scoring costs a place, nor that a point more is worth nothing once no place can change; a
     margin over the best other player overlooks the rest of the table.
     """
+    return -expected_place(state, me) + OWN_POINTS * state.points[me]
+
+
+def expected_place(state: SavageBowlState, me: int) -> float:
+    """``me``'s expected final place (1 is first) where a playout stopped: the place once the game
+    is over, else with the rounds still to play as noise on every points difference (see
+    `rollout_place_value`). The post-game analysis judges its cut playouts by it."""
     points = state.points
     if state.to_move is None:
-        return -state.ranking()[me] + OWN_POINTS * points[me]
+        return float(state.ranking()[me])
     left = sum(BASE_POINTS[r - 1] ** 2 for r in range(state.round, state.num_rounds + 1))
     spread = ROUND_SPREAD * math.sqrt(2 * left)  # a difference of two players' rounds
     place = 1.0
     for q, other in enumerate(points):
         if q != me:
             place += 0.5 * math.erfc(-(other - points[me] - 0.5) / (spread * math.sqrt(2)))
-    return -place + OWN_POINTS * points[me]
+    return place
 
 
 def rollout_expert_value(state: SavageBowlState, me: int) -> float:
