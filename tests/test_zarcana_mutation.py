@@ -12,7 +12,7 @@ import meeple
 from meeple.core import IllegalAction
 from meeple.games.zarcana import rules
 from meeple.games.zarcana.rules import CARD_ID
-from test_zarcana import C, P, board_use, do, fresh, lay, legal_json, pieces, pyr
+from test_zarcana import CARD, C, P, board_use, do, fresh, hand, lay, legal_json, pieces, pyr
 
 
 def test_wither_destroys_a_small_pyramid_of_a_later_seat():
@@ -167,3 +167,120 @@ def test_wither_destroys_a_small_pyramid_also_when_unreducible_ones_are_spared()
     board_use(s, a, P(b))
     assert pieces(s, 0, 0) == [a] and not s.on_board(1)
     assert {"type": "destroyed", "pyramid": b, "why": "reduced"} in s.log(None, text=False)
+
+
+def test_draw_four_draws_only_the_cards_there_are():
+    """Draw Four Cards (12) with ruling R7 (Basics: "If you need to draw cards and there are none
+    left, reshuffle the discard pile"): with two cards in the deck and no discards, the draw
+    takes those two and stops; it makes up no card."""
+    s = fresh()
+    s.deck = [CARD_ID["move-1"], CARD_ID["move-2"]]
+    hand(s, 0, "draw_four")
+    do(s, CARD("draw_four"))
+    assert sorted(rules.CODE[c] for c in s.hands[0]) == ["move-1", "move-2"]
+    assert s.deck == [] and [rules.CODE[c] for c in s.discard] == ["draw_four"]
+
+
+def test_a_copy_drawing_after_a_reshuffle_leaves_the_games_epochs_as_they_were():
+    """Hidden information (docs/games/zarcana.md): a card drawn after reshuffle e belongs to epoch
+    e, which determinization reads. A copy of the game (a search's simulation) that draws marks
+    its own card's epoch; the game it was copied from keeps its own."""
+    s = fresh()
+    s.deck = [CARD_ID["move-1"], CARD_ID["move-2"]]
+    s.reshuffles = 1
+    c = s.clone()
+    do(c, {"draw": 2})
+    assert [c.tag[CARD_ID[k]] for k in ("move-1", "move-2")] == [1, 1]
+    assert [s.tag[CARD_ID[k]] for k in ("move-1", "move-2")] == [0, 0]
+
+
+def test_grow_twice_grows_a_medium_pyramid_to_large_and_a_small_one_to_medium_without_a_large():
+    """Grow Twice (8): "Replace this pyramid with one two sizes larger (small to large) or, if that
+    size is not in the stash or it is medium, one size larger": a medium pyramid becomes large,
+    and a small one becomes medium when no large one is left in the stash. (Whether a size is
+    in the stash asks about the size grown to, not the size grown from: here the medium is the
+    last medium pyramid off the board.)"""
+    s = fresh()
+    lay(s, {(0, 0): "grow_twice"})
+    for _ in range(rules.PER_SIZE - 1):
+        pyr(s, 0, "M", 5, 5)
+    a = pyr(s, 0, "M", 0, 0)
+    board_use(s, a)
+    assert pieces(s, 0, 0) == ["P0 L1"]
+    s = fresh()
+    lay(s, {(0, 0): "grow_twice"})
+    for _ in range(rules.PER_SIZE):
+        pyr(s, 0, "L", 5, 5)
+    b = pyr(s, 0, "S", 0, 0)
+    board_use(s, b)
+    assert pieces(s, 0, 0) == ["P0 M1"]
+
+
+def test_view_shows_the_chains_choices_only_until_the_turn_ends():
+    """Actions (docs/games/zarcana.md): a turn is a chain of decisions, and the view shows the
+    choices made so far in it. Once the chain's last step ends the turn, the next player's view
+    shows no choices: none of the last turn's are left over."""
+    s = fresh()
+    lay(s, {(0, 0): "move-1", (5, 5): "build-10"})
+    hand(s, 0, "teleport")
+    a = pyr(s, 0, "S", 0, 0)
+    do(s, CARD("teleport"), P(a))
+    assert s.view(0)["chosen"] == [P(a)]
+    do(s, C(5, 5))
+    assert pieces(s, 5, 5) == [a] and s.to_move == 1
+    assert s.view(1)["chosen"] == [] and s.view(1)["stage"] == "main"
+
+
+def test_window_recentring_moves_the_board_and_leaves_the_stash_alone():
+    """Window ruling (docs/games/zarcana.md, The window): re-centring moves every card and every
+    pyramid on the board by the same shift; the pyramids in the stash stay in the stash."""
+    s = fresh()
+    left, top = 1, 1
+    s.stacks = {
+        rules.W * top + left: [CARD_ID["move-1"]],
+        rules.W * top + left + 1: [CARD_ID["move-2"]],
+    }
+    q = s.stash(0, 1)
+    s._move(q, rules.W * top + left + 1)
+    do(s, {"do": "pass"})
+    assert any(e["type"] == "recenter" for e in s.log(None))
+    assert s.on_board(0) == [q] and s.on_board(1) == []
+    assert s.pos[q] in s.stacks and s.top(s.pos[q]) == CARD_ID["move-2"]
+    assert s.view(0)["stash"] == [[5, 4, 5], [5, 5, 5]]
+
+
+def test_view_names_a_stacks_top_card_and_shows_the_hand_and_the_legal_actions():
+    """Basics: only the top card of a stack counts (cards are built on top of others). The view
+    gives each space's stack and, for its top card, the name, value and text; a player sees their
+    own hand's cards with their values and texts, and the player to move the legal actions."""
+    s = fresh()
+    lay(s, {(0, 0): ["move-1", "teleport"]})
+    hand(s, 0, "leap", "attack-2")
+    pyr(s, 0, "S", 0, 0)
+    tp = CARD_ID["teleport"]
+    v = s.view(0)
+    (space,) = v["board"]
+    assert space["stack"] == ["move-1", "teleport"]
+    assert (space["name"], space["value"], space["text"]) == (
+        rules.NAME[tp],
+        rules.VALUE[tp],
+        rules.TEXT[tp],
+    )
+    assert [(h["code"], h["value"], h["text"]) for h in v["hand_cards"]] == [
+        (k, rules.VALUE[CARD_ID[k]], rules.TEXT[CARD_ID[k]]) for k in ("attack-2", "leap")
+    ]
+    assert v["legal"] == s.legal_actions() and v["legal"]
+    assert "legal" not in s.view(1) and "legal" not in s.view(None)
+
+
+@pytest.mark.parametrize(
+    "obj", [{}, {"do": "pass", "card": "move-1"}, {"card": "move-1", "do": "pass"}]
+)
+def test_a_json_action_not_of_one_key_is_refused_as_illegal(obj):
+    """The JSON form of an action is an object of one key (docs/games/zarcana.md, Actions): an
+    empty one, or one of two keys that each name an action on their own, names no action and is
+    refused as illegal like any action not on offer."""
+    s = fresh()
+    assert rules.PASS in s.legal_actions()
+    with pytest.raises(IllegalAction):
+        s.action_from_json(obj)
