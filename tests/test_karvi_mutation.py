@@ -15,7 +15,7 @@ from edit import put
 from meeple.games.karvi import components as C
 from meeple.games.karvi import words as W
 from meeple.games.karvi.rules import _RUNE_BACK_RANK, BASE, END, KarviState, warrior_class
-from test_karvi_printed import A, started
+from test_karvi_printed import A, _ut, play_card, spot_with, started
 
 
 def test_heal_2_heals_two_warriors():
@@ -393,3 +393,217 @@ def test_the_view_shows_the_decision_on_top():
     s = started(3)
     s.tasks += [("heal", 2), ("rune_spot", 5)]
     assert s.view(0)["decision"] == {"kind": "rune_spot", "stone": 5}
+
+
+def test_sail_tile_two_spots_is_offered_with_one_provision():
+    """Upgrade tiles, sail: "Once per turn (in addition to your free actions) you may pay 1
+    provision to move your ship up to 2 spots": a single provision is enough."""
+    s = started(3)
+    pl = s.p[s.to_move]
+    put(pl, "slots", "sail", (_ut({"ability": "sail_two"}),))
+    pl.prov = 1
+    assert A("ABILITY", 1) in s.legal_actions()
+    s.apply(A("ABILITY", 1))
+    assert pl.prov == 0
+
+
+def test_card_21_offers_a_spot_once_when_both_dice_stand_on_it():
+    """Card 21: "Use any action spot that your die occupies again"; card 30 lets a die stand on
+    another die, so both of a player's dice may occupy one spot: that spot is one choice, listed
+    once."""
+    s = started(3)
+    q = s.to_move
+    spot = spot_with(s, "provisions")
+    for k, d in enumerate((2 * q, 2 * q + 1)):
+        put(s, "die_pos", d, spot)
+        put(s, "die_height", d, k)
+    play_card(s, 21)
+    legal = s.legal_actions()
+    assert s.tasks[-1] == ("reuse",)
+    assert legal.count(A("SPOT", spot)) == 1 and len(legal) == len(set(legal))
+
+
+def test_a_step_that_reveals_nothing_may_be_taken_back():
+    """Undo within a turn (docs/games/karvi.md): sailing brings nothing to light, so the player
+    may take it back, to the state as it stood before."""
+    s = meeple.make("karvi", players=3, seed=0)
+    while s.tasks and s.tasks[-1][0] in ("free_rune", "keep"):
+        s.apply(s.legal_actions()[0])
+    n = len(s.history)
+    before = s.view(s.to_move)
+    ship = next(a for a in s.legal_actions() if BASE["SHIP_TO"] <= a < BASE["DISPLACE_TO"])
+    s.apply(ship)
+    assert s.undo_start() == n
+    assert s.undone(n).view(s.to_move) == before
+
+
+def test_card_26_offers_a_spot_a_die_can_just_pay_for():
+    """Card 26: "You have to pay the beer cost with any of your dice, but you cannot split the cost
+    between them": a spot costing exactly a die's beer is offered; one beer short, it is not."""
+    s = started(3)
+    q = s.to_move
+    spot = next(
+        i
+        for i in range(s.T)
+        if s._cost(q, i) >= 2 and not s._occupied(i) and not s.blocked[i] and not s.locked_only[i]
+    )
+    cost = s._cost(q, spot)
+    for beer, offered in ((cost, True), (cost - 1, False)):
+        t = started(3)
+        for d in (2 * q, 2 * q + 1):
+            put(t, "die_beer", d, beer)
+        play_card(t, 26)
+        assert t.tasks[-1][0] == "any_spot"
+        assert (A("SPOT", spot) in t.legal_actions()) is offered, beer
+
+
+def test_card_30_on_a_stack_of_two_stands_on_top():
+    """Card 30: "place it on another die": on a spot where two dice already stand one upon the
+    other, the die goes on top of both (the top die of a stack moves first)."""
+    s = started(3)
+    q = s.to_move
+    d = s.cur_die
+    spot = 10
+    others = [e for e in range(6) if e // 2 != q][:2]
+    for k, e in enumerate(others):
+        put(s, "die_pos", e, spot)
+        put(s, "die_height", e, k)
+        put(s, "die_done", e, False)
+    play_card(s, 30)
+    s.apply(A("MOVE_DIE", spot))
+    assert s.die_pos[d] == spot and s.die_height[d] == 2
+
+
+def test_sail_tile_move_displaces_a_ship_it_ends_on():
+    """Upgrade tiles, sail: "pay 1 provision to move your ship up to 2 spots. All other rules for
+    ship movement still apply (e.g. obstructed locations, displacing)": ending on another ship's
+    spot displaces it."""
+    s = started(3)
+    q = s.to_move
+    pl = s.p[q]
+    other = (q + 1) % 3
+    target = next(x for x in s.adj[pl.ship] if x != 0 and not s.obstructed[x])
+    s.p[other].ship = target
+    put(pl, "slots", "sail", (_ut({"ability": "sail_two"}),))
+    pl.prov = 5
+    s.apply(A("ABILITY", 1))
+    s.apply(A("SHIP_TO", target))
+    assert s.tasks[-1] == ("displace", other, target)
+
+
+def test_end_panel_explains_a_rune_stone_short_of_its_easy_requirement():
+    """End of the game and Final Scoring: a rune stone whose easy requirement is not met scores
+    nothing, and its line names that requirement; the beer line says "dice" for two dice and
+    "die" for one."""
+    r = next(i for i, x in enumerate(C.RUNES) if x["easy"][0] != x["easy"][1])
+    rune = C.RUNES[r]
+    for players, dice in ((3, "dice"), (4, "die")):
+        s = started(players)
+        q = s.to_move
+        pl = s.p[q]
+        pl.rune_spots = ((r,), (), (), ())
+        s.over = True
+        have = pl.count(rune["count"])
+        assert have < rune["easy"][0]
+        lines = s.scoring_lines(q)
+        what = W.count_of(have, rune["count"])
+        why = f"Rune stone: {what}, short of its easy requirement ({rune['easy'][0]})"
+        assert (why, 0.0) in lines
+        assert any(text.startswith(f"Beer left on the {dice} (") for text, _ in lines), lines
+
+
+def test_view_shows_special_stacks_by_size_and_only_the_looker_their_stones():
+    """Ruling 11 (special rune stones): a special stack shows its size to all and its stones only
+    to a player who looked at it; the location stacks beside it are not changed by that."""
+    s = started(3)
+    q = s.to_move
+    node = next(n for n, st in s.special_stacks.items() if st)
+    s.special_known = {**s.special_known, node: 1 << q}
+    view = s.view(q)
+    for n, st in s.special_stacks.items():
+        entry = {"size": len(st), **({"tiles": list(st)} if n == node else {})}
+        assert view["special_stacks"][s.nodes[n]] == entry
+    for n in s.stacks:
+        if not s.stack_known[n] >> q & 1:
+            assert view["stacks"][s.nodes[n]].get("tiles") is None
+
+
+def test_action_json_of_a_single_action_has_no_index():
+    """Actions as JSON (docs/games/karvi.md): an action that is one choice is its name alone; one
+    of a family names its index."""
+    s = started(3)
+    assert s.action_to_json(END) == {"a": "end"}
+    assert s.action_to_json(A("SHIP_TO", 3)) == {"a": "ship_to", "x": 3}
+
+
+def test_card_44_label_says_join():
+    """Card 44: "place your ship next to another ship without displacing it": the choice reads
+    as joining that ship."""
+    s = started(3)
+    q = s.to_move
+    other = (q + 1) % 3
+    target = next(x for x in range(1, len(s.nodes)) if not s.obstructed[x] and x != s.p[q].ship)
+    s.p[other].ship = target
+    s.p[q].prov = 0
+    play_card(s, 44)
+    assert s.tasks[-1][0] == "join"
+    assert s.describe(A("SHIP_TO", target)) == f"join the ship in {s.nodes[target]}"
+
+
+def test_placing_a_rune_stone_on_an_empty_spot_scores_the_spot():
+    """Place a rune stone: the points printed on a rune spot are scored by the first stone put
+    there; a stone placed on top of another scores the spot no more."""
+    k = next(i for i, sp in enumerate(C.RUNE_SPOTS) if sp["points"] > 0)
+    s = started(3)
+    pl = s.p[s.to_move]
+    pl.res = (5, 5, 5)
+    points = pl.points
+    s.tasks.append(("rune_spot", 0))
+    s.apply(A("RUNE_SPOT", k))
+    assert pl.points == points + C.RUNE_SPOTS[k]["points"]
+    pl.res = (5, 5, 5)
+    s.tasks.append(("rune_spot", 1))
+    s.apply(A("RUNE_SPOT", k))
+    assert pl.points == points + C.RUNE_SPOTS[k]["points"]
+
+
+def test_no_warrior_is_taken_when_none_that_weak_is_left():
+    """(In)finite components: a warrior of a value none of which is left is taken one value
+    weaker; with none left of any weaker value either, nothing is taken."""
+    s = started(3)
+    pl, other = s.p[0], s.p[1]
+    put(other, "war", warrior_class(1, False), C.WARRIOR_SUPPLY)
+    before = pl.war
+    s._gain_warrior(pl, 1)
+    assert pl.war == before
+
+
+def test_view_decision_shows_its_count_and_printed_options():
+    """The pending decision (docs/games/karvi.md, Views): how many are left to take, and the
+    options printed on the spot or card, are public."""
+    s = started(3)
+    q = s.to_move
+    s.tasks.append(("res", 2))
+    assert s.view(q)["decision"] == {"kind": "res", "n": 2}
+    parts = [[["action", "trade"]], [["action", "raid"]]]
+    s.tasks.append(("parts", parts, "/", 0))
+    assert s.view(q)["decision"] == {"kind": "parts", "options": parts}
+
+
+def test_determinize_keeps_a_held_pile_out_of_the_others_hidden_runes():
+    """Variants, Less luck: the player holding the rune stone pile knows its stones, so in their
+    determinization no other player's hidden rune stone is one of them (a stone another player
+    took from the pile earlier stays the one it was, even where another shares its back)."""
+    s = meeple.make("karvi", players=3, seed=1, less_luck=True)
+    holder = s.pile_holder["runes"]
+    other = (holder + 1) % 3
+    pile = s.piles["runes"]
+    backs = [_RUNE_BACK_RANK[x] for x in pile]
+    taken = next(x for x in pile if backs.count(_RUNE_BACK_RANK[x]) > 1)
+    left = tuple(x for x in pile if x != taken)
+    s.piles = {**s.piles, "runes": left}
+    s.p[other].hidden_runes = (taken,)
+    for seed in range(20):
+        world = s.determinize(holder, random.Random(seed))
+        assert world.p[other].hidden_runes == (taken,)
+        assert world.piles["runes"] == left
