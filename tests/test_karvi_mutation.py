@@ -607,3 +607,48 @@ def test_determinize_keeps_a_held_pile_out_of_the_others_hidden_runes():
         world = s.determinize(holder, random.Random(seed))
         assert world.p[other].hidden_runes == (taken,)
         assert world.piles["runes"] == left
+
+
+def _data_steps() -> list[list]:
+    """Every effect step the data files hold: in action spots' and stop places' parts, cards'
+    boxes and tiles' bonuses (docs/games/karvi.md, "Effect language")."""
+    steps: list[list] = []
+
+    def walk(x: object) -> None:
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k in ("parts", "boxes"):
+                    steps.extend(st for part in v for st in part)
+                elif k == "bonus":
+                    steps.extend(v)
+                else:
+                    walk(v)
+        elif isinstance(x, list):
+            for y in x:
+                walk(y)
+
+    for data in (C.BOARD, C.ACTION_BOARDS, C.CARDS, C.TILES, C.TRACKS, C.SCORING):
+        walk(data)
+    return steps
+
+
+def test_a_step_the_words_do_not_know_is_named_by_its_key():
+    """Log and labels (docs/games/karvi.md, "Effect language"): a step without its own phrase is
+    still shown, by its key and arguments with spaces for underscores, never as nothing."""
+    assert W.step_words(["new_step", 2, "two_words"]) == "new step 2 two words"
+    assert W.steps_words([["points", 2], ["new_step", 1]]) == "+2 points, then new step 1"
+
+
+def test_data_steps_are_what_the_words_equivalents_assume():
+    """tools/equivalent/karvi.txt: the steps without arguments never say a number, and an action
+    step's words, stripped of "the"/"a" and "action", are its own key (so spot_name may read
+    either); every step the data holds has its own phrase, not the fallback."""
+    steps = _data_steps()
+    assert len(steps) > 300
+    no_args = {"free_move", "stack_move", "reuse", "copy_die", "map_jump"}
+    assert {st[0] for st in steps if len(st) == 1} <= no_args
+    for st in steps:
+        if st[0] == "action":
+            words = W.ACTION_WORDS[st[1]]
+            assert words.removeprefix("the ").removeprefix("a ").removesuffix(" action") == st[1]
+        assert W.step_words(st) != " ".join(str(a) for a in st).replace("_", " "), st
