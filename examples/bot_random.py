@@ -19,12 +19,17 @@ GAMES = int(sys.argv[3]) if len(sys.argv) > 3 else None  # stop after this many 
 finished = []  # tables whose game ended
 
 
-def stream(path):
-    with httpx.stream("GET", URL + path, headers=AUTH, timeout=httpx.Timeout(30, read=60)) as r:
-        r.raise_for_status()
-        for line in r.iter_lines():
-            if line.strip():  # an empty line is a keep-alive
-                yield json.loads(line)
+def stream(path):  # waits out the token's rate limit, like post
+    while True:
+        with httpx.stream("GET", URL + path, headers=AUTH, timeout=httpx.Timeout(30, read=60)) as r:
+            if r.status_code == 429:
+                time.sleep(float(r.headers.get("retry-after", 1)))
+                continue
+            r.raise_for_status()
+            for line in r.iter_lines():
+                if line.strip():  # an empty line is a keep-alive
+                    yield json.loads(line)
+            return
 
 
 def post(path, body=None):  # waits out the token's rate limit
