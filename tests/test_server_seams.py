@@ -14,13 +14,10 @@ import meeple.server
 
 SERVER = Path(meeple.server.__file__).parent
 
-# what stays, and why: the standard library's own hooks, and the core State's log sharing that
-# the Bot API's world sampling must undo on its private copy (core, not a server seam)
+# what stays, and why: the standard library's own hooks
 ALLOWED = {
     ("workers.py", "_adjust_process_count"),
     ("workers.py", "_exit"),
-    ("botapi.py", "_events"),
-    ("botapi.py", "_log_shared"),
 }
 
 

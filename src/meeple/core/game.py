@@ -199,6 +199,10 @@ class State(ABC):
     # logs again: the first to log takes its own copy (`_own_log`). A clone then copies no event
     # (a mid-game log is dozens). Code that appends to ``_events`` checks it first.
     _log_shared: bool = False
+    # The legal actions of the current decision, kept for `is_legal`, which `apply` asks right
+    # after a caller's `legal_actions`: a game that keeps them computes them in `_compute_legal`,
+    # reads them through `_cached_legal` and sets ``_legal = None`` wherever its state changes.
+    _legal: list[int] | None = None
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players
@@ -397,6 +401,14 @@ class State(ABC):
         new._undo_floor = self._undo_floor
         return new
 
+    def snapshot(self) -> State:
+        """A `clone` with a log of its own at once: another thread may read it (its log, view,
+        a world sampled from it) while this state goes on."""
+        new = self.clone()
+        if new._events is not None:
+            new._own_log()
+        return new
+
     def determinize(self, player: int, rng: random.Random, keep_log: bool = False) -> State:
         """A copy in which everything ``player`` cannot know is resampled, future draws included.
 
@@ -422,15 +434,33 @@ class State(ABC):
     def emit(self, event: dict[str, Any], to: int | None = None) -> None:
         """Log an event: public (``to=None``) or private to player ``to``.
 
-        Hot paths may append ``(to, compact_tuple)`` to ``self._events`` directly (taking
-        `_own_log` first when ``_log_shared``) and implement `_format_event`; `log` then builds
-        the dict only when someone reads it.
+        Hot paths may append ``(to, compact_tuple)`` to `_writable_log` instead and implement
+        `_format_event`; `log` then builds the dict only when someone reads it.
         """
-        events = self._events
+        events = self._writable_log()
         if events is not None:
-            if self._log_shared:
-                events = self._own_log()
             events.append((to, event))
+
+    def _writable_log(self) -> list[tuple[int | None, Any]] | None:
+        """The event log to append ``(to, event)`` to, or None when this state keeps no log (a
+        search copy). A log shared with a clone is copied first (``_log_shared``); a hot path
+        calls this once and appends compact tuples that `_format_event` makes into dicts."""
+        events = self._events
+        if events is not None and self._log_shared:
+            events = self._own_log()
+        return events
+
+    def _compute_legal(self) -> list[int]:
+        """The legal actions computed afresh, for a game that keeps them (`_cached_legal`)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no legal-action cache")
+
+    def _cached_legal(self) -> list[int]:
+        """The legal actions now, computed at most once per change of the state (see
+        ``_legal``). The list is the cache itself: a caller outside the game gets a copy."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
 
     def _own_log(self) -> list[tuple[int | None, Any]]:
         """The event log, copied first: `clone` left it shared with another state (only called

@@ -475,10 +475,7 @@ class BotAPI:
     async def _world(self, t: LiveTable, seat: int, rng: random.Random) -> Any:
         """A world sampled for ``seat`` (fresh randomness each time), or an error object."""
         rec = t.rec
-        snapshot = t.state.clone()
-        if snapshot._events is not None:  # its own log: the table's grows on the event loop
-            snapshot._events = list(snapshot._events)
-            snapshot._log_shared = False
+        snapshot = t.state.snapshot()  # read on a worker thread while the table goes on
 
         def fresh(seed: int) -> Any:
             return meeple.make(rec.game, rec.players, seed, **rec.options)

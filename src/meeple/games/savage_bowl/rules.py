@@ -174,10 +174,8 @@ class SavageBowlState(State):
         self.next_leader = self.first_leader
         # _start_trick (below) sets sitting (the seat sitting out the trick), order, trick and
         # tcol (effective colours, | CHAM_FLAG for a Chameleon play).
-        events = self._events
+        events = self._writable_log()
         if events is not None:  # see _format_event
-            if self._log_shared:  # (shared with a clone: see State._log_shared)
-                events = self._own_log()
             for p in range(n):
                 events.append((p, ("deal", self.round, self.hands[p], self.use_chameleons)))
         self.emit({"type": "round", "round": self.round, "leader": self.first_leader})
@@ -268,10 +266,8 @@ class SavageBowlState(State):
         trick = self.trick
         trick.append(c)
         self.tcol.append(colour)
-        events = self._events
+        events = self._writable_log()
         if events is not None:
-            if self._log_shared:
-                events = self._own_log()
             events.append((None, (p, c, kind, colour & 7)))  # a play; see _format_event
         k = len(trick)
         if k == len(self.order):
@@ -320,10 +316,8 @@ class SavageBowlState(State):
             cards |= 1 << c
         self.won = replaced(self.won, winner, self.won[winner] + 1)  # (replaced: see _copy)
         self.won_cards = replaced(self.won_cards, winner, self.won_cards[winner] | cards)
-        events = self._events
+        events = self._writable_log()
         if events is not None:  # see _format_event
-            if self._log_shared:
-                events = self._own_log()
             events.append((None, ("trick", self.trick_no, winner, strongest if first_half else None)))
         # Runaway Champ Cards: in order of reaching the target.
         if self.won[winner] == self.target and len(self.champ) < len(self.champ_values):

@@ -223,7 +223,7 @@ class ScarvusState(State):
         self.last_challenge: dict[str, Any] | None = None
         self.phase = CARD
         self.to_move = 0
-        self._legal: list[int] | None = None  # see legal_actions
+        self._legal = None  # see legal_actions
         self._deal()
         self._start_turn(0)
 
@@ -507,10 +507,8 @@ class ScarvusState(State):
         """Log one of the most frequent events (a deal, a bid, an acceptance, a card discarded or
         drawn, a challenge, a feather) as a tuple: `_format_event` makes its dict only when the
         log is read."""
-        events = self._events
+        events = self._writable_log()
         if events is not None:
-            if self._log_shared:  # (shared with a clone: see State._log_shared)
-                events = self._own_log()
             events.append((to, event))
 
     def _format_event(self, event: tuple[Any, ...]) -> dict[str, Any]:

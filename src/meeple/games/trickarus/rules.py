@@ -191,10 +191,8 @@ class TrickarusState(State):
         self.trick: list[int] = []
         self.lead_card = -1  # first non-Lightning card of the trick (FAQ: Lightning led)
         self.to_move = self.leader  # the first round: seat 0 (R8); later, the last trick's winner
-        events = self._events
+        events = self._writable_log()
         if events is not None:  # compact: made into dicts when the log is read (_format_event)
-            if self._log_shared:  # (shared with a clone: see State._log_shared)
-                events = self._own_log()
             for p in range(self.players):
                 events.append((p, ("deal", self.round, hands[p])))
             events.append((None, ("round", self.round, self.leader)))
@@ -257,10 +255,8 @@ class TrickarusState(State):
             lead_mask = SUIT_MASK[self.side][SUIT[self.side][lead]]
             if not lead_mask >> card & 1:  # did not follow: void in the lead colour
                 self.voids[p] |= lead_mask
-        events = self._events
+        events = self._writable_log()
         if events is not None:
-            if self._log_shared:
-                events = self._own_log()
             events.append((None, (p, card, self.side)))  # a play; see _format_event
         if FLIPS[card]:  # Changing Between Day and Night: hands and table flip at once
             self.side ^= 1
@@ -297,10 +293,8 @@ class TrickarusState(State):
             into_sun = move_up(self.pos, winner, self.track_length)
             if into_sun:
                 self.sun_reached = True
-        events = self._events
+        events = self._writable_log()
         if events is not None:
-            if self._log_shared:
-                events = self._own_log()
             events.append((None, ("trick", winner, trick, lightning, before, self.pos[winner], into_sun)))
         self.last_trick = trick
         self.last_winner = winner
