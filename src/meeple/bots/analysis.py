@@ -59,6 +59,14 @@ MIN_SCORE_LOSS = 1.0
 """Likewise for a mistake judged in points (a move no worse in place that scores more)."""
 
 
+METHOD_VERSION = 1
+"""The analysis method's version, stored with every analysis the server keeps. Bump it whenever
+a change makes the same record give different figures (the rollouts, the budgets, the test for
+a mistake, a game's hooks): a stored analysis is kept for good, so without the bump one made by
+the old method would still be shown as current; with it, the page says it was made with an older
+method and offers to analyse the game again."""
+
+
 @dataclass(frozen=True)
 class Depth:
     """A named work budget: ``worlds`` sampled worlds per decision, ``rollouts`` playouts per world

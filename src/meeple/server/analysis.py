@@ -7,6 +7,11 @@ so that it takes turns with the bots' moves, and is stored once per (table, seat
 ``meeple_analyses`` (migration ``0010_analysis``): a second press, on this server or another,
 reads the stored one or the progress of the one under way. Starting one counts against the
 visitor's ``analyse`` budget (a moving-window rate limit, like the other limits).
+
+Each stored analysis keeps the version of the method that made it (`METHOD_VERSION`, column
+``method``, migration ``0013_s4_anver``). One made by an older method (or before versions were
+kept) is reported ``outdated`` and still shown; a press analyses it again and replaces it. The
+replacement is claimed like a failed analysis: one conditional update wins on any server.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from limits import parse_many
 from sqlalchemy import JSON, Column, Float, ForeignKey, Integer, String, Table, select, update
 from sqlalchemy.exc import IntegrityError
 
-from meeple.bots.analysis import DEPTHS, analyse, analysis_points, merge
+from meeple.bots.analysis import DEPTHS, METHOD_VERSION, analyse, analysis_points, merge
 
 from .accounts import client_address
 from .models import SeatNo, Strict
@@ -48,6 +53,7 @@ analyses_t = Table(
     Column("total", Integer, nullable=False),
     Column("result", JSON, nullable=True),
     Column("updated_at", Float, nullable=False),  # epoch seconds (the database's clock)
+    Column("method", Integer, nullable=True),  # METHOD_VERSION that made it (NULL: unknown)
 )
 
 
@@ -56,12 +62,23 @@ class StartAnalysis(Strict):
     depth: Literal["quick", "deep"] = "quick"
 
 
+def outdated(method: int | None) -> bool:
+    """Made by an older analysis method than this server's (or by one of unknown version)."""
+    return method is None or method < METHOD_VERSION
+
+
 def _row(r: Any, now: float) -> dict[str, Any]:
     status = r.status
     if status == "running" and now - r.updated_at >= STALE:
         status = "stale"  # its server went quiet: the next start runs it again
     return {"status": status, "done": r.done, "total": r.total, "result": r.result,
-            "depth": r.depth, "seat": r.seat}
+            "depth": r.depth, "seat": r.seat, "method": r.method,
+            "method_current": METHOD_VERSION, "outdated": outdated(r.method)}
+
+
+def _none(seat: int, depth: str) -> dict[str, Any]:
+    return {"status": "none", "done": 0, "total": 0, "result": None, "depth": depth,
+            "seat": seat, "method": None, "method_current": METHOD_VERSION, "outdated": False}
 
 
 def _key(table_id: str, seat: int, depth: str) -> Any:
@@ -76,26 +93,38 @@ def read(storage: Storage, table_id: str, seat: int, depth: str) -> dict[str, An
 
 
 def claim(storage: Storage, table_id: str, seat: int, depth: str, total: int) -> bool:
-    """Mark the analysis as running here; False when it is done or running elsewhere."""
+    """Mark the analysis as running here; False when it is done by this method (or a newer
+    one) or running elsewhere."""
     now = storage.clock.now()
     with storage.engine.begin() as conn:
         try:
             with conn.begin_nested():
                 conn.execute(analyses_t.insert().values(
                     table_id=table_id, seat=seat, depth=depth, status="running", done=0,
-                    total=total, result=None, updated_at=now))
+                    total=total, result=None, updated_at=now, method=METHOD_VERSION))
             return True
         except IntegrityError:
             pass
-        # Taken over only when it failed or its server went quiet (one winner: the update
-        # names the row's old time).
+        # Taken over only when it failed, its server went quiet or an older method made it (one
+        # winner: the update names the row's old time and method, so of two servers that read
+        # the same row only the first to write takes it; the other then reads it running).
         r = conn.execute(select(analyses_t).where(_key(table_id, seat, depth))).first()
-        if r is None or r.status == "done" or (r.status == "running" and now - r.updated_at < STALE):
+        if r is None or (r.status == "done" and not outdated(r.method)) or (
+                r.status == "running" and now - r.updated_at < STALE):
             return False
-        took = conn.execute(update(analyses_t).where(_key(table_id, seat, depth))
-                            .where(analyses_t.c.updated_at == r.updated_at)
-                            .values(status="running", done=0, total=total, updated_at=now))
-        return took.rowcount == 1
+        return take_over(conn, r, total, now)
+
+
+def take_over(conn: Any, seen: Any, total: int, now: float) -> bool:
+    """Restart the analysis row ``seen`` (as read a moment ago) here, unless another server
+    changed it since: the update names the time and method that were read."""
+    c = analyses_t.c
+    same_method = c.method.is_(None) if seen.method is None else c.method == seen.method
+    took = conn.execute(update(analyses_t).where(_key(seen.table_id, seen.seat, seen.depth))
+                        .where(c.updated_at == seen.updated_at, same_method)
+                        .values(status="running", done=0, total=total, result=None,
+                                updated_at=now, method=METHOD_VERSION))
+    return bool(took.rowcount == 1)
 
 
 def record_progress(storage: Storage, table_id: str, seat: int, depth: str, done: int,
@@ -133,7 +162,8 @@ class Analyses:
         db = self.manager.db
         storage = self.manager.storage
         known = await db(read, storage, table_id, seat, depth)
-        if known is not None and known["status"] in ("done", "running"):
+        if known is not None and (known["status"] == "running" or (
+                known["status"] == "done" and not known["outdated"])):
             return known
         await self.limits.hit("analyse", visitor)
         points = await asyncio.to_thread(analysis_points, record, seat)
@@ -177,7 +207,8 @@ def _empty(record: dict[str, Any], seat: int, depth: str) -> dict[str, Any]:
 def router(manager: TableManager, limits: RateLimits) -> APIRouter:
     """``POST /api/tables/{id}/analysis`` starts (or finds) an analysis of a seat;
     ``GET /api/tables/{id}/analysis?seat=&depth=`` follows it: status, progress and, once done,
-    the analysis (`meeple.bots.analysis.Analysis.to_json`)."""
+    the analysis (`meeple.bots.analysis.Analysis.to_json`), with the method version that made
+    it (``method``, ``method_current``; ``outdated``: an older one, which a POST replaces)."""
     api = APIRouter()
     analyses = Analyses(manager, limits)
 
@@ -191,7 +222,6 @@ def router(manager: TableManager, limits: RateLimits) -> APIRouter:
             raise TableError("bad_request", f"depth is one of {', '.join(DEPTHS)}")
         await analyses.finished_record(table_id, seat)
         found = await manager.db(read, manager.storage, table_id, seat, depth)
-        return found or {"status": "none", "done": 0, "total": 0, "result": None,
-                         "depth": depth, "seat": seat}
+        return found or _none(seat, depth)
 
     return api

@@ -28,17 +28,42 @@ $("change").addEventListener("submit", async (e) => {
 async function drawTokens() {
   const { tokens } = await api("/api/tokens");
   $("tokens").replaceChildren(...tokens.map((t) => h("li", { "data-token": t.id },
-    `${t.name}: ${t.prefix}… (${t.scopes.join(", ")}) `,
-    h("button", { onclick: async () => { await api(`/api/tokens/${t.id}/revoke`, {}); drawTokens(); } }, "Revoke"))));
+    h("strong", {}, t.name), `: ${t.prefix}… (${t.scopes.join(", ")}), made ${t.created_at.slice(0, 10)} `,
+    h("button", { "aria-label": `Revoke the token ${t.name} (${t.prefix}…)`, onclick: () => revoke(t) }, "Revoke"))));
+  if (!tokens.length) $("tokens").replaceChildren(h("li.muted", {}, "No token."));
+}
+async function revoke(t) {
+  // A program using it stops at once and the token cannot be brought back: ask first.
+  if (!confirm(`Revoke the token "${t.name}" (${t.prefix}…)? Programs using it stop at once.`)) return;
+  try { await api(`/api/tokens/${t.id}/revoke`, {}); } catch (err) { $("error").textContent = err.message; }
+  drawTokens();
+}
+function showNew(t) {
+  const secret = h("input", { id: "token-secret", readonly: true, value: t.token, size: 50,
+    "aria-label": "your new token", onfocus: (e) => e.target.select() });
+  const said = h("span.muted", { id: "token-copied", role: "status" });
+  const copy = h("button", { id: "token-copy", type: "button", onclick: async () => {
+    try { await navigator.clipboard.writeText(t.token); said.textContent = "Copied."; }
+    catch { secret.select(); said.textContent = "Select it and copy (Ctrl+C)."; }
+  } }, "Copy");
+  const example = `curl -X POST -H "Authorization: Bearer <the token>" ${location.origin}/api/bot/account/upgrade`;
+  $("token-new").replaceChildren(
+    h("p", {}, h("strong", {}, `Your new token "${t.name}"`), ": copy it now, it is not shown again."),
+    h("p.token-secret", {}, secret, " ", copy, " ", said),
+    me.bot || !t.scopes.includes("bot:play") ? null
+      : h("p.muted", {}, "To make this account a bot account, for good: ", h("code", {}, example)));
 }
 if (me) {
+  $("bot-state").hidden = !me.bot;
   $("no-bots").checked = Boolean(me.no_bots);
   $("no-bots").addEventListener("change", () => api("/api/me/no_bots", { no_bots: $("no-bots").checked }));
   $("token-form").addEventListener("submit", async (e) => {
     e.preventDefault();
+    $("error").textContent = "";
+    const scopes = [...document.querySelectorAll('#token-form input[name="scope"]:checked')].map((i) => i.value);
+    if (!scopes.length) { $("error").textContent = "Choose at least one thing the token may do."; return; }
     try {
-      const t = await api("/api/tokens", { name: $("token-name").value.trim() });
-      $("token-new").textContent = `Your new token (copy it now, it is not shown again): ${t.token}`;
+      showNew(await api("/api/tokens", { name: $("token-name").value.trim(), scopes }));
       drawTokens();
     } catch (err) { $("error").textContent = err.message; }
   });

@@ -61,10 +61,15 @@ export function mountAnalysis(box, { tableId, seats, steps, getSeat, jump, auto 
   }
 
   function report(r) {
+    // A stored analysis made by an older method is still shown, said to be out of date, and
+    // the button offers to analyse again (which replaces it).
+    const old = r.status === "done" && r.outdated;
     progress.hidden = !(r.status === "running" || r.status === "stale");
     progress.max = Math.max(1, r.total); progress.value = r.done;
     status.textContent = r.status === "running" ? `Analysing… ${r.done} of ${r.total} decisions`
-      : r.status === "failed" ? "The analysis failed; try again." : r.status === "stale" ? "The analysis stopped; press again." : "";
+      : r.status === "failed" ? "The analysis failed; try again." : r.status === "stale" ? "The analysis stopped; press again."
+        : old ? "This analysis was made with an older method: press Analyse again for the current one." : "";
+    button.textContent = old ? "Analyse again" : "Analyse my game";
     if (r.status === "done") show(r.result);
   }
 
@@ -90,7 +95,7 @@ export function mountAnalysis(box, { tableId, seats, steps, getSeat, jump, auto 
   }
 
   button.onclick = start;
-  pick.onchange = () => { out.replaceChildren(); follow(); };
+  pick.onchange = () => { out.replaceChildren(); button.textContent = "Analyse my game"; follow(); };
   depth.onchange = pick.onchange;
   if (auto) start(); else follow();  // a stored analysis shows at once
   return { syncSeat };
