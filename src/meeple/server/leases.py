@@ -146,17 +146,19 @@ class Leases:
         self.mine.update(rows)
         return list(rows)
 
-    def orphans(self, limit: int = 200, engine: Engine | None = None) -> list[str]:
+    def orphans(self, limit: int = 200, engine: Engine | None = None,
+                unleased: bool = False) -> list[str]:
         """Running tables nobody living drives (no lease, an expired one, or ours from before a
-        restart of this server)."""
+        restart of this server); ``unleased``: only those without a lease row."""
         now = self.storage.clock.now()
+        lapsed = or_(leases_t.c.table_id.is_(None), leases_t.c.expires_at < now,
+                     leases_t.c.holder.like(self.node + ":%"))
         with (engine or self.storage.engine).connect() as conn:
             rows = conn.execute(
                 select(tables_t.c.id)
                 .select_from(tables_t.outerjoin(leases_t, leases_t.c.table_id == tables_t.c.id))
                 .where(tables_t.c.status == "running", _NEEDS_DRIVER,
-                       or_(leases_t.c.table_id.is_(None), leases_t.c.expires_at < now,
-                           leases_t.c.holder.like(self.node + ":%")))
+                       leases_t.c.table_id.is_(None) if unleased else lapsed)
                 .limit(limit + len(self.mine))
             ).scalars().all()
         return [r for r in rows if r not in self.mine][:limit]
@@ -171,7 +173,7 @@ class Leases:
                 return set(), []
             lost = self.renew(engine)
             taken = self.take_over(engine)
-            for tid in self.orphans(engine=engine):
+            for tid in self.orphans(engine=engine, unleased=True):
                 if self.acquire(tid, engine):
                     taken.append(tid)
             return lost, taken
