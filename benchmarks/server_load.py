@@ -22,8 +22,9 @@ to K times between the last count that held and the first that did not.
 ``--kill-at-peak`` (two servers or more) goes back to the peak (the most tables that held, or
 ``--tables`` without ``--ramp``), measures it once more, and kills one server (``--kill-node``,
 the last by default) with SIGKILL, then plays on for ``--kill-seconds``. Its players reconnect
-as the page does (first after 0.5 s), to the next living server round the ring, as a proxy
-hashing the table id sends them when the chosen upstream refuses connections; a move sent but
+as the page does (first after 0.5 s), to another living server chosen by a hash of the table
+(``--failover``), as a proxy hashing the table id sends them when the chosen upstream refuses
+connections; a move sent but
 not seen applied is sent again with the same move number (the server answers a repeat like
 the first). Measured per table of the killed server: seconds from the kill to its first state
 and to its first acknowledged move from another server; with ``--time-limit`` (each table then
@@ -69,6 +70,7 @@ import tempfile
 import time
 import urllib.request
 import uuid
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -335,15 +337,21 @@ class Load:
             return index % len(self.nodes)
         return (index + seat) % len(self.nodes)
 
-    def route(self, node: int) -> int:
-        """The server a request meant for ``node`` reaches: that one, or when it was found dead
-        the next living one round the ring (what nginx's ``hash $uri consistent`` and Caddy's
-        ``uri_hash`` do when the chosen upstream refuses connections)."""
-        for k in range(len(self.nodes)):
-            at = (node + k) % len(self.nodes)
-            if at not in self.down:
-                return at
-        return node
+    def route(self, node: int, key: int) -> int:
+        """The server a request of table ``key`` meant for ``node`` reaches: that one, or when
+        it was found dead another living one. ``--failover spread`` (the default) picks it by a
+        hash of the table and the server (rendezvous hashing), so a dead server's tables spread
+        over all the others, as Caddy's ``uri_hash`` and nginx's ``hash $uri consistent`` (a
+        ring of many points a server) spread a dead upstream's keys; ``next`` sends them all to
+        the next living server by index (one survivor takes the whole dead server's load)."""
+        if node not in self.down:
+            return node
+        living = [at for at in range(len(self.nodes)) if at not in self.down]
+        if not living:
+            return node
+        if self.args.failover == "next":
+            return min(living, key=lambda at: (at - node) % len(self.nodes))
+        return max(living, key=lambda at: zlib.crc32(f"{key}/{at}".encode()))
 
     def lost_to_kill(self, at: int) -> bool:
         """A connection to the killed server failed: expected, the client goes elsewhere."""
@@ -352,10 +360,10 @@ class Load:
             return True
         return False
 
-    async def post(self, node: int, path: str, body: dict, cookie: str) -> dict:
+    async def post(self, index: int, node: int, path: str, body: dict, cookie: str) -> dict:
         key = uuid.uuid4().hex  # a retry after a lost answer is the same request
         for attempt in range(5):
-            at = self.route(node)
+            at = self.route(node, index)
             try:
                 status, answer = await asyncio.wait_for(self.http.post(
                     self.nodes[at], path, body, {"cookie": f"meeple_client={cookie}",
@@ -378,11 +386,12 @@ class Load:
             create["time_limit"] = self.args.time_limit
         while not self.stop.is_set():
             try:
-                t = await self.post(self.node_of(index, 0), "/api/tables", create,
+                t = await self.post(index, self.node_of(index, 0), "/api/tables", create,
                                     uuid.uuid4().hex)
                 secrets = {0: t["secret"]}
                 for seat in range(1, self.args.players):
-                    j = await self.post(self.node_of(index, seat), f"/api/tables/{t['id']}/join",
+                    j = await self.post(index, self.node_of(index, seat),
+                                        f"/api/tables/{t['id']}/join",
                                         {"seat": seat, "name": f"P{seat}"}, uuid.uuid4().hex)
                     secrets[seat] = j["secret"]
             except Exception as exc:
@@ -410,7 +419,7 @@ class Load:
         me = SeatState()  # kept across connections
         retry = 0.5  # the page's reconnect delay, doubled up to 5 s while connections fail
         while not self.stop.is_set():
-            at = self.route(node)
+            at = self.route(node, index)
             try:
                 if await self._play(index, table, seat, secret, at, sent, rng, me):
                     return
@@ -939,6 +948,10 @@ def main() -> None:
                    help="at the peak (the most tables that held, or --tables without --ramp), "
                         "kill -9 one server and keep playing: takeover times and lost moves")
     p.add_argument("--kill-node", type=int, default=-1, help="the server killed (default: the last)")
+    p.add_argument("--failover", choices=["spread", "next"], default="spread",
+                   help="where a dead server's players go: spread over the living servers by "
+                        "a hash of the table (as Caddy's uri_hash and nginx's hash consistent "
+                        "do), or all to the next living server by index")
     p.add_argument("--kill-seconds", type=float, default=30.0,
                    help="seconds of play after the kill")
     p.add_argument("--time-limit", type=float, default=None, metavar="S",
