@@ -317,6 +317,7 @@ class Load:
         self.tasks: list[asyncio.Task[None]] = []
         self.dropped: list[asyncio.Task[None]] = []
         self.games = 0
+        self.seated: set[int] = set()  # table slots whose first table is set up and playing
         # the kill: which server was killed and when; the servers this client found dead (a
         # refused connection), which it then skips, as a load balancer does with a dead upstream
         self.killed: int | None = None
@@ -394,6 +395,7 @@ class Load:
                                         f"/api/tables/{t['id']}/join",
                                         {"seat": seat, "name": f"P{seat}"}, uuid.uuid4().hex)
                     secrets[seat] = j["secret"]
+                self.seated.add(index)
             except Exception as exc:
                 self.window.errors.append(f"setup: {exc!r}"[:200])
                 await asyncio.sleep(1.0)
@@ -492,6 +494,7 @@ class Load:
         while len(self.tasks) < tables:
             self.tasks.append(asyncio.create_task(self.table_loop(len(self.tasks))))
         while len(self.tasks) > tables:
+            self.seated.discard(len(self.tasks) - 1)
             self.dropped.append(self.tasks.pop())
             self.dropped[-1].cancel()
 
@@ -816,12 +819,20 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
                    "host_idle": round(idle, 3), "bus_msgs_per_move": bus_per_move,
                    "bus_bytes_per_move": bus_bytes_per_move}
 
+    async def settle(tables: int) -> None:
+        """After a resize: wait until every table slot is seated (at most 60 s), then
+        ``--warmup`` seconds, so that no window measures the new tables' set-up."""
+        end = time.monotonic() + 60
+        while not set(range(tables)) <= load.seated and time.monotonic() < end:
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(args.warmup)
+
     async def step(tables: int) -> bool:
         """``tables`` tables, warmed up, measured over ``--repeat`` windows: it holds when the
         p99 (``--judge pooled``: of all their deliveries together; ``median``: the median of
         the windows' p99s) is under 100 ms with no error or refused seat."""
         load.resize(tables)
-        await asyncio.sleep(args.warmup)
+        await settle(tables)
         pooled: list[float] = []
         each: list[float] = []
         moves = faults = 0
@@ -881,7 +892,7 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
             else:
                 if args.ramp:  # back to the peak, measured once more just before the kill
                     load.resize(peak)
-                    await asyncio.sleep(args.warmup)
+                    await settle(peak)
                     await window(peak, "peak before the kill: ")
                 kill = await kill_phase(args, load, procs, peak)
     finally:
