@@ -703,6 +703,8 @@ async def kill_phase(args: argparse.Namespace, load: Load, procs: list[subproces
                  if load.node_of(i, seat) == victim}
     watch = LeaseWatch(args.db, args.node_ids[victim])
     await asyncio.to_thread(watch.start)
+    living = [p for i, p in enumerate(procs) if i != victim]
+    m0 = [await asyncio.to_thread(scrape, p.port) for p in living]  # type: ignore[attr-defined]
     load.window = Window()
     load.kill_at = time.perf_counter()
     load.killed = victim
@@ -713,6 +715,7 @@ async def kill_phase(args: argparse.Namespace, load: Load, procs: list[subproces
     await asyncio.sleep(args.kill_seconds)
     await follow
     watch.close()
+    m1 = [await asyncio.to_thread(scrape, p.port) for p in living]  # type: ignore[attr-defined]
     w = load.window
     moved = {i: t for i, t in load.acked_after_kill.items() if i in on_victim}
     others = [t for i, t in load.acked_after_kill.items() if i not in on_victim]
@@ -730,6 +733,8 @@ async def kill_phase(args: argparse.Namespace, load: Load, procs: list[subproces
           f"deliveries, errors={len(w.errors)} lost_seats={w.lost_seats}"
           + (f" kinds={collections.Counter(e.split(': ', 1)[-1][:40] for e in w.errors)}"
              if w.errors else ""), flush=True)
+    print(f"after the kill, the living servers: moves={w.moves} "
+          f"stalls=[{'; '.join(stalls(a, b) for a, b in zip(m0, m1, strict=True))}]", flush=True)
     return out
 
 
