@@ -22,7 +22,7 @@ from server_proc import SRC, needs_services
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from server_load import kill_verdict, lost_moves, nearest_rank  # noqa: E402
+from server_load import judged_p99, kill_verdict, lost_moves, nearest_rank  # noqa: E402
 
 
 def test_lost_moves_names_each_acknowledged_move_the_log_does_not_hold():
@@ -56,6 +56,17 @@ def test_the_kill_verdict_holds_the_run_to_the_documented_takeover_time():
     assert kill_verdict(_kill(leases_moved=2))
     assert kill_verdict(_kill(lost_moves=1))
     assert kill_verdict(_kill(errors=1))
+
+
+def test_a_ramp_step_is_judged_on_the_median_of_its_windows_unless_pooled():
+    # one window with a passing stall (the first run's 96-table step: 582 ms, then 7 ms)
+    assert judged_p99("median", 547.7, [582.2, 7.2, 9.0]) == 9.0
+    assert judged_p99("pooled", 547.7, [582.2, 7.2, 9.0]) == 547.7
+    # a server past its capacity fails every window, and so the step
+    assert judged_p99("median", 700.0, [650.0, 120.0, 800.0]) == 650.0
+    # a window that saw no deliveries counts as failed
+    assert judged_p99("median", 50.0, [float("nan"), float("nan"), 40.0]) == float("inf")
+    assert judged_p99("median", 5.0, [5.0]) == 5.0
 
 
 def test_nearest_rank_percentiles_of_a_few_tables():

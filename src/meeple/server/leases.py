@@ -13,10 +13,11 @@ clocks disagree still agree on who holds what.
 
 from __future__ import annotations
 
+import threading
 import uuid
 from dataclasses import dataclass, field
 
-from sqlalchemy import and_, delete, exists, insert, or_, select, update
+from sqlalchemy import Engine, and_, delete, exists, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .storage import Storage, TableRecord, leases_t, seats_t, tables_t
@@ -50,16 +51,19 @@ class Leases:
     every: float = 1.0
     mine: set[str] = field(default_factory=set)
     holder: str = ""
+    released: bool = False  # handed on by `release_all`: no round renews or takes any more
+    _round_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
         self.holder = f"{self.node}:{uuid.uuid4().hex[:12]}"
 
-    def acquire(self, table_id: str) -> bool:
+    def acquire(self, table_id: str, engine: Engine | None = None) -> bool:
         """Take the table's lease if nobody living holds it. A takeover from a dead holder
         moves the table's deadline on by the time since that holder last renewed."""
         now = self.storage.clock.now()
+        engine = engine or self.storage.engine
         try:
-            with self.storage.engine.begin() as conn:  # the common case: a new table
+            with engine.begin() as conn:  # the common case: a new table
                 conn.execute(insert(leases_t).values(
                     table_id=table_id, holder=self.holder, expires_at=now + self.ttl,
                     renewed_at=now))
@@ -67,7 +71,7 @@ class Leases:
             return True
         except IntegrityError:  # someone holds (or held) it: see whether it is still alive
             pass
-        with self.storage.engine.begin() as conn:
+        with engine.begin() as conn:
             if self.storage.inline:
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
             row = conn.execute(select(leases_t).where(leases_t.c.table_id == table_id)
@@ -90,33 +94,89 @@ class Leases:
         self.mine.add(table_id)
         return True
 
-    def renew(self) -> set[str]:
-        """Renew every lease of ours; returns the tables we lost (taken over meanwhile)."""
-        with self.storage.engine.begin() as conn:
+    def renew(self, engine: Engine | None = None) -> set[str]:
+        """Renew every lease of ours; returns the tables we lost (taken over meanwhile).
+
+        Only tables already ours when the renewal began can be lost by it: one acquired while
+        it ran (another thread) committed after its read and is not in ``held``."""
+        before = set(self.mine)
+        with (engine or self.storage.engine).begin() as conn:
             self.storage.sync_clock(conn)
             now = self.storage.clock.now()
-            conn.execute(update(leases_t).where(leases_t.c.holder == self.holder)
-                         .values(expires_at=now + self.ttl, renewed_at=now))
-            held = set(conn.execute(select(leases_t.c.table_id)
-                                    .where(leases_t.c.holder == self.holder)).scalars())
-        lost = self.mine - held
-        self.mine &= held
+            held = set(conn.execute(
+                update(leases_t).where(leases_t.c.holder == self.holder)
+                .values(expires_at=now + self.ttl, renewed_at=now)
+                .returning(leases_t.c.table_id)).scalars())
+        lost = before - held
+        self.mine -= lost
         return lost
 
-    def orphans(self, limit: int = 200) -> list[str]:
-        """Running tables nobody living drives (no lease, an expired one, or ours from before a
-        restart of this server)."""
+    def take_over(self, engine: Engine | None = None, limit: int = 500) -> list[str]:
+        """Take, in one transaction, every lapsed lease on a running table (and our own from
+        before a restart), crediting each table the time since its holder last renewed (as
+        `acquire` does one by one). Rows another transaction holds (a driver's move reading its
+        lease) are skipped this round, not waited for. Returns the tables taken."""
         now = self.storage.clock.now()
-        with self.storage.engine.connect() as conn:
+        with (engine or self.storage.engine).begin() as conn:
+            if self.storage.inline:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            rows = conn.execute(
+                select(leases_t.c.table_id)
+                .join(tables_t, tables_t.c.id == leases_t.c.table_id)
+                .where(tables_t.c.status == "running", _NEEDS_DRIVER,
+                       leases_t.c.holder != self.holder,
+                       or_(leases_t.c.expires_at < now,
+                           leases_t.c.holder.like(self.node + ":%")))
+                .order_by(leases_t.c.expires_at)
+                .limit(limit)
+                .with_for_update(of=leases_t, skip_locked=True)
+            ).scalars().all()
+            if not rows:
+                return []
+            renewed = (select(leases_t.c.renewed_at).where(leases_t.c.table_id == tables_t.c.id)
+                       .scalar_subquery())
+            conn.execute(
+                update(tables_t)
+                .where(tables_t.c.id.in_(rows), tables_t.c.deadline.is_not(None),
+                       tables_t.c.deadline > renewed, renewed < now)
+                .values(deadline=tables_t.c.deadline + (now - renewed),
+                        version=tables_t.c.version + 1))
+            conn.execute(update(leases_t).where(leases_t.c.table_id.in_(rows)).values(
+                holder=self.holder, expires_at=now + self.ttl, renewed_at=now))
+        self.mine.update(rows)
+        return list(rows)
+
+    def orphans(self, limit: int = 200, engine: Engine | None = None,
+                unleased: bool = False) -> list[str]:
+        """Running tables nobody living drives (no lease, an expired one, or ours from before a
+        restart of this server); ``unleased``: only those without a lease row."""
+        now = self.storage.clock.now()
+        lapsed = or_(leases_t.c.table_id.is_(None), leases_t.c.expires_at < now,
+                     leases_t.c.holder.like(self.node + ":%"))
+        with (engine or self.storage.engine).connect() as conn:
             rows = conn.execute(
                 select(tables_t.c.id)
                 .select_from(tables_t.outerjoin(leases_t, leases_t.c.table_id == tables_t.c.id))
                 .where(tables_t.c.status == "running", _NEEDS_DRIVER,
-                       or_(leases_t.c.table_id.is_(None), leases_t.c.expires_at < now,
-                           leases_t.c.holder.like(self.node + ":%")))
+                       leases_t.c.table_id.is_(None) if unleased else lapsed)
                 .limit(limit + len(self.mine))
             ).scalars().all()
         return [r for r in rows if r not in self.mine][:limit]
+
+    def round(self, engine: Engine | None = None) -> tuple[set[str], list[str]]:
+        """One lease round: renew ours, take over the lapsed ones in one transaction, then take
+        up, one by one, the rare running table that needs a driver and has no lease row at all.
+        Returns (the tables lost, the tables taken); nothing once `release_all` ran (a round
+        in another thread must not take back what a stopping server just handed on)."""
+        with self._round_lock:
+            if self.released:
+                return set(), []
+            lost = self.renew(engine)
+            taken = self.take_over(engine)
+            for tid in self.orphans(engine=engine, unleased=True):
+                if self.acquire(tid, engine):
+                    taken.append(tid)
+            return lost, taken
 
     def release(self, table_id: str) -> None:
         """A finished table needs no driver."""
@@ -128,8 +188,10 @@ class Leases:
     def release_all(self) -> None:
         """Hand every table on at once (a graceful stop): expired now, renewed now, so the next
         holder credits no downtime."""
-        now = self.storage.clock.now()
-        self.mine.clear()
-        with self.storage.engine.begin() as conn:
-            conn.execute(update(leases_t).where(leases_t.c.holder == self.holder)
-                         .values(holder="", expires_at=0.0, renewed_at=now))
+        with self._round_lock:
+            self.released = True
+            now = self.storage.clock.now()
+            self.mine.clear()
+            with self.storage.engine.begin() as conn:
+                conn.execute(update(leases_t).where(leases_t.c.holder == self.holder)
+                             .values(holder="", expires_at=0.0, renewed_at=now))

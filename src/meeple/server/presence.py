@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -50,13 +51,22 @@ class Presence:
         self._wrote: dict[tuple[str, int], float] = {}
         self._presence_due = 0.0
         self._sweep_due = 0.0
+        self.lease_thread: LeaseThread | None = None
+        self.pending: set[asyncio.Future[None]] = set()  # tables being taken up
 
     def tasks(self) -> list[asyncio.Task[None]]:
-        """The periodic work: lease renewal, resync, and (beside other servers) presence rows."""
-        tasks = [
-            asyncio.create_task(every(self.leases.every, self.lease_tick)),
-            asyncio.create_task(every(self.settings.resync_seconds, self.resync)),
-        ]
+        """The periodic work: lease renewal, resync, and (beside other servers) presence rows.
+
+        On a networked database the lease rounds run in a thread of their own, on a database
+        connection of their own (`LeaseThread`): on the event loop and the shared pool they
+        waited behind the moves of an overloaded server, whose leases then lapsed and whose
+        takeovers of a dead server's tables took many seconds."""
+        tasks = [asyncio.create_task(every(self.settings.resync_seconds, self.resync))]
+        if self.storage.inline:  # SQLite answers inline: a round costs the loop no wait
+            tasks.append(asyncio.create_task(every(self.leases.every, self.lease_tick)))
+        else:
+            self.lease_thread = LeaseThread(self)
+            tasks.append(asyncio.create_task(self.lease_thread.run()))
         if self.shared:
             tasks.append(asyncio.create_task(every(min(1.0, self.period), self.tick)))
         return tasks
@@ -169,19 +179,26 @@ class Presence:
     # ----- leases ---------------------------------------------------------------------------------
     async def lease_tick(self) -> None:
         """Renew our leases, stop driving the ones taken from us, take up orphaned tables."""
-        manager = self.manager
-        if manager.draining:  # handed on: renewing would take them back
+        if self.manager.draining:  # handed on: renewing would take them back
             return
-        for tid in await manager.db(self.leases.renew):
-            t = manager.tables.get(tid)
+        lost, taken = await self.manager.db(self.leases.round)
+        self.lost(lost)
+        await asyncio.gather(*(self.take_up(tid) for tid in taken))
+
+    def lost(self, tables: set[str]) -> None:
+        """Stop driving the tables another server took from us."""
+        for tid in tables:
+            t = self.manager.tables.get(tid)
             if t is not None:
-                manager.bots.stop(t)
-        for tid in await manager.db(self.leases.orphans):
-            try:
-                if await manager.db(self.leases.acquire, tid):
-                    await self.drive(tid)
-            except Exception:
-                log.exception("could not take up table %s", tid)
+                self.manager.bots.stop(t)
+
+    async def take_up(self, table_id: str) -> None:
+        """Drive a table whose lease this server just took (a failure is logged: the table
+        stays ours, and its next event or resync brings the copy up to date)."""
+        try:
+            await self.drive(table_id)
+        except Exception:
+            log.exception("could not take up table %s", table_id)
 
     async def drive(self, table_id: str) -> None:
         """Drive a table whose lease this server just took."""
@@ -236,3 +253,70 @@ class Presence:
                     if await manager.catch_up(t):
                         manager.metrics.resyncs.inc()
                         manager.changed(t, publish=False)
+
+
+class LeaseThread:
+    """The lease rounds of a server on a networked database, off the event loop.
+
+    Each round (every ``Leases.every`` seconds) renews this server's leases and takes over the
+    lapsed ones in a thread of its own, on a connection of its own, so that neither a busy
+    event loop nor a pool full of moves delays it; the tables taken are then driven from the
+    loop. A lease still means the server drives the table: the loop stamps a heartbeat, and a
+    round whose loop has not stamped for ``ttl - every`` seconds (it hangs, or is so far
+    behind that it drives nothing) renews nothing and takes nothing, so its leases lapse as if
+    it had died.
+    """
+
+    def __init__(self, presence: Presence) -> None:
+        self.presence = presence
+        self.leases = presence.leases
+        self.beat = time.monotonic()
+        self.stop = threading.Event()
+
+    @property
+    def stale(self) -> float:
+        """The heartbeat age past which a round holds back."""
+        return max(self.leases.every, self.leases.ttl - self.leases.every)
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        thread = threading.Thread(target=self.rounds, args=(loop,), name="meeple-leases",
+                                  daemon=True)
+        self.beat = time.monotonic()
+        thread.start()
+        try:
+            while True:  # the heartbeat
+                self.beat = time.monotonic()
+                await asyncio.sleep(min(0.25, self.leases.every / 2))
+        finally:  # cancelled with the server's tasks: no round after this one
+            self.stop.set()
+            await asyncio.to_thread(thread.join, 10)
+
+    def rounds(self, loop: asyncio.AbstractEventLoop) -> None:
+        engine = self.presence.storage.own_engine()
+        try:
+            while not self.stop.wait(self.leases.every):
+                if self.presence.manager.draining:  # handed on: renewing would take them back
+                    continue
+                if time.monotonic() - self.beat > self.stale:
+                    log.warning("event loop %.1f s late: lease round skipped",
+                                time.monotonic() - self.beat)
+                    continue
+                try:
+                    lost, taken = self.leases.round(engine)
+                except Exception:  # e.g. the database is briefly unreachable: next round
+                    log.warning("lease round failed", exc_info=True)
+                    continue
+                if (lost or taken) and not self.stop.is_set():
+                    loop.call_soon_threadsafe(self.hand_over, lost, taken)
+        finally:
+            if engine is not self.presence.storage.engine:
+                engine.dispose()
+
+    def hand_over(self, lost: set[str], taken: list[str]) -> None:
+        """On the loop: stop driving what was lost, drive what was taken."""
+        self.presence.lost(lost)
+        for tid in taken:
+            task = asyncio.ensure_future(self.presence.take_up(tid))
+            self.presence.pending.add(task)
+            task.add_done_callback(self.presence.pending.discard)

@@ -357,6 +357,13 @@ class Storage:
         self.autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self.clock = Clock()
 
+    def own_engine(self) -> Engine:
+        """An engine with a connection of its own, for work that must not queue behind the
+        shared pool when moves fill it (the lease loop, `Presence`). SQLite: the shared one."""
+        if self.inline:
+            return self.engine
+        return create_engine(self.url, pool_size=1, max_overflow=1, pool_recycle=600)
+
     def sync_clock(self, conn: Any) -> None:
         """Measure this machine's clock against the database's (PostgreSQL; SQLite is a file on
         this machine). The offset of a quick round trip is kept; a slow one is trusted only
