@@ -6,7 +6,8 @@ whose cut playouts are judged by it from position values (Zarcana, Karvi: each g
 
 Plays ``--games`` games of the heuristic (level ``medium``) at every seat, records each
 player's position value (the game's ``analysis.values``) at the points where the analysis
-judges a cut playout (Zarcana: the start of every turn; Karvi: the start of every round), and
+judges a cut playout (Zarcana: the start of every turn; Karvi: the start of every round but
+the first), and
 for every stage (the game's ``analysis.stage``) finds by maximum likelihood the spread s for
 which P(q finishes ahead of p) = Phi((v_q - v_p) / s) best fits the final places (a tie counts
 half each way). Prints each stage's pairs and spread, and the log-likelihood per pair at the
@@ -59,7 +60,8 @@ def main() -> None:
         while not s.is_over():
             if judge_key(args.game, s) != key:
                 key = judge_key(args.game, s)
-                seen.append((glue.stage(s), glue.values(s)))
+                if s.history:  # (no cut playout is judged before anyone has moved)
+                    seen.append((glue.stage(s), glue.values(s)))
             s.apply(bots[s.to_move].choose(s))
         rank = s.ranking()
         for stage, vals in seen:

@@ -21,10 +21,11 @@ from meeple.core import soft_place
 from .bot import HeuristicBot
 from .rules import KarviState
 
-SPREAD: dict[int, float] = {1: 17.5, 2: 14.0, 3: 7.0}
+SPREAD: dict[int, float] = {1: 17.5, 2: 14.0}
 """The standard deviation of a difference of two players' values that the rounds still to play
-(the key, counting the one starting) may still undo: fitted by maximum likelihood on the final
-places of 300 2-player games of the heuristic (`benchmarks/analysis_calibration.py --game karvi`)."""
+(the key: 1, or 2 and more) may still undo: fitted by maximum likelihood on the final places of
+300 2-player games of the heuristic (`benchmarks/analysis_calibration.py --game karvi`). Not
+fitted at 3 and 4 players (a 4-player game has a fourth round, judged with the spread of 2)."""
 
 
 def round_key(state: KarviState) -> int:
@@ -33,7 +34,8 @@ def round_key(state: KarviState) -> int:
 
 
 def stage(state: KarviState) -> int:
-    """The rounds still to play, counting the current one (at most the largest `SPREAD` key)."""
+    """The rounds still to play, counting the current one, at most 2 (a cut playout is judged at
+    the start of a round, never the first: at 2 and 3 players with 1 or 2 rounds to play)."""
     return min(max(SPREAD), state.rounds - state.round + 1)
 
 
