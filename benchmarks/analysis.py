@@ -14,9 +14,10 @@ mean over a game's decisions). The figure is the mean over every analysed decisi
 seat, with a 95% interval that counts each game as one sample (decisions of one game are not
 independent: a ratio estimator's interval over games). "raw" is the mean chosen-versus-best
 difference over every decision, noise included (the best of several noisy means is biased low).
-Where the game keeps a score and plays out to the end, a second line gives the points the
-mistakes judged in points cost, per decision (a seat sure of its place loses no place whatever
-it plays; those mistakes are what the analysis reports then).
+Where the game keeps a score and playouts reach the end (always, or in a cut game's last
+stretch), a second line gives the points the mistakes judged in points cost, per decision (a
+seat sure of its place loses no place whatever it plays; those mistakes are what the analysis
+reports then).
 
 ``--decisions N`` analyses N of seat 0's decisions per game drawn at random from the session seed
 (all of them where there are fewer): the mean per decision stays unbiased, for games too long to
@@ -166,7 +167,7 @@ def main() -> None:
             f"rollouts by {result.policy}{', cut' if result.cut else ''}",
             flush=True,
         )
-        if not result.cut:
+        if any(points["random"] + points["hard"]) or not result.cut:
             pr, prh = ratio(points["random"], counts["random"])
             ph, phh = ratio(points["hard"], counts["hard"])
             print(

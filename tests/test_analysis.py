@@ -18,6 +18,7 @@ import meeple
 from meeple.bots import make_bot
 from meeple.bots.analysis import Analysis, _Evaluator, analyse, analysis_points, merge
 from meeple.core import State
+from meeple.games.karvi import analysis as karvi_analysis
 from meeple.games.scarvus import rules as scarvus_rules
 from meeple.games.scarvus.search import ceiling, floor
 from meeple.games.zarcana import rules as zarcana_rules
@@ -275,3 +276,62 @@ def test_meeple_analyse_on_a_stored_record_prints_the_same_twice(game, tmp_path)
     assert outs[0] == outs[1]
     data = json.loads(outs[0])
     assert [d["index"] for d in data["decisions"]] == points and data["final_place"] is None
+
+
+def test_soft_place_is_an_expected_place():
+    """`soft_place`: every player's expected place lies in [1, n] and they add up to 1 + ... + n
+    (every pair is one ahead of the other), a larger value is a better place, a lead many
+    spreads wide is near first, equal values share the middle."""
+    from meeple.core import soft_place
+
+    values = [12.0, 3.0, -4.0, 3.0]
+    places = [soft_place(values, p, 10.0) for p in range(4)]
+    assert sum(places) == pytest.approx(1 + 2 + 3 + 4)
+    assert places[1] == pytest.approx(places[3])
+    assert places[0] < places[1] < places[2]
+    assert soft_place([100.0, 0.0, 0.0], 0, 5.0) == pytest.approx(1.0)
+    assert soft_place([100.0, 0.0, 0.0], 1, 5.0) == pytest.approx(2.5)
+    with pytest.raises(ValueError, match="spread"):
+        soft_place(values, 0, 0.0)
+
+
+@pytest.mark.parametrize(("game", "players"), [("zarcana", 3), ("karvi", 2)])
+def test_cut_playouts_are_judged_by_an_expected_place_that_is_not_saturated(game, players):
+    """Zarcana and Karvi judge a cut playout by `soft_place` of the position values: mid-game the
+    places add up as places do, the leader by value is expected ahead, and a finished game is
+    judged by its result."""
+    info = meeple.game_info(game)
+    place = info.analysis.place
+    assert info.analysis.cut and place is not None
+    s = meeple.make(game, players=players, seed=11)
+    bots = [make_bot("medium", info, 11 + p) for p in range(players)]
+    for _ in range(120):
+        s.apply(bots[s.to_move].choose(s))
+    got = [place(s, p) for p in range(players)]
+    assert sum(got) == pytest.approx(players * (players + 1) / 2)
+    assert all(1.0 < g < players for g in got)
+    if game == "karvi":  # (Zarcana's judge plays two rounds on before it reads the values)
+        values = karvi_analysis.values(s)
+        assert got.index(min(got)) == values.index(max(values))
+    while not s.is_over():
+        s.apply(bots[s.to_move].choose(s))
+    assert [place(s, p) for p in range(players)] == [float(r) for r in s.ranking()]
+
+
+def test_a_cut_analysis_judges_points_only_where_every_playout_reached_the_end():
+    """Karvi's playouts stop at the round's end: a first-round decision has no expected score,
+    a last-round one (every playout reaches the end) has one for every candidate."""
+    record = _random_game("karvi", 2, 4)
+    state = meeple.replay(record, upto=0)
+    first = last = None
+    for i, action in enumerate(record["actions"]):
+        if state.to_move == 0 and len(state.legal_actions()) > 1:
+            if state.round == 1 and first is None:
+                first = i
+            if state.round == state.rounds:
+                last = i
+        state.apply(action)
+    result = analyse(record, 0, "quick", only=[first, last])
+    early, late = result.decisions
+    assert all(c.score is None for c in early.choices) and early.score_loss is None
+    assert all(c.score is not None for c in late.choices) and late.score_loss is not None

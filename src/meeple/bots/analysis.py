@@ -24,13 +24,15 @@ Budgets where a game differs:
   planner's cost a move);
 - a game sets ``AnalysisHooks(cut=True)`` where playouts to the end are too long to run
   hundreds of times a decision (Zarcana, whose games run 300-450 actions) or too noisy to tell
-  one move from another (Trickarus, Savage Bowl: the later rounds' deals swamp one card's
+  one move from another (Trickarus, Savage Bowl, Karvi: the later rounds swamp one move's
   effect): a playout then stops at the game's ``SearchHooks.horizon`` and is judged by its
-  ``AnalysisHooks.place`` (an expected final place; Savage Bowl), else its ``SearchHooks.value``
-  or ``SearchHooks.evaluate`` (the same judgement the game's rollout bot or search uses), a
+  ``AnalysisHooks.place`` (an expected final place; Savage Bowl, Zarcana, Karvi, the last two
+  by `meeple.core.soft_place` from position values), else its ``SearchHooks.value`` or
+  ``SearchHooks.evaluate`` (the same judgement the game's rollout bot or search uses), a
   value in [-1, 1] mapped onto places as `State.returns` maps places onto values; no expected
-  score is given then;
-- ``AnalysisHooks.worlds`` (Trickarus, Savage Bowl: 4) multiplies the depth's worlds, for a game
+  score is given then, unless every playout of the decision reached the end (the last stretch
+  of a game, where the points are what is left to play for);
+- ``AnalysisHooks.worlds`` (Trickarus, Savage Bowl: 4; Karvi: 2) multiplies the depth's worlds, for a game
   whose playouts are cheap (cut short) and whose outcomes are noisy;
 - where many choices are legal (Scarvus' bids, Karvi, Zarcana), only the best ``top_k`` by the
   game's own bots are played out, plus the move actually chosen: the bot's ``ranked`` order where
@@ -276,7 +278,7 @@ class _Evaluator:
 
     def play_out(self, world: State, action: int, me: int, seed: int) -> tuple[float, float | None]:
         """One playout of ``action`` in ``world``: ``me``'s final place and score (score None when
-        cut)."""
+        the playout was cut before the end)."""
         c = world.clone()
         key = self.horizon(c) if self.cut and self.horizon is not None else None
         c._apply(action)  # legal in the analysed state, so in each of its determinizations
@@ -290,7 +292,7 @@ class _Evaluator:
             c._apply(a)
             c.history.append(a)
         if c.to_move is None:
-            return float(c.ranking()[me]), (None if self.cut else float(c.scores()[me]))
+            return float(c.ranking()[me]), float(c.scores()[me])
         if self.cut and self.place is not None:
             return float(self.place(c, me)), None
         raise RuntimeError(f"{self.info.id}: a playout ran past {MAX_PLAYOUT} actions")
@@ -309,6 +311,10 @@ class _Evaluator:
                     places[i].append(place)
                     if score is not None:
                         scores[i].append(score)
+        if any(len(xs) < len(places[0]) for xs in scores):
+            # Points are compared only where every playout reached the end (a cut playout has
+            # no final score): with a cut, in the game's last stretch.
+            scores = [[] for _ in cands]
         choices = []
         for i, a in enumerate(cands):
             m, h = _stats(places[i])

@@ -9,7 +9,7 @@ from .errors import (
     UnknownGame,
 )
 from .game import RECORD_FORMAT, GameInfo, Option, State, replaced
-from .hooks import AnalysisHooks, HookError, SearchHooks, TensorHooks
+from .hooks import AnalysisHooks, HookError, SearchHooks, TensorHooks, soft_place
 from .rng import derive, new_salt
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "SearchHooks",
     "State",
     "TensorHooks",
+    "soft_place",
     "UnknownGame",
     "derive",
     "new_salt",

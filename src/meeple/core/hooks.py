@@ -91,6 +91,24 @@ class SearchHooks:
             raise HookError(f"SearchHooks.prior must not be negative, not {self.prior!r}")
 
 
+def soft_place(values: Sequence[float], me: int, spread: float) -> float:
+    """An expected final place (1 = first) from each player's position value: 1 plus, for every
+    other player, the chance that they finish ahead, read as a normal difference of values whose
+    standard deviation is ``spread`` (what the rest of the game may still change). Ties of value
+    count half. A game's `AnalysisHooks.place` may build on it, with a spread measured on its own
+    games, so that a position far behind is near last and a close one near the middle, not each
+    saturated by a fixed scale."""
+    import math
+
+    if spread <= 0:
+        raise ValueError(f"spread must be positive, not {spread!r}")
+    mine = values[me]
+    return 1.0 + sum(
+        0.5 * math.erfc((mine - v) / (spread * math.sqrt(2.0)))
+        for q, v in enumerate(values) if q != me
+    )
+
+
 @dataclass(frozen=True)
 class AnalysisHooks:
     """Hooks of post-game analysis (`meeple.bots.analysis`)."""

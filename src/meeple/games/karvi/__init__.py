@@ -5,6 +5,7 @@ Rules in `rules.py`, the reconstructed components in the JSON files read by `com
 
 from meeple.core import AnalysisHooks, GameInfo, Option, SearchHooks
 
+from .analysis import expected_place, round_key
 from .bot import HeuristicBot, PlannerBot, SearchPlannerBot, evaluate, rollout_policy
 from .render import render_text
 from .rules import NUM_ACTIONS, KarviState, check
@@ -55,6 +56,7 @@ GAME = GameInfo(
         prior=1.0,
         iterations=300,
         prior_bot="planner",
+        horizon=round_key,
     ),
     # Named levels (meeple.bots). The search above at 300 iterations was level with the heuristic
     # (2p, 80 games), so `hard` is the better heuristic `planner` (bot.py; a work budget of 8
@@ -65,8 +67,11 @@ GAME = GameInfo(
     levels={"hard": "planner", "expert": "planner_search"},
     # Post-game analysis (meeple.bots.analysis) plays its rollouts by the heuristic: the planner
     # ranks every move of every playout by looking ahead, about five times the heuristic's cost,
-    # and an analysis runs a few hundred playouts a decision.
-    analysis=AnalysisHooks(policy="heuristic"),
+    # and an analysis runs a few hundred playouts a decision. A playout stops where the round
+    # ends (`horizon` above; ISMCTS uses it only with knob ``h``) and is judged by the expected
+    # place from the position values (why: `analysis`); cut playouts cost about a third of
+    # playouts to the end, so it samples twice the worlds.
+    analysis=AnalysisHooks(policy="heuristic", cut=True, place=expected_place, worlds=2),
     # The observation tensor (numpy) is imported only when an interop adapter asks, so playing
     # the game needs the standard library alone.
     tensors=f"{__name__}.tensor",

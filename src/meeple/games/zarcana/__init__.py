@@ -4,6 +4,7 @@ from typing import Any
 
 from meeple.core import AnalysisHooks, BadOption, GameInfo, Option, SearchHooks
 
+from .analysis import expected_place
 from .bot import HeuristicBot, LookaheadBot
 from .render import render_text
 from .rules import NUM_ACTIONS, ZarcanaState
@@ -63,8 +64,9 @@ GAME = GameInfo(
     ),
     # Post-game analysis (meeple.bots.analysis): `hard` looks ahead over sampled worlds at every
     # move, too dear inside hundreds of playouts a decision, and a game runs 300-450 actions, so
-    # the analysis plays the heuristic and judges each playout where the rollout bot does.
-    analysis=AnalysisHooks(policy="heuristic", cut=True),
+    # the analysis plays the heuristic and stops each playout where the rollout bot does; it
+    # judges it by an expected place from the position values (why: `analysis`).
+    analysis=AnalysisHooks(policy="heuristic", cut=True, place=expected_place),
     # Named levels (meeple.bots): the search at 200 iterations was not shown ahead of the
     # heuristic on the runs made (docs/arena.md), so `hard` is the heuristic with one more ply
     # (`bot.LookaheadBot`: the heuristic's best five moves, each judged after the next player's
