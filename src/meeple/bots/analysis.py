@@ -61,7 +61,7 @@ MIN_SCORE_LOSS = 1.0
 """Likewise for a mistake judged in points (a move no worse in place that scores more)."""
 
 
-METHOD_VERSION = 1
+METHOD_VERSION = 2
 """The analysis method's version, stored with every analysis the server keeps. Bump it whenever
 a change makes the same record give different figures (the rollouts, the budgets, the test for
 a mistake, a game's hooks): a stored analysis is kept for good, so without the bump one made by
