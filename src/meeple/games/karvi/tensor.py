@@ -272,9 +272,9 @@ def _players(
     if _TAILS[0] is state and _TAILS[1] == len(state.history):
         tails, seen_rows = _TAILS[2], _TAILS[3]
     else:  # what each row is computed from, less the observer: once per position
-        tails, seen_rows = [_tail(pl) for pl in state.p], {}
+        tails, seen_rows = [_tail(pl) for pl in state.tableaus], {}
         _TAILS[:] = [state, len(state.history), tails, seen_rows]
-    for q, pl in enumerate(state.p):
+    for q, pl in enumerate(state.tableaus):
         rel = (q - me) % n
         own = q == player
         if not own:  # the row as others see it: looked up once per position
@@ -328,7 +328,7 @@ def _seen_row(pl: Any, tail: tuple[Any, ...]) -> np.ndarray:
 def _tail(pl: Any) -> tuple[Any, ...]:
     """Every field `_row` reads of a player (the row cache's key after the observer part)."""
     return (
-        pl.prov,
+        pl.provisions,
         pl.points,
         pl.map,
         pl.exception,
@@ -338,7 +338,7 @@ def _tail(pl: Any) -> tuple[Any, ...]:
         pl.post_supply,
         pl.post_tab,
         tuple(pl.res),
-        tuple(pl.war),
+        tuple(pl.warriors_by_class),
         tuple(pl.hand),
         tuple(pl.played),
         tuple(pl.trade_cards),
@@ -355,7 +355,7 @@ def _tail(pl: Any) -> tuple[Any, ...]:
 def _row(pl: Any, own: bool, keep: bool, ones: list[int], idx: list[int], val: list[float]) -> None:
     """One player's row, as offsets within the row."""
     b = 0
-    res, war, hand = pl.res, pl.war, pl.hand
+    res, war, hand = pl.res, pl.warriors_by_class, pl.hand
     w = b + _WAR
     idx += (
         b,
@@ -374,7 +374,7 @@ def _row(pl: Any, own: bool, keep: bool, ones: list[int], idx: list[int], val: l
         _BY10[res[0]] if res[0] < 64 else 1.0,
         _BY10[res[1]] if res[1] < 64 else 1.0,
         _BY10[res[2]] if res[2] < 64 else 1.0,
-        _BY6[pl.prov] if pl.prov < 64 else 1.0,
+        _BY6[pl.provisions] if pl.provisions < 64 else 1.0,
         _BY36[pl.strength()] if pl.strength() < 128 else 1.0,
         _BY100[pl.points] if 0 <= pl.points < 512 else (1.0 if pl.points > 0 else 0.0),
         _BY10[len(hand)] if len(hand) < 64 else 1.0,
