@@ -25,6 +25,7 @@ from meeple.core.hooks import TensorHooks
 from meeple.core.layout import offsets
 
 from . import components as C
+from .effects import FREE_MOVE, STACK_MOVE
 from .rules import MAX_SPOTS, RUNE_BACK, TILE_BACK, KarviState
 
 _NT = C.NUM_TR * 2  # trade and raid tiles
@@ -523,9 +524,9 @@ def _rest(
         ones.append(t)
     if state.ship_moved:
         ones.append(t + 1)
-    if state.free_move:
+    if state.die_move_card == FREE_MOVE:
         ones.append(t + 2)
-    if state.stack_move:
+    if state.die_move_card == STACK_MOVE:
         ones.append(t + 3)
     if state.used:
         ones += [t + 4 + _ABILITIES.index(a) for a in state.used if a in _ABILITIES]
