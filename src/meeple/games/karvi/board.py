@@ -243,6 +243,11 @@ class Player:
     def can_pay(self, cost: dict[str, int]) -> bool:
         return all(self.res[RES.index(k)] >= v for k, v in cost.items())
 
+    def affords(self, cost: tuple[int, ...]) -> bool:
+        """`can_pay` for a cost as (fur, silver, gold)."""
+        res = self.res
+        return res[0] >= cost[0] and res[1] >= cost[1] and res[2] >= cost[2]
+
     def pay(self, cost: dict[str, int]) -> None:
         for k, v in cost.items():
             self.gain(RES.index(k), -v)

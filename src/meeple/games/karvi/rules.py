@@ -58,6 +58,7 @@ from .board import RES, SLOT_NAMES, Player, added, put, warrior_class, with_key,
 from .effects import (
     ACTIONS,
     COUNTS,
+    DIE_MOVE_CARD,
     FREE_MOVE,
     NO_CARD,
     STACK_MOVE,
@@ -105,6 +106,10 @@ _RUNE_IDS: Final[list[int]] = list(range(len(C.RUNES)))
 _NUM_SPECIALS: Final[int] = len(C.SPECIALS)
 _PILE_NAMES: Final[tuple[str, ...]] = (*C.SLOTS, "runes")  # resampled in this order
 _SAME_KIND: Final[list[list[int]]] = [_TILES_OF_KIND[C.TILE_KIND[x]] for x in range(C.NUM_TR * 2)]
+# Each upgrade card's cost as (fur, silver, gold), and the die-move card it is (cards 19 and 30;
+# else NO_CARD): asked at every decision with cards in hand, so typed lists, not the data's dicts.
+_CARD_COST: Final[list[tuple[int, ...]]] = [tuple(c["cost"].get(r, 0) for r in RES) for c in C.UPGRADE_CARDS]
+_CARD_DIE_MOVE: Final[list[int]] = [DIE_MOVE_CARD.get(c["boxes"][0][0][0], NO_CARD) for c in C.UPGRADE_CARDS]
 # Static lists the setup shuffles copies of (with `_TILES_OF_KIND` above): upgrade cards by type
 # and level, upgrade tiles by slot.
 _CARDS_OF: Final[dict[tuple[str, int], list[int]]] = {
@@ -119,6 +124,17 @@ _UT_OF_SLOT: Final[dict[str, list[int]]] = {
 def _stop_tile_key(tile: Any) -> str:
     """Face-down stop-area tiles are resampled in the order of their contents."""
     return json.dumps(tile, sort_keys=True)
+
+
+def _ascending(acts: list[int]) -> list[int]:
+    """``acts`` sorted (in place), each once."""
+    acts.sort()
+    prev = -1
+    for a in acts:  # a duplicate is rare: look for one before paying for a set
+        if a == prev:
+            return sorted(set(acts))
+        prev = a
+    return acts
 
 
 def check(players: int, options: dict[str, Any]) -> None:
@@ -240,11 +256,12 @@ class KarviState(State):
         self.tasks: list[tuple[Any, ...]] = []
         self.over = False
         self.to_move: int | None = 0
-        # The last legal_actions, kept for `is_legal`, which `apply` asks next (the caller gets a
-        # copy of its own to change); `_apply` and `_copy` drop it, the state having changed or
-        # being another. (Code that edits a state's attributes by hand between the two, so that
-        # a listed action becomes illegal, must drop it too.)
+        # The legal actions of the decision now (`_cached_legal`), for `is_legal`, which `apply`
+        # asks next; and the task `_run` worked them out for, to see whether it asks anything at
+        # all: `legal_actions` gives that list while that very task is on top. `_apply` and
+        # `_copy` drop them, the state having changed or being another.
         self._legal: list[int] | None = None
+        self._legal_task: tuple[Any, ...] | None = None
         if options["draft_start"]:
             self.start_pool: tuple[int, ...] = tuple(range(len(C.START_CARDS)))
             self.tasks = [("draft", q) for q in reversed(range(n))]
@@ -410,28 +427,29 @@ class KarviState(State):
 
     # ----- legal actions ------------------------------------------------------------------------
     def legal_actions(self) -> list[int]:
-        # Computed afresh and kept for `is_legal` (``_legal``): tests edit a state by hand
-        # between calls, so an earlier answer is not trusted here.
-        self._legal = self._compute_legal()
-        return self._legal.copy()
+        top = self.tasks[-1] if self.tasks else None
+        if top is None or top is not self._legal_task:
+            # not the list `_run` left for the task on top: worked out afresh, as tests edit a
+            # state by hand between calls
+            self._legal = None
+            self._legal_task = None
+        return self._cached_legal().copy()
 
     def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
+        if action in self._cached_legal():
+            return True
         # An action outside the kept list is tested afresh: tests edit a state by hand between
         # legal_actions and apply to make an action legal.
-        return action in self._cached_legal() or action in self.legal_actions()
+        self._legal = None
+        self._legal_task = None
+        return action in self._cached_legal()
 
     def _compute_legal(self) -> list[int]:
         """The decision on top of the task stack (`tasks.TASKS`), or the turn's own choices."""
         if self.over:
             return []
         acts = self._task_actions(self.tasks[-1]) if self.tasks else self._main_actions()
-        acts.sort()
-        prev = -1
-        for a in acts:  # a duplicate is rare: look for one before paying for a set
-            if a == prev:
-                return sorted(set(acts))
-            prev = a
-        return acts
+        return _ascending(acts)
 
     def _task_actions(self, t: tuple[Any, ...]) -> list[int]:
         """The legal actions of task ``t`` (unsorted), by its entry in the task table."""
@@ -439,13 +457,13 @@ class KarviState(State):
         assert q is not None
         return TASKS[t[0]][0](self, t, q, self.tableaus[q])
 
-    def _gold(self, pl: Player) -> list[int]:
+    def _gold(self, q: int, pl: Player) -> list[int]:
+        """Basic system: change a gold into a fur, a silver, a provision or +1 beer on a die."""
         if pl.res[2] <= 0:
             return []
         out = [A_GOLD_FUR, A_GOLD_SILVER]
         if pl.provisions < _MAX_PROVISIONS:
             out.append(A_GOLD_PROV)
-        q = self.tableaus.index(pl)
         out += [A_GOLD_BEER + d for d in self._own_dice(q) if self.die_beer[d] < 5]
         return out
 
@@ -491,7 +509,7 @@ class KarviState(State):
                 out.append(A_PLAY_CARD + c)
         if len(pl.hand) >= 2:
             out += [A_DISCARD + c for c in pl.hand]
-        out += self._gold(pl)
+        out += self._gold(q, pl)
         effects = pl.effects()
         for i in range(len(ABILITIES) if effects else 0):  # (no tile, no ability: most turns)
             ab = ABILITIES[i]
@@ -504,14 +522,13 @@ class KarviState(State):
         return out
 
     def _card_playable(self, q: int, c: int) -> bool:
-        card = C.UPGRADE_CARDS[c]
-        if not self.tableaus[q].can_pay(card["cost"]):
+        if not self.tableaus[q].affords(_CARD_COST[c]):
             return False
-        first = card["boxes"][0][0][0]
-        if first in ("free_move", "stack_move"):
+        die_move = _CARD_DIE_MOVE[c]
+        if die_move != NO_CARD:  # cards 19 and 30: before the die moves, one at a time
             if self.moved or self.die_move_card != NO_CARD:
                 return False
-            if first == "stack_move":  # needs a die ahead on the track to stand on
+            if die_move == STACK_MOVE:  # needs a die ahead on the track to stand on
                 return bool(self._stack_targets(self.cur_die))
         return True
 
@@ -698,6 +715,8 @@ class KarviState(State):
                 if not acts or acts == [END]:
                     self.tasks.pop()  # nothing to choose (or only "no"): it passes by itself
                     continue
+                self._legal = _ascending(acts)  # the options of this decision, for legal_actions
+                self._legal_task = t
                 return
             if self.cur_die < 0 and not self.over:
                 self._begin_turn()
@@ -959,6 +978,7 @@ class KarviState(State):
         new.over = self.over
         new.to_move = self.to_move
         new._legal = None
+        new._legal_task = None
         new.start_pool = self.start_pool
         return new
 

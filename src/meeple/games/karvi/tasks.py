@@ -283,7 +283,7 @@ def _legal_upgrade_action(s: KarviState, t: tuple[Any, ...], q: int, pl: Player)
             pl.can_pay(spot["cost"]) for spot in C.RUNE_SPOTS
         ):
             out.append(A_PLACE_TILE + NUM_UT + r)
-    return out + s._gold(pl)
+    return out + s._gold(q, pl)
 
 
 def _apply_upgrade_action(s: KarviState, t: tuple[Any, ...], fam: str, x: int, q: int, pl: Player) -> None:
@@ -346,7 +346,7 @@ def _apply_special_choose(s: KarviState, t: tuple[Any, ...], fam: str, x: int, q
 # ----- trade and raid: (kind, bonus after an activation, bonus taken so it must activate) -------
 def _legal_trade_action(s: KarviState, t: tuple[Any, ...], q: int, pl: Player) -> list[int]:
     acts = activations(s, pl, "trade")
-    return ([] if len(t) > 2 and t[2] and acts else [END]) + acts + s._gold(pl)
+    return ([] if len(t) > 2 and t[2] and acts else [END]) + acts + s._gold(q, pl)
 
 
 def _apply_trade_action(s: KarviState, t: tuple[Any, ...], fam: str, x: int, q: int, pl: Player) -> None:
