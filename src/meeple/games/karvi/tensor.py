@@ -27,6 +27,7 @@ from meeple.core.layout import offsets
 from . import components as C
 from .effects import FREE_MOVE, STACK_MOVE
 from .rules import MAX_SPOTS, RUNE_BACK, TILE_BACK, KarviState
+from .words import event_dict
 
 _NT = C.NUM_TR * 2  # trade and raid tiles
 _NU = C.NUM_UT  # upgrade tiles
@@ -704,30 +705,22 @@ def _supply(
 def information_state_examples(players: int, options: dict[str, Any]) -> list[dict[str, Any]]:
     """Every kind of event Karvi logs, with every value its text fields take (the interop hook:
     the information-state tensor learns its layout from these as well as from random games, so
-    a rare event still has a place; see `meeple.interop.recall`). Events as `rules` emits them."""
+    a rare event still has a place; see `meeple.interop.recall`). Events as the log gives them
+    (`words.event_dict`)."""
     nodes = [s["name"] for s in C.side(players)["spots"]]
-    q = {"player": 0}
-    out: list[dict[str, Any]] = [
-        {"start_card": 1, **q},
-        {**q, "die": 0, "sits_out": True},
-        {**q, "plays": 1},
-        {**q, "die": 0, "to": 0, "paid": 0},
-        {**q, "free_rune": 0},
-        {**q, "trade_card": 1},
-        {**q, "rune": 0, "spot": 0},
-        {**q, "special_rune": 0},
-        {**q, "francia": "trade"},
-        {**q, "scouts": 0},
-        {**q, "discards": 2},
-        {**q, "raid": 0, "damage": 0},
-        {"game_over": True, "scores": [0.0] * players},
-        {"round": 1},
+    q = 0  # the player
+    events: list[tuple[Any, ...]] = [
+        ("start_card", q, 1), ("sits_out", q, 0), ("play_card", q, 1), ("die_move", q, 0, 0, 0),
+        ("free_rune", q, 0), ("trade_card", q, 1), ("rune", q, 0, 0), ("special_rune", q, 0),
+        ("francia", q, "trade"), ("scout", q, 0), ("discard", q, 2), ("raid", q, 0, 0),
+        ("game_over", [0.0] * players), ("round", 1),
     ]
-    out += [{**q, "track": t, "tile": 0} for t in ("trade", "raid")]
-    out += [{**q, "upgrade_tile": 0, "slot": s} for s in C.SLOTS]
-    out += [{**q, "draws_from": t} for t in C.CARD_TYPES]
-    out += [{**q, "ship": n} for n in nodes] + [{**q, "displaced_to": n} for n in nodes]
-    out += [{**q, "builds": b, "at": n, "points": 0} for b in ("tower", "post") for n in nodes]
+    events += [("track", q, t, 0) for t in ("trade", "raid")]
+    events += [("upgrade_tile", q, 0, s) for s in C.SLOTS]
+    events += [("draw", q, t) for t in C.CARD_TYPES]
+    events += [("sail", q, n) for n in nodes] + [("displaced", q, n) for n in nodes]
+    events += [("build", q, b, n, 0) for b in ("tower", "post") for n in nodes]
+    out = [event_dict(e) for e in events]
     return out
 
 
