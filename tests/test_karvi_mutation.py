@@ -16,7 +16,7 @@ from meeple.games.karvi import components as C
 from meeple.games.karvi import effects, tasks
 from meeple.games.karvi import words as W
 from meeple.games.karvi.rules import _RUNE_BACK_RANK, BASE, END, KarviState, warrior_class
-from test_karvi_printed import A, _ut, play_card, spot_with, started
+from test_karvi_printed import A, _ut, play_card, set_warriors, spot_with, started
 
 
 def test_heal_2_heals_two_warriors():
@@ -653,3 +653,59 @@ def test_data_steps_are_what_the_words_equivalents_assume():
             words = W.ACTION_WORDS[st[1]]
             assert words.removeprefix("the ").removeprefix("a ").removesuffix(" action") == st[1]
         assert W.step_words(st) != " ".join(str(a) for a in st).replace("_", " "), st
+
+
+def test_card_12_doubles_to_the_strongest_value_left_in_the_supply():
+    """Card 12 and (In)finite components: a doubled warrior takes the doubled value; with none of
+    it left in the supply, the strongest weaker value that is left (a 2 becomes a 3 with the 4s
+    gone)."""
+    s = started(3)
+    pl, other = s.tableaus[s.to_move], s.tableaus[(s.to_move + 1) % 3]
+    set_warriors(pl, (2, False))
+    put(other, "warriors_by_class", warrior_class(4, False), C.WARRIOR_SUPPLY)
+    assert effects.supply(s, 4) == 0 < effects.supply(s, 3)
+    play_card(s, 12, 0)
+    s.apply(A("WARRIOR", warrior_class(2, False)))
+    assert pl.warriors_by_class[warrior_class(3, False)] == 1
+    assert pl.warriors_by_class[warrior_class(2, False)] == 0
+
+
+def test_a_trade_bonus_taken_first_commits_to_a_trade():
+    """Upgrade tiles (ruling 16): a trade action whose tile bonus was taken before it must
+    activate a tile; without that bonus taken first, ending the action is allowed."""
+    s = started(3)
+    pl = s.tableaus[s.to_move]
+    tile = next(t for t in range(C.NUM_TR) if C.TR_TILES[t]["cost"] == {"silver": 3})
+    pl.beside = (tile,)
+    pl.res = (0, 3, 0)
+    s.tasks.append(("trade_action", [], True))
+    assert s.legal_actions() == [A("ACTIVATE", tile)]
+    s.tasks[-1] = ("trade_action", [])
+    assert s.legal_actions() == [END, A("ACTIVATE", tile)]
+
+
+def test_card_43_with_the_map_makes_no_exception():
+    """Card 43 and Obstructed spots, special case: the exception (inside the obstructed area
+    without the map) is only for a player without the map; one who has it jumps there as anyone
+    may sail there."""
+    s = started(3)
+    q = s.to_move
+    pl = s.tableaus[q]
+    pl.map = True
+    play_card(s, 43, 0)
+    west = next(i for i, sp in enumerate(s.side["spots"]) if sp["name"] == "Western map")
+    assert s.obstructed[west]
+    s.apply(A("SHIP_TO", west))
+    assert pl.ship == west and not pl.exception and not s.view(None)["players"][q]["exception"]
+
+
+def test_discarding_two_cards_is_logged_as_two():
+    """Basic system: two upgrade cards discarded give 1 gold; the log's event says two cards."""
+    s = started(3)
+    q = s.to_move
+    pl = s.tableaus[q]
+    pl.hand = (0, 1)
+    s.apply(A("DISCARD", 0))
+    s.apply(A("DISCARD", 1))
+    event = s.log(None, text=False)[-1]
+    assert event == {"type": "discard", "player": q, "discards": 2}
