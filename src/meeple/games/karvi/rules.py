@@ -157,7 +157,7 @@ class KarviState(State):
         self.nodes = lay.nodes
         self.adj = lay.adj
         self.obstructed = lay.obstructed
-        # `_distances` by (start, limit, map unlocked): the map never changes, so every game of
+        # `map.distances` by (start, limit, map unlocked): the map never changes, so every game of
         # this player count shares it.
         self._dist_memo = lay.dist_memo
         # The setup's chance, from one RNG: only shuffles, but in the Chaos variant, which draws
