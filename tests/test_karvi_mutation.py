@@ -709,3 +709,18 @@ def test_discarding_two_cards_is_logged_as_two():
     s.apply(A("DISCARD", 1))
     event = s.log(None, text=False)[-1]
     assert event == {"type": "discard", "player": q, "discards": 2}
+
+
+def test_francia_asks_for_no_more_than_its_price():
+    """Trade in Francia: "pay 4 fur and/or silver" (Basic system, a combination of your choice):
+    with both piles left after the 4th, the payment is over; no 5th unit is asked."""
+    s = started(3)
+    pl = s.tableaus[s.to_move]
+    pl.trade_track = tuple(range(6))
+    pl.res = (3, 3, 0)
+    put(s, "die_beer", s.cur_die, 5)
+    s.apply(A("MOVE_DIE", spot_with(s, "trade")))
+    s.apply(A("FRANCIA"))
+    for good in ("RES_FUR", "RES_SILVER", "RES_FUR", "RES_SILVER"):
+        s.apply(A(good))
+    assert pl.res == (1, 1, 0) and not s.tasks
