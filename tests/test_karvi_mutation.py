@@ -14,6 +14,7 @@ import meeple
 from edit import put
 from meeple.games.karvi import components as C
 from meeple.games.karvi import effects, tasks
+from meeple.games.karvi import map as sea
 from meeple.games.karvi import words as W
 from meeple.games.karvi.rules import _RUNE_BACK_RANK, BASE, END, KarviState, warrior_class
 from test_karvi_printed import A, _ut, play_card, set_warriors, spot_with, started
@@ -724,3 +725,25 @@ def test_francia_asks_for_no_more_than_its_price():
     for good in ("RES_FUR", "RES_SILVER", "RES_FUR", "RES_SILVER"):
         s.apply(A(good))
     assert pl.res == (1, 1, 0) and not s.tasks
+
+
+def test_a_displaced_ship_that_sails_on_is_no_longer_displaced():
+    """Move your ship, End movement (ruling 6): the zero-spot move is for a ship displaced onto
+    its place by someone else; once it has sailed away, it is no longer that ship."""
+    s = started(3)
+    q = s.to_move
+    pl = s.tableaus[q]
+    pl.displaced = True
+    pl.provisions = 6
+    dest = next(n for n, k in sea.distances(s, q, pl.ship, 2).items() if k == 1)
+    s.apply(A("SHIP_TO", dest))
+    assert pl.ship == dest and not pl.displaced and not s.view(None)["players"][q]["displaced"]
+
+
+def test_before_the_draft_no_player_has_a_start_card():
+    """Variants, Draft start cards: until a player has taken a start card, they have none (the
+    view shows 0, no card's value)."""
+    s = meeple.make("karvi", players=3, seed=0, draft_start=True)
+    assert [p["start_card"] for p in s.view(None)["players"]] == [0, 0, 0]
+    s.apply(A("START_CARD", 2))
+    assert [p["start_card"] for p in s.view(None)["players"]] == [3, 0, 0]
