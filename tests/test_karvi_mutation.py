@@ -747,3 +747,10 @@ def test_before_the_draft_no_player_has_a_start_card():
     assert [p["start_card"] for p in s.view(None)["players"]] == [0, 0, 0]
     s.apply(A("START_CARD", 2))
     assert [p["start_card"] for p in s.view(None)["players"]] == [3, 0, 0]
+
+
+def test_a_box_out_of_its_decision_is_named_by_its_number():
+    """Labels (docs/games/karvi.md, Play): a card's box is labelled by what it gives in the
+    decision that offers it; asked elsewhere, by its number counted from 1."""
+    s = started(3)
+    assert not s.tasks and s.describe(A("BOX", 1)) == "box 2"
