@@ -754,3 +754,16 @@ def test_a_box_out_of_its_decision_is_named_by_its_number():
     decision that offers it; asked elsewhere, by its number counted from 1."""
     s = started(3)
     assert not s.tasks and s.describe(A("BOX", 1)) == "box 2"
+
+
+def test_card_12_doubles_no_more_than_two_warriors():
+    """Card 12: "double up to 2 healthy warriors": after the second, no third is offered."""
+    s = started(3)
+    pl = s.tableaus[s.to_move]
+    set_warriors(pl, (1, False), (1, False), (1, False))
+    play_card(s, 12, 0)
+    s.apply(A("WARRIOR", warrior_class(1, False)))
+    s.apply(A("WARRIOR", warrior_class(1, False)))
+    assert not s.tasks or s.tasks[-1][0] != "double"
+    assert pl.warriors_by_class[warrior_class(1, False)] == 1
+    assert pl.warriors_by_class[warrior_class(2, False)] == 2
