@@ -767,3 +767,16 @@ def test_card_12_doubles_no_more_than_two_warriors():
     assert not s.tasks or s.tasks[-1][0] != "double"
     assert pl.warriors_by_class[warrior_class(1, False)] == 1
     assert pl.warriors_by_class[warrior_class(2, False)] == 2
+
+
+def test_labels_of_the_bonus_order_the_provisions_for_points_and_a_special_rune_stone():
+    """Labels (docs/games/karvi.md, Play): the upgrade tile's bonus first or after (ruling 16),
+    card 38's provision for points, and a special rune stone by what it shows."""
+    s = started(3)
+    s.tasks.append(("hook_order", "income", [["trade_card", 1]]))
+    assert s.describe(A("PART", 0)) == "take the tile's bonus first"
+    assert s.describe(A("PART", 1)) == "take the tile's bonus after the action"
+    s.tasks[-1] = ("prov_pts", 2, 3)
+    assert s.describe(A("PART", 0)) == "pay 1 provision for 2 points"
+    s.tasks[-1] = ("special_choose", 0)
+    assert s.describe(A("SPECIAL", 1)) == f"take the {W.special_words(1)}"
