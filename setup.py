@@ -43,6 +43,11 @@ COMPILED = [
     "meeple/games/trickarus/rules.py",
     "meeple/games/zarcana/rules.py",
     "meeple/games/karvi/rules.py",
+    "meeple/games/karvi/actions.py",
+    "meeple/games/karvi/board.py",
+    "meeple/games/karvi/effects.py",
+    "meeple/games/karvi/map.py",
+    "meeple/games/karvi/tasks.py",
 ]
 # Compiled with Cython (optional: without it, `meeple.core.rng` deals from random.Random).
 CYTHONIZED = ["meeple/core/_twister.pyx"]

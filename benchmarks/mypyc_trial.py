@@ -28,12 +28,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ["meeple/core/game.py", "meeple/core/rng.py"]
+# A game's compiled modules besides its rules.py (as setup.py's list has them).
+MORE = {"karvi": ["actions", "board", "effects", "map", "tasks"]}
 
 
 def compile_copy(games: list[str], where: Path) -> float:
     """Copy src/ into ``where`` and compile the core and ``games``' rules there; seconds taken."""
     shutil.copytree(ROOT / "src", where / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    files = CORE + [f"meeple/games/{g}/rules.py" for g in games]
+    files = CORE + [f"meeple/games/{g}/{m}.py" for g in games for m in ["rules", *MORE.get(g, [])]]
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "mypyc", *files], cwd=where / "src", check=True,
                    stdout=subprocess.DEVNULL)

@@ -241,9 +241,9 @@ def attrs(state) -> set[str]:
     return names
 
 
-# The last legal actions; Karvi's map distances (shared on purpose); whether the event log is
+# The last legal actions (and Karvi's task they answer); Karvi's map distances (shared on purpose); whether the event log is
 # shared with a clone (`clone` sets it on the original too: bookkeeping, not the game).
-CACHES = {"_legal", "_dist_memo", "_log_shared"}
+CACHES = {"_legal", "_legal_task", "_dist_memo", "_log_shared"}
 
 
 def plain(x):

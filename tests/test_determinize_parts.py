@@ -56,13 +56,13 @@ PARTS: dict[str, dict[str, Part]] = {
         "the deck": lambda s, p: s.deck or None,
     },
     "karvi": {
-        "others' upgrade cards": lambda s, p: [s.p[q].hand for q in _others(s, p)],
+        "others' upgrade cards": lambda s, p: [s.tableaus[q].hand for q in _others(s, p)],
         "the upgrade decks": lambda s, p: s.decks,
         "the trade deck": lambda s, p: s.trade_deck,
         "the face-down stop-area tiles": lambda s, p: s.stop_stack[1:] if len(s.stop_stack) > 2 else None,
         # (Others' face-down upgrade tiles are not hidden in this edition: each tile's back, its
         # slot and requirement stripe, is unique, so resampling within a back keeps them.)
-        "others' face-down rune stones": lambda s, p: [s.p[q].hidden_runes for q in _others(s, p)],
+        "others' face-down rune stones": lambda s, p: [s.tableaus[q].hidden_runes for q in _others(s, p)],
         "unscouted location stacks": lambda s, p: _karvi_known(s, p, s.stack_known, s.stacks),
         "unseen special rune stones": lambda s, p: _karvi_known(s, p, s.special_known, s.special_stacks),
         "Less-luck piles held by others": lambda s, p: {
@@ -124,14 +124,14 @@ def test_karvi_pair_drawn_to_keep_one_is_hidden_from_the_others() -> None:
                     break
                 if state.tasks and state.tasks[-1][0] == "keep":
                     q = state.to_move
-                    pair = state.p[q].hand[-2:]
+                    pair = state.tableaus[q].hand[-2:]
                     own = [state.determinize(q, random.Random(k)) for k in range(SEEDS)]
-                    assert all(w.p[q].hand[-2:] == pair for w in own), "the drawer's pair changed"
+                    assert all(w.tableaus[q].hand[-2:] == pair for w in own), "the drawer's pair changed"
                     for p in _others(state, q):
                         mine = state.view(p)
                         worlds = [state.determinize(p, random.Random(k)) for k in range(SEEDS)]
                         assert all(w.view(p) == mine for w in worlds), f"determinize({p}) changed the view"
-                        pairs = {w.p[q].hand[-2:] for w in worlds}
+                        pairs = {w.tableaus[q].hand[-2:] for w in worlds}
                         assert len(pairs) > 1, f"player {p}'s worlds keep player {q}'s true pair"
                         for w in worlds:
                             w.apply(w.legal_actions()[0])  # the world's own pair can be settled

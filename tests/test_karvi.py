@@ -13,6 +13,8 @@ import meeple
 from edit import add, put
 from meeple.core import IllegalAction
 from meeple.games.karvi import components as C
+from meeple.games.karvi import effects
+from meeple.games.karvi import map as sea
 from meeple.games.karvi.rules import BASE, END, KarviState, warrior_class
 
 # ----- components: counts and provenance ------------------------------------------------------
@@ -194,35 +196,35 @@ def spot_with(s: KarviState, action: str, cost: int | None = None) -> int:
 
 
 def set_warriors(pl, *warriors: tuple[int, bool]) -> None:
-    pl.war = (0,) * 12
+    pl.warriors_by_class = (0,) * 12
     for v, injured in warriors:
-        add(pl, "war", warrior_class(v, injured), 1)
+        add(pl, "warriors_by_class", warrior_class(v, injured), 1)
 
 
 def test_setup_dice_positions_and_beer_by_start_card():
     """Setup, start cards (2-3 players): lowest card at positions 1 and 6, next at 2 and 5, last at
     3 and 4, dice set to the card's beer; 4 players: one die each at positions 1..4."""
     s = meeple.make("karvi", players=3, seed=4)
-    order = sorted(range(3), key=lambda q: s.p[q].start)
+    order = sorted(range(3), key=lambda q: s.tableaus[q].start)
     for rank, q in enumerate(order):
-        assert [s.die_pos[2 * q] - s.T, s.die_pos[2 * q + 1] - s.T] == [[0, 5], [1, 4], [2, 3]][rank]
+        assert [s.die_pos[2 * q] - s.track_size, s.die_pos[2 * q + 1] - s.track_size] == [[0, 5], [1, 4], [2, 3]][rank]
     low = order[0]
-    if s.p[low].start == 1:
+    if s.tableaus[low].start == 1:
         assert [s.die_beer[2 * low], s.die_beer[2 * low + 1]] == [2, 2]
     s4 = meeple.make("karvi", players=4, seed=4)
-    assert sorted(s4.die_pos[q] - s4.T for q in range(4)) == [0, 1, 2, 3]
+    assert sorted(s4.die_pos[q] - s4.track_size for q in range(4)) == [0, 1, 2, 3]
     assert all(b in (3, 4) for b in s4.die_beer) and s4.rounds == 4 and s.rounds == 3
 
 
 def test_free_first_rune_stone_in_start_order():
     """Your first rune stone: each player places one of their 3 rune stones for free."""
     s = meeple.make("karvi", players=2, seed=1)
-    first = min(range(2), key=lambda q: s.p[q].start)
+    first = min(range(2), key=lambda q: s.tableaus[q].start)
     assert s.to_move == first and s.tasks[-1][0] == "free_rune"
-    before = s.p[first].res
+    before = s.tableaus[first].res
     s.apply(s.legal_actions()[0])
-    assert len(s.p[first].rune_spots[0]) == 1 and len(s.p[first].hidden_runes) == 2
-    assert s.p[first].res == before and s.p[first].points == 0
+    assert len(s.tableaus[first].rune_spots[0]) == 1 and len(s.tableaus[first].hidden_runes) == 2
+    assert s.tableaus[first].res == before and s.tableaus[first].points == 0
 
 
 def test_two_players_block_the_seven_three_plus_spots():
@@ -230,19 +232,19 @@ def test_two_players_block_the_seven_three_plus_spots():
     s = started(2)
     assert sum(s.blocked) == 7
     targets = s._die_targets(s.cur_die)
-    assert not any(s.blocked[t] for t in targets if t < s.T)
+    assert not any(s.blocked[t] for t in targets if t < s.track_size)
 
 
 def test_the_die_furthest_back_moves_and_pays_its_beer():
     """Overview / Moving dice / Pay beer: the lowest start card's left die starts; it moves to a free
     spot it can pay for, losing that many pips; the die furthest back moves next."""
     s = started(3)
-    first = min(range(3), key=lambda q: s.p[q].start)
+    first = min(range(3), key=lambda q: s.tableaus[q].start)
     assert s.to_move == first and s.cur_die == 2 * first
     put(s, "die_beer", s.cur_die, 1)
     legal = [a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["MOVE_DIE"] + 26]
     assert legal and all(s.spots[t]["cost"] <= 1 for t in legal)  # a die pays its own cost only
-    assert all(t < s.T for t in legal)  # a die in the stop area must land outside it
+    assert all(t < s.track_size for t in legal)  # a die in the stop area must land outside it
     target = max(legal)
     cost = s.spots[target]["cost"]
     s.apply(A("MOVE_DIE", target))
@@ -262,7 +264,7 @@ def test_several_turns_in_a_row():
     s._begin_turn()
     assert s.to_move == q and s.cur_die == 2 * q
     put(s, "die_beer", 2 * q, 0)
-    s.free_move = True
+    s.die_move_card = 19
     s.apply(A("MOVE_DIE", 3))
     while s.to_move == q and s.tasks:
         s.apply(END)
@@ -291,8 +293,8 @@ def test_round_end_stop_tile_removed_and_game_end():
         s.apply(rng.choice(s.legal_actions()))
         if s.round != r:
             rounds_seen.add(s.round)
-            assert all(s.die_pos[d] >= s.T for d in range(4))  # everyone was back in the stop area
-        if s.round >= 2 and not any(not s.die_done[d] and s.die_pos[d] >= s.T for d in range(4)):
+            assert all(s.die_pos[d] >= s.track_size for d in range(4))  # everyone was back in the stop area
+        if s.round >= 2 and not any(not s.die_done[d] and s.die_pos[d] >= s.track_size for d in range(4)):
             assert len(s.stop_stack) == tiles - (s.round - 1)
     assert rounds_seen == {1, 2, 3, 4} and s.stop_stack == ()
     assert s.legal_actions() == [] and s.to_move is None
@@ -302,10 +304,10 @@ def test_ship_moves_pay_a_provision_per_step_once_per_turn():
     """Move your ship: once per turn, 1 provision per step; no provisions, no move."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
-    pl.prov = 2
+    pl = s.tableaus[q]
+    pl.provisions = 2
     s.apply(A("SHIP_TO", node(s, "Jarlshof")))  # Kaupanger - Jarlshof: 1 step
-    assert pl.prov == 1 and pl.ship == node(s, "Jarlshof")
+    assert pl.provisions == 1 and pl.ship == node(s, "Jarlshof")
     while s.tasks:
         s.apply(END)
     assert not any(BASE["SHIP_TO"] <= a < BASE["DISPLACE_TO"] for a in s.legal_actions())
@@ -317,15 +319,15 @@ def test_displacing_a_stronger_ship_costs_an_extra_provision():
     s = started(3)
     q = s.to_move
     blue = (q + 1) % 3
-    me, them = s.p[q], s.p[blue]
+    me, them = s.tableaus[q], s.tableaus[blue]
     set_warriors(me, (2, False))
     set_warriors(them, (5, False))
-    me.prov = 6
+    me.provisions = 6
     dest = node(s, "Tórshavn")  # Kaupanger - Jarlshof - Tórshavn ... 2 steps on this side
     them.ship = dest
-    steps = s._distances(q, 0, 6)[dest]
+    steps = sea.distances(s, q, 0, 6)[dest]
     s.apply(A("SHIP_TO", dest))
-    assert me.prov == 6 - steps - 1
+    assert me.provisions == 6 - steps - 1
     assert s.tasks[-1][0] == "displace"
     options = [a - BASE["DISPLACE_TO"] for a in s.legal_actions()]
     assert options and all(x in s.adj[dest] for x in options)
@@ -334,13 +336,13 @@ def test_displacing_a_stronger_ship_costs_an_extra_provision():
     # Stronger ships displace for free.
     s2 = started(3)
     q2 = s2.to_move
-    set_warriors(s2.p[q2], (6, False))
-    set_warriors(s2.p[(q2 + 1) % 3], (1, False))
-    s2.p[(q2 + 1) % 3].ship = node(s2, "Jarlshof")
-    s2.p[q2].prov = 1
+    set_warriors(s2.tableaus[q2], (6, False))
+    set_warriors(s2.tableaus[(q2 + 1) % 3], (1, False))
+    s2.tableaus[(q2 + 1) % 3].ship = node(s2, "Jarlshof")
+    s2.tableaus[q2].provisions = 1
     assert A("SHIP_TO", node(s2, "Jarlshof")) in s2.legal_actions()
-    s2.p[q2].war = (0,) * 12
-    set_warriors(s2.p[q2], (1, False))
+    s2.tableaus[q2].warriors_by_class = (0,) * 12
+    set_warriors(s2.tableaus[q2], (1, False))
     assert A("SHIP_TO", node(s2, "Jarlshof")) not in s2.legal_actions()  # 1 + 1 > 1 provision
 
 
@@ -348,8 +350,8 @@ def test_scouting_takes_one_tile_and_one_per_kind():
     """Scouting, example at Jarlshof: take all the tiles, keep 1 face up; only 1 tile of each kind."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
-    pl.prov = 6
+    pl = s.tableaus[q]
+    pl.provisions = 6
     jarl = node(s, "Jarlshof")
     stack = list(s.stacks[jarl])
     s.apply(A("SHIP_TO", jarl))
@@ -359,7 +361,7 @@ def test_scouting_takes_one_tile_and_one_per_kind():
     assert "tiles" not in s.view(other)["stacks"]["Jarlshof"]
     s.apply(A("TAKE_TILE", stack[0]))
     assert pl.beside == (stack[0],) and len(s.stacks[jarl]) == 2
-    assert "scout" not in s._location_options(q, jarl)
+    assert "scout" not in sea.location_options(s, q, jarl)
 
 
 def test_build_tower_at_torshavn_scores_3():
@@ -367,12 +369,12 @@ def test_build_tower_at_torshavn_scores_3():
     of yours per location."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
-    pl.prov = 6
+    pl = s.tableaus[q]
+    pl.provisions = 6
     s.apply(A("SHIP_TO", node(s, "Tórshavn")))
     s.apply(A("BUILD"))
     assert pl.points == 3 and pl.tower_supply == 0 and pl.count("towers") == 1
-    assert "build" not in s._location_options(q, node(s, "Tórshavn"))
+    assert "build" not in sea.location_options(s, q, node(s, "Tórshavn"))
 
 
 def test_waterford_needs_the_map_tower_worth_4_and_special_rune_stone():
@@ -380,10 +382,10 @@ def test_waterford_needs_the_map_tower_worth_4_and_special_rune_stone():
     Waterford gives 4 points; choose a special rune stone, take its bonus, place it."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
-    pl.prov = 6
+    pl = s.tableaus[q]
+    pl.provisions = 6
     wf = node(s, "Waterford")
-    assert wf not in s._distances(q, 0, 20)
+    assert wf not in sea.distances(s, q, 0, 20)
     pl.map = True
     pl.ship = node(s, "Western map")
     s.apply(A("SHIP_TO", wf))
@@ -403,43 +405,43 @@ def test_special_case_map_jump_moves_within_and_out_not_back():
     area and out of it, but not back in."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     pl.ship = node(s, "Western map")
-    reach = s._distances(q, pl.ship, 3)
+    reach = sea.distances(s, q, pl.ship, 3)
     assert node(s, "Waterford") in reach and node(s, "Dublin") in reach
-    assert node(s, "Northern map") not in s._distances(q, node(s, "Dublin"), 6)
+    assert node(s, "Northern map") not in sea.distances(s, q, node(s, "Dublin"), 6)
 
 
 def test_play_upgrade_card_32_pay_and_move_three_free():
     """Play an upgrade card, example: pay 1 silver and 1 fur, lower box: move 3 spots free."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     pl.hand = (31,)  # card number 32
     pl.res = (1, 1, 0)
-    pl.prov = 0
+    pl.provisions = 0
     s.apply(A("PLAY_CARD", 31))
     assert pl.res == (0, 0, 0) and pl.played == (31,)
     s.apply(A("BOX", 1))
     far = node(s, "Tórshavn")
     assert A("SHIP_TO", far) in s.legal_actions()
     s.apply(A("SHIP_TO", far))
-    assert pl.ship == far and pl.prov == 0
+    assert pl.ship == far and pl.provisions == 0
 
 
 def test_discard_two_cards_for_a_gold_and_trade_gold():
     """Discarding upgrade cards and Trade gold, example: discard 2 for 1 gold, pay it for a provision."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     pl.hand = (0, 20)
     pl.res = (0, 0, 0)
-    pl.prov = 0
+    pl.provisions = 0
     s.apply(A("DISCARD", 0))
     s.apply(A("DISCARD", 20))
     assert pl.hand == () and pl.res[2] == 1 and s.decks[0][-1] == 0 and s.decks[1][-1] == 20
     s.apply(A("GOLD_PROV"))
-    assert pl.prov == 1 and pl.res[2] == 0
+    assert pl.provisions == 1 and pl.res[2] == 0
 
 
 def _do_spot(s: KarviState, action: str) -> None:
@@ -452,7 +454,7 @@ def test_top_up_beer_split_and_the_second_beer_improvement():
     die and +1 on the other (4)."""
     s = started(3)
     q = s.to_move
-    s.p[q].trade_track = (0, 1, 2)  # 2nd beer improvement is under space 3
+    s.tableaus[q].trade_track = (0, 1, 2)  # 2nd beer improvement is under space 3
     _do_spot(s, "beer")
     d0, d1 = 2 * q, 2 * q + 1
     put(s, "die_beer", d0, 0)
@@ -466,14 +468,14 @@ def test_provisions_third_improvement_five_and_at_most_six():
     """More provisions, example: the 3rd improvement gives 5 provisions; a ship holds at most 6."""
     s = started(3)
     q = s.to_move
-    s.p[q].raid_track = (24, 30, 36, 42, 28)
-    s.p[q].prov = 0
+    s.tableaus[q].raid_track = (24, 30, 36, 42, 28)
+    s.tableaus[q].provisions = 0
     _do_spot(s, "provisions")
-    assert s.p[q].prov == 5
+    assert s.tableaus[q].provisions == 5
     s2 = started(3)
-    s2.p[s2.to_move].prov = 4
+    s2.tableaus[s2.to_move].provisions = 4
     _do_spot(s2, "provisions")
-    assert s2.p[s2.to_move].prov == 6
+    assert s2.tableaus[s2.to_move].provisions == 6
 
 
 def test_income_one_resource_and_strength_per_tower_keeping_sides():
@@ -481,7 +483,7 @@ def test_income_one_resource_and_strength_per_tower_keeping_sides():
     an injured warrior stays injured when increased."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     pl.res = (0, 0, 0)
     pl.built = ((node(s, "Tórshavn"), "tower"), (node(s, "York"), "tower"))
     set_warriors(pl, (2, False), (3, True))
@@ -491,7 +493,7 @@ def test_income_one_resource_and_strength_per_tower_keeping_sides():
     s.apply(A("WARRIOR", warrior_class(2, False)))
     s.apply(A("WARRIOR", warrior_class(3, True)))
     s.apply(A("WARRIOR", warrior_class(4, True)))
-    assert pl.war[warrior_class(3, False)] == 1 and pl.war[warrior_class(5, True)] == 1
+    assert pl.warriors_by_class[warrior_class(3, False)] == 1 and pl.warriors_by_class[warrior_class(5, True)] == 1
     assert pl.strength() == 8
 
 
@@ -500,7 +502,7 @@ def test_upgrade_tile_two_towers_pay_and_five_points_then_income_trade_card():
     on the income-action also gives 1 trade card."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     tile = next(i for i, t in enumerate(C.UPGRADE_TILES) if t["requirement"] == {"towers": 2})
     pl.hidden_ut = (tile,)
     pl.res = (2, 1, 0)
@@ -522,7 +524,7 @@ def test_trade_tile_three_silver_four_points_trade_card_and_trading_post():
     goes to your supply; gain 4 points and 1 trade card (Trade cards: choose one face up)."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     tile = next(i for i, t in enumerate(C.TRADE_TILES) if t["cost"] == {"silver": 3}
                 and ["points", 4] in t["bonus"])
     pl.beside = (tile,)
@@ -544,7 +546,7 @@ def test_raid_example_strength_13_three_damage_valhalla_and_bonus():
     the other 1 is injured then dies (1 point); then 8 points, 2 gold and an upgrade card."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     tile = next(i for i, t in enumerate(C.RAID_TILES) if t["strength"] == 12
                 and t["damage"] == 3) + C.NUM_TR
     pl.beside = (tile,)
@@ -565,7 +567,7 @@ def test_raid_example_strength_13_three_damage_valhalla_and_bonus():
 def test_raid_needs_the_strength():
     """Raid: the number on the shield is the minimum combat strength."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     tile = next(i for i, t in enumerate(C.RAID_TILES) if t["strength"] == 12) + 24
     pl.beside = (tile,)
     set_warriors(pl, (5, False), (6, False))
@@ -576,7 +578,7 @@ def test_raid_needs_the_strength():
 def test_locked_action_second_trade_tile_silver_and_gold():
     """Locked action, example: with the 2nd trade tile, the locked spot gives 1 silver and 1 gold."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.trade_track = (0, 4)
     pl.res = (0, 0, 0)
     _do_spot(s, "locked")
@@ -587,7 +589,7 @@ def test_francia_trade_and_raid():
     """Trade or raid in Francia: after the 6th tile, pay 4 fur/silver for 8 points; with strength
     25, 12 points and 3 damage."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.trade_track = (0, 4, 8, 12, 16, 20)
     pl.res = (2, 2, 0)
     _do_spot(s, "trade")
@@ -596,7 +598,7 @@ def test_francia_trade_and_raid():
         s.apply(A(fam))
     assert pl.res == (0, 0, 0) and pl.points == 8
     s2 = started(3)
-    pl2 = s2.p[s2.to_move]
+    pl2 = s2.tableaus[s2.to_move]
     pl2.raid_track = (24, 28, 32, 36, 40, 44)
     set_warriors(pl2, (6, False), (6, False), (6, False), (6, False), (1, False))
     _do_spot(s2, "raid")
@@ -610,13 +612,13 @@ def test_final_scoring_lines():
     """Final scoring: rune stones (2 trading posts: 10), strength, trade tiles squared (5: 25), beer
     pips, provisions 2 per point, gold or 2 cards per point, 2 resources per point."""
     s = started(3)
-    pl = s.p[0]
+    pl = s.tableaus[0]
     rune = next(i for i, r in enumerate(C.RUNES) if r["count"] == "posts")
     pl.rune_spots = ((rune,), (), (), ())
     pl.built = ((1, "post"), (5, "post"))
     pl.trade_track = (0, 4, 8, 12, 16)
     set_warriors(pl, (3, False), (2, True))
-    pl.prov, pl.res, pl.hand = (5, (3, 2, 1), (0, 1, 2))
+    pl.provisions, pl.res, pl.hand = (5, (3, 2, 1), (0, 1, 2))
     put(s, "die_beer", 0, 2)
     put(s, "die_beer", 1, 1)
     assert s.final_lines(0) == {
@@ -631,25 +633,25 @@ def test_tie_break_die_furthest_left_in_the_stop_area():
     rng = random.Random(5)
     while not s.is_over():
         s.apply(rng.choice(s.legal_actions()))
-    s.p[0].points = s.p[1].points = 0
-    for pl in s.p:
-        pl.war, pl.res, pl.prov, pl.hand, pl.trade_track, pl.rune_spots = ((0,) * 12, (0, 0, 0), 0, (), (), ((),))
+    s.tableaus[0].points = s.tableaus[1].points = 0
+    for pl in s.tableaus:
+        pl.warriors_by_class, pl.res, pl.provisions, pl.hand, pl.trade_track, pl.rune_spots = ((0,) * 12, (0, 0, 0), 0, (), (), ((),))
     s.die_beer = (0,) * 4
-    s.die_pos = (s.T + 3, s.T + 4, s.T + 1, s.T + 5)
+    s.die_pos = (s.track_size + 3, s.track_size + 4, s.track_size + 1, s.track_size + 5)
     assert s.scores() == [0.0, 0.0] and s.ranking() == [2, 1]
 
 
 def test_weaker_warrior_when_the_supply_runs_out():
     """(In)finite components, warriors: if none of that strength is left, take a weaker one."""
     s = started(3)
-    pl = s.p[s.to_move]
-    others = [p for p in s.p if p is not pl]
+    pl = s.tableaus[s.to_move]
+    others = [p for p in s.tableaus if p is not pl]
     for p in others:
-        p.war = (0,) * 12
-    put(others[0], "war", warrior_class(3, False), 12)
+        p.warriors_by_class = (0,) * 12
+    put(others[0], "warriors_by_class", warrior_class(3, False), 12)
     set_warriors(pl)
-    s._gain_warrior(pl, 3)
-    assert pl.war[warrior_class(2, False)] == 1
+    effects.gain_warrior(s, pl, 3)
+    assert pl.warriors_by_class[warrior_class(2, False)] == 1
 
 
 def test_illegal_action_leaves_state_untouched():
@@ -664,7 +666,7 @@ def test_illegal_action_leaves_state_untouched():
 def test_draw_two_keep_one_variant():
     """Variant 'always unlucky': draw 2 upgrade cards and keep 1, the other returns to its stack."""
     s = started(3, draw_two=True)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     hand = len(pl.hand)
     _do_spot(s, "upgrade")
     s.apply(A("DRAW_STACK", 2))
@@ -688,14 +690,14 @@ def test_random_games_end_and_keep_the_invariants(players):
         rng = random.Random(i)
         while not s.is_over():
             s.apply(rng.choice(s.legal_actions()))
-            for pl in s.p:
-                assert min(pl.res) >= 0 and 0 <= pl.prov <= C.MAX_PROVISIONS and min(pl.war) >= 0
+            for pl in s.tableaus:
+                assert min(pl.res) >= 0 and 0 <= pl.provisions <= C.MAX_PROVISIONS and min(pl.warriors_by_class) >= 0
                 assert pl.warriors() <= C.WARRIOR_SPACES
                 for b in ("tower", "post"):
                     supply, tab = (pl.tower_supply, pl.tower_tab) if b == "tower" else (pl.post_supply, pl.post_tab)
                     assert supply + tab + sum(x == b for _, x in pl.built) == 3
             assert all(0 <= b <= 5 for b in s.die_beer)
-            assert all(s._supply(v) >= 0 for v in range(1, 7))
+            assert all(effects.supply(s, v) >= 0 for v in range(1, 7))
         assert s.round == s.rounds and all(s.die_done)
 
 
@@ -704,7 +706,7 @@ def test_determinize_mid_discard_keeps_the_pending_choice_valid():
     to discard keeps their choice playable (the pending card is held by position)."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     pl.hand = (s.decks[0][0], s.decks[1][0])
     s.decks = (s.decks[0][1:], s.decks[1][1:], *s.decks[2:])
     s.apply(A("DISCARD", pl.hand[0]))
@@ -714,7 +716,7 @@ def test_determinize_mid_discard_keeps_the_pending_choice_valid():
         det = s.determinize(p, random.Random(p))
         assert det.view(p) == s.view(p)
         det.apply(det.legal_actions()[0])
-        assert len(det.p[q].hand) == 0 and det.p[q].res[2] == pl.res[2] + 1
+        assert len(det.tableaus[q].hand) == 0 and det.tableaus[q].res[2] == pl.res[2] + 1
 
 
 def test_stacks_are_hidden_until_scouted_and_resampled_for_others():
@@ -726,7 +728,7 @@ def test_stacks_are_hidden_until_scouted_and_resampled_for_others():
     for k in range(5):
         det = s.determinize(0, random.Random(k))
         assert det.view(0) == s.view(0)
-        differ |= det.p[1].hand != s.p[1].hand or det.p[1].hidden_runes != s.p[1].hidden_runes
+        differ |= det.tableaus[1].hand != s.tableaus[1].hand or det.tableaus[1].hidden_runes != s.tableaus[1].hidden_runes
     assert differ
 
 
@@ -763,14 +765,14 @@ def test_less_luck_drafts_the_tiles_and_rune_stones():
     per type and 3 rune stones from each pile and passes the rest left; the rest goes to the box."""
     s = meeple.make("karvi", players=3, seed=2, less_luck=True)
     assert s.pile_holder == {"runes": 0, "stern": 0, "sail": 1, "head": 2}
-    assert all(not pl.hidden_ut and not pl.hidden_runes for pl in s.p)
+    assert all(not pl.hidden_ut and not pl.hidden_runes for pl in s.tableaus)
     assert isinstance(s.view(0)["piles"]["runes"], list) and s.view(1)["piles"]["runes"] == 12
     seen_holders = []
     while any(t[0] == "pick" for t in s.tasks):
         seen_holders.append(dict(s.pile_holder))
         s.apply(s.legal_actions()[-1])
     assert {h["runes"] for h in seen_holders} == {0, 1, 2}
-    for pl in s.p:
+    for pl in s.tableaus:
         assert len(pl.hidden_runes) == 3
         assert [sum(C.UPGRADE_TILES[u]["slot"] == t for u in pl.hidden_ut) for t in C.SLOTS] == [2, 2, 2]
     assert s.piles == {} and s.tasks[-1][0] == "free_rune"
@@ -784,7 +786,7 @@ def test_special_rune_stone_free_spot_else_cover_or_discard():
     without space, cover a rune stone or discard the new one."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     s.tasks.append(("special_spot", 0))
     assert set(s.legal_actions()) == {END} | {A("RUNE_SPOT", k) for k in (1, 2, 3)}
     pl.rune_spots = ((0,), (1,), (2,), (3,))
@@ -801,19 +803,19 @@ def test_displacement_two_spots_away_and_not_into_the_obstructed_area():
     q = s.to_move
     victim, a, b = [(q + k) % 4 for k in (1, 2, 3)]
     tors = node(s, "Tórshavn")
-    s.p[victim].ship = s.p[q].ship = tors
-    s.p[a].ship, s.p[b].ship = node(s, "Jarlshof"), node(s, "Trondheim")
-    targets = s._displace_targets(victim, tors)
+    s.tableaus[victim].ship = s.tableaus[q].ship = tors
+    s.tableaus[a].ship, s.tableaus[b].ship = node(s, "Jarlshof"), node(s, "Trondheim")
+    targets = sea.displace_targets(s, victim, tors)
     assert set(targets) == {node(s, n) for n in ("Kirkwall", "Norwegian Sea", "Kaupanger", "Birka")}
-    s.p[victim].map = True
-    assert s._displace_targets(victim, tors) == [node(s, "Northern map")]
-    assert s._arrival_cost(q, 0, "normal") == 0
+    s.tableaus[victim].map = True
+    assert sea.displace_targets(s, victim, tors) == [node(s, "Northern map")]
+    assert sea.arrival_cost(s, q, 0, "normal") == 0
 
 
 def test_locked_action_with_both_tracks_pick_one():
     """Locked action: with the improvement on both tracks, pick one bonus."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.trade_track, pl.raid_track = ((0, 4), (24, 28))
     set_warriors(pl, (2, False))
     _do_spot(s, "locked")
@@ -827,20 +829,20 @@ def test_map_unlocked_by_the_fourth_tile():
     """Obstructed spots: the 4th trade or raid tile unlocks the map spots and the yellow area."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     pl.beside = (12,)
     pl.res = (9, 9, 9)
     pl.trade_track = (0, 4, 8)
-    assert node(s, "Western map") not in s._distances(q, node(s, "Dublin"), 3)
+    assert node(s, "Western map") not in sea.distances(s, q, node(s, "Dublin"), 3)
     _do_spot(s, "trade")
     s.apply(A("ACTIVATE", 12))
     while s.tasks:  # the tile's bonus first, then it goes on the track (Trade)
         s.apply(s.legal_actions()[-1])
-    assert pl.map and node(s, "Western map") in s._distances(q, node(s, "Dublin"), 3)
+    assert pl.map and node(s, "Western map") in sea.distances(s, q, node(s, "Dublin"), 3)
 
 
 def _card(s: KarviState, number: int, box: int | None = None) -> None:
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.hand = (number - 1,)
     pl.res = (5, 5, 5)
     s.apply(A("PLAY_CARD", number - 1))
@@ -851,7 +853,7 @@ def _card(s: KarviState, number: int, box: int | None = None) -> None:
 def test_card_13_flip_healthy_warriors_for_3_points_each():
     """Card 13: flip any number of healthy warriors, 3 points each (max 15)."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (1, False), (2, False), (3, True))
     _card(s, 13)
     s.apply(A("WARRIOR", warrior_class(1, False)))
@@ -862,12 +864,12 @@ def test_card_13_flip_healthy_warriors_for_3_points_each():
 def test_card_12_doubles_healthy_warriors_up_to_6():
     """Card 12, example: healthy warriors of 2 and 4 become 4 and 6."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (2, False), (4, False))
     _card(s, 12, 0)
     s.apply(A("WARRIOR", warrior_class(2, False)))
     s.apply(A("WARRIOR", warrior_class(4, False)))
-    assert pl.war[warrior_class(4, False)] == 1 and pl.war[warrior_class(6, False)] == 1
+    assert pl.warriors_by_class[warrior_class(4, False)] == 1 and pl.warriors_by_class[warrior_class(6, False)] == 1
 
 
 def test_card_23_points_for_beer_once_per_die():
@@ -877,7 +879,7 @@ def test_card_23_points_for_beer_once_per_die():
     put(s, "die_beer", 2 * q, 3)
     put(s, "die_beer", 2 * q + 1, 3)
     _card(s, 23)
-    assert s.p[q].points == 6
+    assert s.tableaus[q].points == 6
 
 
 def test_card_20_moves_a_die_back_one_free_spot_and_uses_it():
@@ -887,7 +889,7 @@ def test_card_20_moves_a_die_back_one_free_spot_and_uses_it():
     d = 2 * q
     put(s, "die_beer", d, 5)
     target = spot_with(s, "provisions", 0)
-    s.apply(A("MOVE_DIE", target + 1) if target + 1 < s.T else A("MOVE_DIE", target))
+    s.apply(A("MOVE_DIE", target + 1) if target + 1 < s.track_size else A("MOVE_DIE", target))
     while s.tasks:
         s.apply(END)
     pos = s.die_pos[d]
@@ -920,11 +922,11 @@ def test_card_44_joins_another_ship_without_displacing():
     s = started(3)
     q = s.to_move
     other = (q + 1) % 3
-    s.p[other].ship = node(s, "Iona")
-    s.p[q].prov = 0
+    s.tableaus[other].ship = node(s, "Iona")
+    s.tableaus[q].provisions = 0
     _card(s, 44)
     s.apply(A("SHIP_TO", node(s, "Iona")))
-    assert s.p[q].ship == s.p[other].ship == node(s, "Iona")
+    assert s.tableaus[q].ship == s.tableaus[other].ship == node(s, "Iona")
 
 
 def _tile(effect: dict) -> int:
@@ -936,23 +938,23 @@ def test_sail_tiles_moves_and_die_minus_two():
     to 2; once per turn reduce a die by 2 beer for a trade or raid action."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     put(pl, "slots", "sail", (_tile({"ability": "sail_any"}),))
-    pl.prov = 2
+    pl.provisions = 2
     far = node(s, "Iona")
     s.apply(A("ABILITY", 0))
-    assert pl.prov == 0 and A("SHIP_TO", far) in s.legal_actions()
+    assert pl.provisions == 0 and A("SHIP_TO", far) in s.legal_actions()
     s.apply(A("SHIP_TO", far))
     while s.tasks:
         s.apply(END)
     assert A("ABILITY", 0) not in s.legal_actions()  # once per turn
     s2 = started(3)
     q2 = s2.to_move
-    put(s2.p[q2], "slots", "sail", (_tile({"ability": "die_minus_two"}),))
+    put(s2.tableaus[q2], "slots", "sail", (_tile({"ability": "die_minus_two"}),))
     put(s2, "die_beer", 2 * q2 + 1, 3)
     easy = min(range(C.NUM_TR, 2 * C.NUM_TR), key=lambda t: C.TR_TILES[t]["strength"])
-    s2.p[q2].beside = (easy,)
-    set_warriors(s2.p[q2], (6, False), (6, False), (6, False))
+    s2.tableaus[q2].beside = (easy,)
+    set_warriors(s2.tableaus[q2], (6, False), (6, False), (6, False))
     s2.apply(A("ABILITY", 2))
     s2.apply(A("DIE", 2 * q2 + 1))
     assert s2.die_beer[2 * q2 + 1] == 1 and s2.legal_actions() == [A("PART", 0), A("PART", 1)]
@@ -964,7 +966,7 @@ def test_sail_tile_caps_dice_action_costs_at_one():
     """Upgrade tiles, sail: dice actions cost at most 1 beer."""
     s = started(3)
     q = s.to_move
-    put(s.p[q], "slots", "sail", (_tile({"cap_cost": 1}),))
+    put(s.tableaus[q], "slots", "sail", (_tile({"cap_cost": 1}),))
     put(s, "die_beer", s.cur_die, 1)
     dear = next(i for i, sp in enumerate(s.spots) if sp["cost"] >= 2 and not s.blocked[i] and i not in s.die_pos)
     assert A("MOVE_DIE", dear) in s.legal_actions()
@@ -977,7 +979,7 @@ def test_head_tiles_less_damage_more_points_double_and_beer_after_a_death():
     after a warrior dies in a raid, the beer-action."""
     tile = next(i for i, t in enumerate(C.RAID_TILES) if t["strength"] == 12 and t["damage"] == 3) + C.NUM_TR
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     put(pl, "slots", "head", (_tile({"raid_damage": -1, "raid_points": 4}),))
     pl.beside = (tile,)
     set_warriors(pl, (6, False), (6, False))
@@ -989,7 +991,7 @@ def test_head_tiles_less_damage_more_points_double_and_beer_after_a_death():
     s.apply(A("DRAW_STACK", 0))
     assert pl.points == 6 + 8 + 4
     s2 = started(3)
-    pl2 = s2.p[s2.to_move]
+    pl2 = s2.tableaus[s2.to_move]
     put(pl2, "slots", "head", (_tile({"raid_double": True}),))
     pl2.beside = (tile,)
     set_warriors(pl2, (6, False), (6, False))
@@ -1000,7 +1002,7 @@ def test_head_tiles_less_damage_more_points_double_and_beer_after_a_death():
     s2.apply(A("DRAW_STACK", 0))
     assert pl2.points == 6 + 16
     s3 = started(3)
-    pl3 = s3.p[s3.to_move]
+    pl3 = s3.tableaus[s3.to_move]
     put(pl3, "slots", "head", (_tile({"on_death": "beer"}),))
     pl3.beside = (tile,)
     set_warriors(pl3, (6, False), (6, True))
@@ -1014,7 +1016,7 @@ def test_head_tiles_less_damage_more_points_double_and_beer_after_a_death():
 def test_stern_bonus_on_the_upgrade_action_not_for_itself():
     """Upgrade tiles, stern: a bonus with each upgrade-action, but not the one that placed it."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     stern = _tile({"on": "upgrade", "do": [["points", 2]]})
     pl.hidden_ut = (stern,)
     pl.played = (0, 1)
@@ -1062,12 +1064,12 @@ def test_turn_ends_only_after_the_die_moved_and_free_actions_follow():
     s = started(3)
     q = s.to_move
     assert END not in s.legal_actions()
-    put(s.p[q], "res", 2, 1)
+    put(s.tableaus[q], "res", 2, 1)
     s.apply(A("GOLD_FUR"))  # a free action before the die action
     put(s, "die_beer", s.cur_die, 5)
     s.apply(A("MOVE_DIE", spot_with(s, "provisions")))
     assert s.to_move == q and END in s.legal_actions()
-    s.p[q].prov = 1
+    s.tableaus[q].provisions = 1
     assert any(BASE["SHIP_TO"] <= a < BASE["DISPLACE_TO"] for a in s.legal_actions())  # and after
     s.apply(END)
     assert s.moved is False and s.cur_die != -1
@@ -1076,7 +1078,7 @@ def test_turn_ends_only_after_the_die_moved_and_free_actions_follow():
 def test_trade_display_refills_after_the_turn_only():
     """Trade cards: replenish the display to 3 only after your turn, so at most 3 per turn."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     s.tasks.append(("trade_card", 3))
     for _ in range(3):
         s.apply(A("TRADE_CARD", s.display[0]))
@@ -1108,13 +1110,13 @@ def test_gold_is_universal():
     """Trade gold: 1 gold for 1 silver or 1 fur, or +1 beer on a die, or 1 provision."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
-    pl.res, pl.prov = ((0, 0, 4), 0)
+    pl = s.tableaus[q]
+    pl.res, pl.provisions = ((0, 0, 4), 0)
     d = s.cur_die
     put(s, "die_beer", d, 0)
     for a in (A("GOLD_FUR"), A("GOLD_SILVER"), A("GOLD_PROV"), A("GOLD_BEER", d)):
         s.apply(a)
-    assert pl.res == (1, 1, 0) and pl.prov == 1 and s.die_beer[d] == 1
+    assert pl.res == (1, 1, 0) and pl.provisions == 1 and s.die_beer[d] == 1
 
 
 def test_rollout_policy_plays_legal_games_to_the_end():
@@ -1153,12 +1155,12 @@ def test_start_card_example_lowest_card_positions_1_and_6_with_2_beer():
     s = meeple.make("karvi", players=3, seed=0, draft_start=True)
     for value in (1, 3, 5):  # seat 0 takes card 1, seat 1 card 3, seat 2 card 5
         s.apply(A("START_CARD", value - 1))
-    assert [s.die_pos[d] - s.T for d in range(6)] == [0, 5, 1, 4, 2, 3]
+    assert [s.die_pos[d] - s.track_size for d in range(6)] == [0, 5, 1, 4, 2, 3]
     assert s.die_beer[0] == s.die_beer[1] == 2
     s4 = meeple.make("karvi", players=4, seed=0, draft_start=True)
     for value in (1, 2, 3, 4):
         s4.apply(A("START_CARD", value - 1))
-    assert [s4.die_pos[d] - s4.T for d in range(4)] == [0, 1, 2, 3] and s4.die_beer[0] == 3
+    assert [s4.die_pos[d] - s4.track_size for d in range(4)] == [0, 1, 2, 3] and s4.die_beer[0] == 3
 
 
 def test_beer_action_example_plus_one_on_each_die():
@@ -1177,20 +1179,20 @@ def test_beer_action_example_plus_one_on_each_die():
 def test_warrior_spot_example_takes_a_healthy_2():
     """Resources and warriors, example: the spot gives a warrior of strength 2, healthy side up."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (1, False))
     spot = next(i for i, sp in enumerate(s.spots) if [["warrior", 2]] in sp["parts"] and not s.blocked[i])
     put(s, "die_beer", s.cur_die, 5)
     s.apply(A("MOVE_DIE", spot))
     if s.tasks and s.tasks[-1][0] == "parts":
         s.apply(A("PART", s.spots[spot]["parts"].index([["warrior", 2]])))
-    assert pl.war[warrior_class(2, False)] == 1
+    assert pl.warriors_by_class[warrior_class(2, False)] == 1
 
 
 def test_combat_strength_example_is_the_sum_of_values():
     """Combat strength, example: warriors 2 + 1 + 2 give 5, whatever side is up."""
     s = started(3)
-    pl = s.p[0]
+    pl = s.tableaus[0]
     set_warriors(pl, (2, False), (1, True), (2, False))
     assert pl.strength() == 5
 
@@ -1200,7 +1202,7 @@ def test_trade_card_example_upgrade_card_then_one_beer():
     beer on one of your dice."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     card = next(i for i, c in enumerate(C.TRADE_CARDS) if c["boxes"] == [[["upgrade_card", 1], ["beer", 1]]])
     s.display = (card,)
     hand = len(pl.hand)
@@ -1218,11 +1220,11 @@ def test_waterford_example_special_rune_stone_two_upgrade_cards():
     cards of your choice at once, then goes onto the tableau."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     wf = node(s, "Waterford")
     example = next(i for i, sp in enumerate(C.SPECIALS) if sp["bonus"] == [["upgrade_card", 2]])
     put(s, "special_stacks", wf, tuple(sorted({example, *s.special_stacks[wf]})))
-    pl.map, pl.prov, pl.ship = True, 6, node(s, "Western map")
+    pl.map, pl.provisions, pl.ship = True, 6, node(s, "Western map")
     hand = len(pl.hand)
     s.apply(A("SHIP_TO", wf))
     s.apply(A("BUILD"))
@@ -1238,13 +1240,13 @@ def test_ship_example_three_spots_plus_one_to_displace_a_stronger_ship():
     s = started(3)
     q = s.to_move
     blue = (q + 1) % 3
-    dest = next(n for n, k in s._distances(q, 0, 6).items() if k == 3 and not s.obstructed[n])
-    set_warriors(s.p[q], (1, False))
-    set_warriors(s.p[blue], (4, False))
-    s.p[blue].ship = dest
-    s.p[q].prov = 4
+    dest = next(n for n, k in sea.distances(s, q, 0, 6).items() if k == 3 and not s.obstructed[n])
+    set_warriors(s.tableaus[q], (1, False))
+    set_warriors(s.tableaus[blue], (4, False))
+    s.tableaus[blue].ship = dest
+    s.tableaus[q].provisions = 4
     s.apply(A("SHIP_TO", dest))
-    assert s.p[q].prov == 0
+    assert s.tableaus[q].provisions == 0
 
 
 def test_player_copy_sets_every_slot_and_shares_nothing_changeable() -> None:
@@ -1259,7 +1261,7 @@ def test_player_copy_sets_every_slot_and_shares_nothing_changeable() -> None:
         if state.is_over():
             break
         state.apply(rng.choice(state.legal_actions()))
-    for pl in state.p:
+    for pl in state.tableaus:
         twin = pl.copy()
         # a compiled Player lists its attributes in __mypyc_attrs__ instead of __slots__
         for k in getattr(Player, "__mypyc_attrs__", None) or Player.__slots__:

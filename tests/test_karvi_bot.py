@@ -44,10 +44,10 @@ def test_evaluation_grows_with_a_lead_and_saturates():
     EVAL_SCALE is close to a sure first place (+1), its opponent close to last (-1)."""
     s = midgame(2, seed=5)
     before = evaluate(s)
-    s.p[0].points += 5
+    s.tableaus[0].points += 5
     after = evaluate(s)
     assert after[0] > before[0] and after[1] < before[1]
-    s.p[0].points += int(20 * EVAL_SCALE)
+    s.tableaus[0].points += int(20 * EVAL_SCALE)
     far = evaluate(s)
     assert far[0] > 0.99 and far[1] < -0.99
 
@@ -112,7 +112,7 @@ def test_planner_values_the_last_round_by_the_final_scoring():
                 assert bot.value(s, q) == HeuristicBot.value(s, q)
                 seen_early = True
             else:
-                floor = s.p[q].points + sum(s.final_lines(q).values())
+                floor = s.tableaus[q].points + sum(s.final_lines(q).values())
                 assert floor <= bot.value(s, q) <= floor + 60
                 seen_late = True
         s.apply(karvi.GAME.search.rollout_policy(s, rng))

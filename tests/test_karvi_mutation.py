@@ -13,25 +13,27 @@ import pytest
 import meeple
 from edit import put
 from meeple.games.karvi import components as C
+from meeple.games.karvi import effects, tasks
+from meeple.games.karvi import map as sea
 from meeple.games.karvi import words as W
 from meeple.games.karvi.rules import _RUNE_BACK_RANK, BASE, END, KarviState, warrior_class
-from test_karvi_printed import A, _ut, play_card, spot_with, started
+from test_karvi_printed import A, _ut, play_card, set_warriors, spot_with, started
 
 
 def test_heal_2_heals_two_warriors():
     """Heal warriors: "Turn as many of your warriors as shown from the red (injured) side to the
     blue (healthy) side"; card 8: "you can flip 2 injured warriors to their healthy side"."""
     s = started(3)
-    pl = s.p[s.to_move]
-    pl.war = (0,) * 12
-    put(pl, "war", warrior_class(2, True), 2)
-    put(pl, "war", warrior_class(3, True), 1)
+    pl = s.tableaus[s.to_move]
+    pl.warriors_by_class = (0,) * 12
+    put(pl, "warriors_by_class", warrior_class(2, True), 2)
+    put(pl, "warriors_by_class", warrior_class(3, True), 1)
     s.tasks.append(("heal", 2))
     s.apply(A("WARRIOR", warrior_class(2, True)))
     assert s.tasks and s.tasks[-1] == ("heal", 1)  # a second warrior may still be healed
     s.apply(A("WARRIOR", warrior_class(3, True)))
-    assert pl.war[warrior_class(2, False)] == 1 and pl.war[warrior_class(3, False)] == 1
-    assert pl.war[warrior_class(2, True)] == 1  # only 2 were healed
+    assert pl.warriors_by_class[warrior_class(2, False)] == 1 and pl.warriors_by_class[warrior_class(3, False)] == 1
+    assert pl.warriors_by_class[warrior_class(2, True)] == 1  # only 2 were healed
     assert not (s.tasks and s.tasks[-1][0] == "heal")
 
 
@@ -39,12 +41,12 @@ def test_heal_stops_when_no_warrior_is_injured():
     """Heal warriors: only injured warriors can be turned; with none left the heal ends
     (ruling 18: no decision without a choice)."""
     s = started(3)
-    pl = s.p[s.to_move]
-    pl.war = (0,) * 12
-    put(pl, "war", warrior_class(2, True), 1)
+    pl = s.tableaus[s.to_move]
+    pl.warriors_by_class = (0,) * 12
+    put(pl, "warriors_by_class", warrior_class(2, True), 1)
     s.tasks.append(("heal", 2))
     s.apply(A("WARRIOR", warrior_class(2, True)))
-    assert pl.war[warrior_class(2, False)] == 1
+    assert pl.warriors_by_class[warrior_class(2, False)] == 1
     assert not (s.tasks and s.tasks[-1][0] == "heal")
 
 
@@ -58,7 +60,7 @@ def test_a_rune_stone_scores_its_easy_goal_points():
     own instead; neither adds nothing."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     r = _rune("posts")
     rune = C.RUNES[r]
     pl.rune_spots = ((r,), (), (), ())
@@ -75,9 +77,9 @@ def test_a_rune_stone_scores_its_easy_goal_points():
 
 def _use_up_supply(s: KarviState, values: range, q: int) -> None:
     """Every warrior of these values goes to another player's tableau (sparing ``q``)."""
-    other = s.p[(q + 1) % s.players]
+    other = s.tableaus[(q + 1) % s.players]
     for v in values:
-        put(other, "war", warrior_class(v, False), other.war[warrior_class(v, False)] + s._supply(v))
+        put(other, "warriors_by_class", warrior_class(v, False), other.warriors_by_class[warrior_class(v, False)] + effects.supply(s, v))
 
 
 def test_no_warrior_left_of_any_weaker_value_gives_none():
@@ -86,12 +88,12 @@ def test_no_warrior_left_of_any_weaker_value_gives_none():
     to hers left, no warrior is taken."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
-    before = pl.war
+    pl = s.tableaus[q]
+    before = pl.warriors_by_class
     _use_up_supply(s, range(1, 4), q)
-    s._gain_warrior(pl, 3)
-    assert pl.war == before
-    assert all(s._supply(v) == 0 for v in (1, 2, 3))
+    effects.gain_warrior(s, pl, 3)
+    assert pl.warriors_by_class == before
+    assert all(effects.supply(s, v) == 0 for v in (1, 2, 3))
 
 
 def test_determinize_shuffles_the_face_down_stop_area_tiles():
@@ -112,14 +114,14 @@ def test_the_last_warrior_of_her_value_is_taken():
     one left, she is taken."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
-    other = s.p[(q + 1) % s.players]
+    pl = s.tableaus[q]
+    other = s.tableaus[(q + 1) % s.players]
     c3 = warrior_class(3, False)
-    put(other, "war", c3, other.war[c3] + s._supply(3) - 1)
-    assert s._supply(3) == 1
-    n3 = pl.war[c3]
-    s._gain_warrior(pl, 3)
-    assert pl.war[c3] == n3 + 1 and s._supply(3) == 0
+    put(other, "warriors_by_class", c3, other.warriors_by_class[c3] + effects.supply(s, 3) - 1)
+    assert effects.supply(s, 3) == 1
+    n3 = pl.warriors_by_class[c3]
+    effects.gain_warrior(s, pl, 3)
+    assert pl.warriors_by_class[c3] == n3 + 1 and effects.supply(s, 3) == 0
 
 
 @pytest.mark.parametrize(("gone", "taken"), [((2, 3), 1), ((3,), 2)])
@@ -128,18 +130,18 @@ def test_the_weaker_warrior_is_the_strongest_left(gone: tuple[int, ...], taken: 
     weaker warrior instead": the strongest one left below her."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     _use_up_supply(s, range(min(gone), max(gone) + 1), q)
-    n = pl.war[warrior_class(taken, False)]
-    s._gain_warrior(pl, 3)
-    assert pl.war[warrior_class(taken, False)] == n + 1
+    n = pl.warriors_by_class[warrior_class(taken, False)]
+    effects.gain_warrior(s, pl, 3)
+    assert pl.warriors_by_class[warrior_class(taken, False)] == n + 1
 
 
 def test_a_special_rune_stone_scores_per_symbol():
     """Final scoring: "Each special rune stone gives you points for each of the symbols shown"."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     k, sp = next((k, sp) for k, sp in enumerate(C.SPECIALS) if sp["per"] == ["towers"])
     pl.rune_spots = ((100 + k,), (), (), ())
     pl.built = ((1, "tower"), (2, "tower"), (3, "post"))
@@ -156,22 +158,22 @@ def test_determinize_never_hides_a_rune_stone_lying_face_up():
     for r in range(len(C.RUNES)):
         backs.setdefault(_RUNE_BACK_RANK[r], []).append(r)
     a, b = next(pair for pair in backs.values() if len(pair) == 2)
-    p0, p1 = s.p[0], s.p[1]
-    for pl in s.p:  # a and b leave every hand; a lies face up with player 1, b face down with 2
+    p0, p1 = s.tableaus[0], s.tableaus[1]
+    for pl in s.tableaus:  # a and b leave every hand; a lies face up with player 1, b face down with 2
         pl.hidden_runes = tuple(x for x in pl.hidden_runes if x not in (a, b))
         pl.rune_spots = tuple(tuple(x for x in st if x not in (a, b)) for st in pl.rune_spots)
     p0.rune_spots = ((a,), *p0.rune_spots[1:])
     p1.hidden_runes = (*p1.hidden_runes, b)
     for seed in range(16):
         world = s.determinize(2, random.Random(seed))
-        assert a not in world.p[1].hidden_runes
+        assert a not in world.tableaus[1].hidden_runes
 
 
 def test_discarding_for_gold_needs_two_cards():
     """Gold (free actions): "You discard 2 upgrade cards from your hand and gain 1 gold"; with one
     card in hand it is not offered."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.hand = (0,)
     assert not any(BASE["DISCARD"] <= a < BASE["DISCARD"] + 45 for a in s.legal_actions())
     pl.hand = (0, 1)
@@ -208,14 +210,14 @@ def test_card_38_pays_at_most_three_provisions():
     """Card 38: "Pay up to 3 provisions to get 4 points for each, without moving your ship (max. 12
     points)": with 5 provisions, the fourth is not asked for."""
     s = started(3)
-    pl = s.p[s.to_move]
-    pl.prov = 5
+    pl = s.tableaus[s.to_move]
+    pl.provisions = 5
     points = pl.points
     s.tasks.append(("prov_pts", 4, 3))
     for _ in range(3):
         assert A("PART") in s.legal_actions()
         s.apply(A("PART"))
-    assert pl.prov == 2 and pl.points == points + 12
+    assert pl.provisions == 2 and pl.points == points + 12
     assert not (s.tasks and s.tasks[-1][0] == "prov_pts" and A("PART") in s.legal_actions())
 
 
@@ -224,14 +226,14 @@ def test_a_warrior_is_raised_only_to_a_value_left_in_the_supply():
     be raised while a warrior of v + 1 is left; a 5 becomes a 6, a 6 cannot grow."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
-    pl.war = (0,) * 12
+    pl = s.tableaus[q]
+    pl.warriors_by_class = (0,) * 12
     for v in (2, 5, 6):
-        put(pl, "war", warrior_class(v, False), 1)
-    raisable = {a - BASE["WARRIOR"] for a in s._raisable(pl)}
+        put(pl, "warriors_by_class", warrior_class(v, False), 1)
+    raisable = {a - BASE["WARRIOR"] for a in tasks.raisable(s, pl)}
     assert raisable == {warrior_class(2, False), warrior_class(5, False)}
     _use_up_supply(s, range(3, 4), q)
-    raisable = {a - BASE["WARRIOR"] for a in s._raisable(pl)}
+    raisable = {a - BASE["WARRIOR"] for a in tasks.raisable(s, pl)}
     assert raisable == {warrior_class(5, False)}
 
 
@@ -251,7 +253,7 @@ def test_the_stop_area_tile_goes_once_every_waiting_die_has_left():
             s.apply(rng.choice(s.legal_actions()))
             if len(s.stop_stack) < before:
                 removals += 1
-                assert not any(not s.die_done[e] and s.die_pos[e] >= s.T for e in range(len(s.die_pos)))
+                assert not any(not s.die_done[e] and s.die_pos[e] >= s.track_size for e in range(len(s.die_pos)))
                 assert s.undo_floor == len(s.history)  # the revealing step cannot be taken back
         assert len(s.stop_stack) == tiles - 1
     assert removals == 4
@@ -262,7 +264,7 @@ def test_a_gain_of_two_trade_cards_takes_two():
     Then you immediately get the bonus": a gain of 2 takes 2 from the display of 3, no more."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     assert len(s.display) >= 3
     s.tasks.append(("trade_card", 2))
     depth = len(s.tasks) - 1
@@ -281,13 +283,13 @@ def test_draw_two_with_one_or_two_cards_left():
     gives that card, with no choice; with 2 left both are drawn and one kept."""
     s = started(3, draw_two=True)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     full = s.decks[0]
     for left, kept_choice in ((1, False), (2, True)):
         s.tasks = [t for t in s.tasks if t[0] != "keep"]
         s.decks = (full[:left], *s.decks[1:])
         hand = len(pl.hand)
-        s._draw(q, 0)
+        effects.draw(s, q, 0)
         assert len(pl.hand) == hand + left and len(s.decks[0]) == 0
         assert bool(s.tasks and s.tasks[-1] == ("keep",)) == kept_choice
 
@@ -299,14 +301,14 @@ def test_cards_44_and_45_join_a_ship(number: int, displaces: bool):
     s = started(3)
     q = s.to_move
     other = (q + 1) % s.players
-    node = next(n for n in range(1, len(s.nodes)) if not s.obstructed[n] and n != s.p[q].ship)
-    s.p[other].ship = node
-    s.p[q].hand = (number - 1,)
-    s.p[q].res = (5, 5, 5)
+    node = next(n for n in range(1, len(s.nodes)) if not s.obstructed[n] and n != s.tableaus[q].ship)
+    s.tableaus[other].ship = node
+    s.tableaus[q].hand = (number - 1,)
+    s.tableaus[q].res = (5, 5, 5)
     s.apply(A("PLAY_CARD", number - 1))
     s.apply(A("SHIP_TO", node))
-    assert s.p[q].ship == node
-    assert (s.p[other].ship != node or any(t[0] == "displace" for t in s.tasks)) == displaces
+    assert s.tableaus[q].ship == node
+    assert (s.tableaus[other].ship != node or any(t[0] == "displace" for t in s.tasks)) == displaces
 
 
 def test_the_trade_display_is_refilled_after_the_turn():
@@ -328,7 +330,7 @@ def test_determinize_never_deals_a_face_up_special_rune_stone():
     assert unseen
     shown = s.special_stacks[unseen[0]][0]
     s.special_stacks = {**s.special_stacks, unseen[0]: s.special_stacks[unseen[0]][1:]}
-    s.p[0].rune_spots = ((100 + shown,), *s.p[0].rune_spots[1:])
+    s.tableaus[0].rune_spots = ((100 + shown,), *s.tableaus[0].rune_spots[1:])
     for seed in range(16):
         world = s.determinize(2, random.Random(seed))
         assert all(shown not in st for n, st in world.special_stacks.items() if n in unseen)
@@ -351,7 +353,7 @@ def test_the_view_shows_card_backs_keep_choices_and_looked_at_specials():
     s = started(3, draw_two=True)
     q = s.to_move
     other = (q + 1) % 3
-    s.p[q].hand = (0, 15, 16)  # helmet 1, beer 16, beer 17 (all level 1)
+    s.tableaus[q].hand = (0, 15, 16)  # helmet 1, beer 16, beer 17 (all level 1)
     backs = s.view(other)["players"][q]["hand_backs"]
     assert backs == {"beer1": 2, "helmet1": 1}
     s.tasks.append(("keep",))
@@ -380,11 +382,11 @@ def test_raid_and_rune_stone_sentences():
     s = started(3)
     tile = C.NUM_TR
     words = f"the {W.tr_tile_words(tile)}"
-    assert s._event_text({"player": 0, "raid": tile, "damage": 2}, 0) == f"You raid {words} and take 2 damage."
-    assert s._event_text({"player": 0, "raid": None, "damage": 3}, 1) == "Player 1 raids the raid and takes 3 damage."
-    assert s._event_text({"player": 1, "rune": 2, "spot": 1}, None) == (
+    assert s._event_text({"type": "raid", "player": 0, "raid": tile, "damage": 2}, 0) == f"You raid {words} and take 2 damage."
+    assert s._event_text({"type": "raid", "player": 0, "raid": None, "damage": 3}, 1) == "Player 1 raids the raid and takes 3 damage."
+    assert s._event_text({"type": "rune", "player": 1, "rune": 2, "spot": 1}, None) == (
         f"Player 2 places the {W.rune_words(2)} on rune spot 2.")
-    assert s._event_text({"player": 1, "rune": 101, "spot": 0}, 1) == (
+    assert s._event_text({"type": "rune", "player": 1, "rune": 101, "spot": 0}, 1) == (
         f"You place the {W.special_words(1)} on rune spot 1.")
 
 
@@ -399,12 +401,12 @@ def test_sail_tile_two_spots_is_offered_with_one_provision():
     """Upgrade tiles, sail: "Once per turn (in addition to your free actions) you may pay 1
     provision to move your ship up to 2 spots": a single provision is enough."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     put(pl, "slots", "sail", (_ut({"ability": "sail_two"}),))
-    pl.prov = 1
+    pl.provisions = 1
     assert A("ABILITY", 1) in s.legal_actions()
     s.apply(A("ABILITY", 1))
-    assert pl.prov == 0
+    assert pl.provisions == 0
 
 
 def test_card_21_offers_a_spot_once_when_both_dice_stand_on_it():
@@ -444,7 +446,7 @@ def test_card_26_offers_a_spot_a_die_can_just_pay_for():
     q = s.to_move
     spot = next(
         i
-        for i in range(s.T)
+        for i in range(s.track_size)
         if s._cost(q, i) >= 2 and not s._occupied(i) and not s.blocked[i] and not s.locked_only[i]
     )
     cost = s._cost(q, spot)
@@ -480,12 +482,12 @@ def test_sail_tile_move_displaces_a_ship_it_ends_on():
     spot displaces it."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     other = (q + 1) % 3
     target = next(x for x in s.adj[pl.ship] if x != 0 and not s.obstructed[x])
-    s.p[other].ship = target
+    s.tableaus[other].ship = target
     put(pl, "slots", "sail", (_ut({"ability": "sail_two"}),))
-    pl.prov = 5
+    pl.provisions = 5
     s.apply(A("ABILITY", 1))
     s.apply(A("SHIP_TO", target))
     assert s.tasks[-1] == ("displace", other, target)
@@ -500,7 +502,7 @@ def test_end_panel_explains_a_rune_stone_short_of_its_easy_requirement():
     for players, dice in ((3, "dice"), (4, "die")):
         s = started(players)
         q = s.to_move
-        pl = s.p[q]
+        pl = s.tableaus[q]
         pl.rune_spots = ((r,), (), (), ())
         s.over = True
         have = pl.count(rune["count"])
@@ -542,9 +544,9 @@ def test_card_44_label_says_join():
     s = started(3)
     q = s.to_move
     other = (q + 1) % 3
-    target = next(x for x in range(1, len(s.nodes)) if not s.obstructed[x] and x != s.p[q].ship)
-    s.p[other].ship = target
-    s.p[q].prov = 0
+    target = next(x for x in range(1, len(s.nodes)) if not s.obstructed[x] and x != s.tableaus[q].ship)
+    s.tableaus[other].ship = target
+    s.tableaus[q].provisions = 0
     play_card(s, 44)
     assert s.tasks[-1][0] == "join"
     assert s.describe(A("SHIP_TO", target)) == f"join the ship in {s.nodes[target]}"
@@ -555,7 +557,7 @@ def test_placing_a_rune_stone_on_an_empty_spot_scores_the_spot():
     there; a stone placed on top of another scores the spot no more."""
     k = next(i for i, sp in enumerate(C.RUNE_SPOTS) if sp["points"] > 0)
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.res = (5, 5, 5)
     points = pl.points
     s.tasks.append(("rune_spot", 0))
@@ -571,11 +573,11 @@ def test_no_warrior_is_taken_when_none_that_weak_is_left():
     """(In)finite components: a warrior of a value none of which is left is taken one value
     weaker; with none left of any weaker value either, nothing is taken."""
     s = started(3)
-    pl, other = s.p[0], s.p[1]
-    put(other, "war", warrior_class(1, False), C.WARRIOR_SUPPLY)
-    before = pl.war
-    s._gain_warrior(pl, 1)
-    assert pl.war == before
+    pl, other = s.tableaus[0], s.tableaus[1]
+    put(other, "warriors_by_class", warrior_class(1, False), C.WARRIOR_SUPPLY)
+    before = pl.warriors_by_class
+    effects.gain_warrior(s, pl, 1)
+    assert pl.warriors_by_class == before
 
 
 def test_view_decision_shows_its_count_and_printed_options():
@@ -602,10 +604,10 @@ def test_determinize_keeps_a_held_pile_out_of_the_others_hidden_runes():
     taken = next(x for x in pile if backs.count(_RUNE_BACK_RANK[x]) > 1)
     left = tuple(x for x in pile if x != taken)
     s.piles = {**s.piles, "runes": left}
-    s.p[other].hidden_runes = (taken,)
+    s.tableaus[other].hidden_runes = (taken,)
     for seed in range(20):
         world = s.determinize(holder, random.Random(seed))
-        assert world.p[other].hidden_runes == (taken,)
+        assert world.tableaus[other].hidden_runes == (taken,)
         assert world.piles["runes"] == left
 
 
@@ -652,3 +654,129 @@ def test_data_steps_are_what_the_words_equivalents_assume():
             words = W.ACTION_WORDS[st[1]]
             assert words.removeprefix("the ").removeprefix("a ").removesuffix(" action") == st[1]
         assert W.step_words(st) != " ".join(str(a) for a in st).replace("_", " "), st
+
+
+def test_card_12_doubles_to_the_strongest_value_left_in_the_supply():
+    """Card 12 and (In)finite components: a doubled warrior takes the doubled value; with none of
+    it left in the supply, the strongest weaker value that is left (a 2 becomes a 3 with the 4s
+    gone)."""
+    s = started(3)
+    pl, other = s.tableaus[s.to_move], s.tableaus[(s.to_move + 1) % 3]
+    set_warriors(pl, (2, False))
+    put(other, "warriors_by_class", warrior_class(4, False), C.WARRIOR_SUPPLY)
+    assert effects.supply(s, 4) == 0 < effects.supply(s, 3)
+    play_card(s, 12, 0)
+    s.apply(A("WARRIOR", warrior_class(2, False)))
+    assert pl.warriors_by_class[warrior_class(3, False)] == 1
+    assert pl.warriors_by_class[warrior_class(2, False)] == 0
+
+
+def test_a_trade_bonus_taken_first_commits_to_a_trade():
+    """Upgrade tiles (ruling 16): a trade action whose tile bonus was taken before it must
+    activate a tile; without that bonus taken first, ending the action is allowed."""
+    s = started(3)
+    pl = s.tableaus[s.to_move]
+    tile = next(t for t in range(C.NUM_TR) if C.TR_TILES[t]["cost"] == {"silver": 3})
+    pl.beside = (tile,)
+    pl.res = (0, 3, 0)
+    s.tasks.append(("trade_action", [], True))
+    assert s.legal_actions() == [A("ACTIVATE", tile)]
+    s.tasks[-1] = ("trade_action", [])
+    assert s.legal_actions() == [END, A("ACTIVATE", tile)]
+
+
+def test_card_43_with_the_map_makes_no_exception():
+    """Card 43 and Obstructed spots, special case: the exception (inside the obstructed area
+    without the map) is only for a player without the map; one who has it jumps there as anyone
+    may sail there."""
+    s = started(3)
+    q = s.to_move
+    pl = s.tableaus[q]
+    pl.map = True
+    play_card(s, 43, 0)
+    west = next(i for i, sp in enumerate(s.side["spots"]) if sp["name"] == "Western map")
+    assert s.obstructed[west]
+    s.apply(A("SHIP_TO", west))
+    assert pl.ship == west and not pl.exception and not s.view(None)["players"][q]["exception"]
+
+
+def test_discarding_two_cards_is_logged_as_two():
+    """Basic system: two upgrade cards discarded give 1 gold; the log's event says two cards."""
+    s = started(3)
+    q = s.to_move
+    pl = s.tableaus[q]
+    pl.hand = (0, 1)
+    s.apply(A("DISCARD", 0))
+    s.apply(A("DISCARD", 1))
+    event = s.log(None, text=False)[-1]
+    assert event == {"type": "discard", "player": q, "discards": 2}
+
+
+def test_francia_asks_for_no_more_than_its_price():
+    """Trade in Francia: "pay 4 fur and/or silver" (Basic system, a combination of your choice):
+    with both piles left after the 4th, the payment is over; no 5th unit is asked."""
+    s = started(3)
+    pl = s.tableaus[s.to_move]
+    pl.trade_track = tuple(range(6))
+    pl.res = (3, 3, 0)
+    put(s, "die_beer", s.cur_die, 5)
+    s.apply(A("MOVE_DIE", spot_with(s, "trade")))
+    s.apply(A("FRANCIA"))
+    for good in ("RES_FUR", "RES_SILVER", "RES_FUR", "RES_SILVER"):
+        s.apply(A(good))
+    assert pl.res == (1, 1, 0) and not s.tasks
+
+
+def test_a_displaced_ship_that_sails_on_is_no_longer_displaced():
+    """Move your ship, End movement (ruling 6): the zero-spot move is for a ship displaced onto
+    its place by someone else; once it has sailed away, it is no longer that ship."""
+    s = started(3)
+    q = s.to_move
+    pl = s.tableaus[q]
+    pl.displaced = True
+    pl.provisions = 6
+    dest = next(n for n, k in sea.distances(s, q, pl.ship, 2).items() if k == 1)
+    s.apply(A("SHIP_TO", dest))
+    assert pl.ship == dest and not pl.displaced and not s.view(None)["players"][q]["displaced"]
+
+
+def test_before_the_draft_no_player_has_a_start_card():
+    """Variants, Draft start cards: until a player has taken a start card, they have none (the
+    view shows 0, no card's value)."""
+    s = meeple.make("karvi", players=3, seed=0, draft_start=True)
+    assert [p["start_card"] for p in s.view(None)["players"]] == [0, 0, 0]
+    s.apply(A("START_CARD", 2))
+    assert [p["start_card"] for p in s.view(None)["players"]] == [3, 0, 0]
+
+
+def test_a_box_out_of_its_decision_is_named_by_its_number():
+    """Labels (docs/games/karvi.md, Play): a card's box is labelled by what it gives in the
+    decision that offers it; asked elsewhere, by its number counted from 1."""
+    s = started(3)
+    assert not s.tasks and s.describe(A("BOX", 1)) == "box 2"
+
+
+def test_card_12_doubles_no_more_than_two_warriors():
+    """Card 12: "double up to 2 healthy warriors": after the second, no third is offered."""
+    s = started(3)
+    pl = s.tableaus[s.to_move]
+    set_warriors(pl, (1, False), (1, False), (1, False))
+    play_card(s, 12, 0)
+    s.apply(A("WARRIOR", warrior_class(1, False)))
+    s.apply(A("WARRIOR", warrior_class(1, False)))
+    assert not s.tasks or s.tasks[-1][0] != "double"
+    assert pl.warriors_by_class[warrior_class(1, False)] == 1
+    assert pl.warriors_by_class[warrior_class(2, False)] == 2
+
+
+def test_labels_of_the_bonus_order_the_provisions_for_points_and_a_special_rune_stone():
+    """Labels (docs/games/karvi.md, Play): the upgrade tile's bonus first or after (ruling 16),
+    card 38's provision for points, and a special rune stone by what it shows."""
+    s = started(3)
+    s.tasks.append(("hook_order", "income", [["trade_card", 1]]))
+    assert s.describe(A("PART", 0)) == "take the tile's bonus first"
+    assert s.describe(A("PART", 1)) == "take the tile's bonus after the action"
+    s.tasks[-1] = ("prov_pts", 2, 3)
+    assert s.describe(A("PART", 0)) == "pay 1 provision for 2 points"
+    s.tasks[-1] = ("special_choose", 0)
+    assert s.describe(A("SPECIAL", 1)) == f"take the {W.special_words(1)}"

@@ -12,6 +12,8 @@ import pytest
 import meeple
 from edit import add, put
 from meeple.games.karvi import components as C
+from meeple.games.karvi import effects
+from meeple.games.karvi import map as sea
 from meeple.games.karvi.rules import BASE, END, KarviState, warrior_class
 
 
@@ -49,13 +51,13 @@ def do_spot(s: KarviState, action: str) -> None:
 
 
 def set_warriors(pl, *warriors: tuple[int, bool]) -> None:
-    pl.war = (0,) * 12
+    pl.warriors_by_class = (0,) * 12
     for v, injured in warriors:
-        add(pl, "war", warrior_class(v, injured), 1)
+        add(pl, "warriors_by_class", warrior_class(v, injured), 1)
 
 
 def play_card(s: KarviState, number: int, box: int | None = None) -> None:
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.hand = (number - 1,)
     pl.res = (5, 5, 5)
     s.apply(A("PLAY_CARD", number - 1))
@@ -119,16 +121,16 @@ def test_cards_6_and_36_take_the_leftmost_building_and_the_fourth_space_still_re
     """Cards 6/36 unlock the building furthest to the left (space 2); tiles on spaces 2 and 4 then
     release only the building still standing on space 4 (Trade; Raid; Explanation of symbols)."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     b = "post" if track == "trade" else "tower"
-    s._step(["unlock", b])
+    effects.run_step(s, ["unlock", b])
     supply = lambda: pl.post_supply if b == "post" else pl.tower_supply  # noqa: E731
     tab = lambda: pl.post_tab if b == "post" else pl.tower_tab  # noqa: E731
     assert (supply(), tab()) == (2, 1)
     for k in range(4):
-        s._track_place(s.to_move, track, k)
+        effects.track_place(s, s.to_move, track, k)
         assert (supply(), tab()) == ((2, 1) if k < 3 else (3, 0))
-    s._step(["unlock", b])  # nothing left on the tableau: nothing happens
+    effects.run_step(s, ["unlock", b])  # nothing left on the tableau: nothing happens
     assert (supply(), tab()) == (3, 0)
 
 
@@ -143,7 +145,7 @@ def test_draw_two_with_two_upgrade_cards_keeps_one_of_each_draw():
     come right after its own draw and offer only that draw's pair."""
     s = started(2, seed=2775, draw_two=True)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     vik = s.nodes.index("Vík í Mýrdal")
     assert C.SPECIALS[0]["bonus"] == [["upgrade_card", 2]]
     put(s, "special_stacks", vik, (0,))
@@ -178,22 +180,22 @@ def test_zero_spot_move_only_for_a_ship_displaced_there():
     6; option ``zero_move_any``)."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     tors, jarl = node(s, "Tórshavn"), node(s, "Jarlshof")
     pl.ship = tors
-    assert s._location_options(q, tors) == ["build"]
+    assert sea.location_options(s, q, tors) == ["build"]
     assert A("SHIP_TO", tors) not in s.legal_actions()  # not displaced: no zero-spot move
     pl.ship = jarl
     s.tasks.append(("displace", q, jarl))  # someone displaces this ship onto Tórshavn
     s.apply(A("DISPLACE_TO", tors))
     assert pl.ship == tors and pl.displaced and A("SHIP_TO", tors) in s.legal_actions()
-    prov = pl.prov
+    prov = pl.provisions
     s.apply(A("SHIP_TO", tors))
-    assert pl.prov == prov and s.tasks[-1] == ("location", tors) and not pl.displaced
+    assert pl.provisions == prov and s.tasks[-1] == ("location", tors) and not pl.displaced
     s.apply(A("BUILD"))
     assert pl.built == ((tors, "tower"),)
     s2 = started(3, zero_move_any=True)
-    s2.p[s2.to_move].ship = tors
+    s2.tableaus[s2.to_move].ship = tors
     assert A("SHIP_TO", tors) in s2.legal_actions()
 
 
@@ -206,9 +208,9 @@ def test_locked_spot_needs_the_improvement():
     locked = next(i for i, lo in enumerate(s.locked_only) if lo and i not in s.die_pos and not s.blocked[i])
     put(s, "die_beer", s.cur_die, 5)
     assert A("MOVE_DIE", locked) not in s.legal_actions()
-    s.p[q].raid_track = (C.NUM_TR, C.NUM_TR + 1)
+    s.tableaus[q].raid_track = (C.NUM_TR, C.NUM_TR + 1)
     assert A("MOVE_DIE", locked) in s.legal_actions()
-    s.p[q].raid_track = ()
+    s.tableaus[q].raid_track = ()
     play_card(s, 25)
     assert A("SPOT", locked) not in s.legal_actions() and len(s.legal_actions()) > 2
     s2 = started(3, locked_spots_open=True)
@@ -228,7 +230,7 @@ def test_trade_bonus_then_the_tile_goes_on_the_track(track_first):
     on the leftmost empty space of the trade track" (ruling 20: bonus first, as for raids). Option
     ``trade_track_first``: the worked example's telling (tile and trading post, then the bonus)."""
     s = started(3, trade_track_first=track_first)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     tile = _trade_tile_with_card()
     pl.beside = (tile,)
     pl.trade_track = (C.NUM_TR - 1,)
@@ -254,7 +256,7 @@ def test_draw_two_applies_to_the_start_cards_upgrade_cards():
     else:
         raise AssertionError("no start card with an upgrade card in 40 seeds")
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     a, b = pl.hand[-2:]
     card = C.START_CARDS[[c["value"] for c in C.START_CARDS].index(pl.start)]["2-3"]
     assert C.UPGRADE_CARDS[a]["type"] == C.UPGRADE_CARDS[b]["type"] == card["upgrade_cards"][0]
@@ -262,7 +264,7 @@ def test_draw_two_applies_to_the_start_cards_upgrade_cards():
     s.apply(A("KEEP", b))
     assert pl.hand == (b,) and s.decks[C.CARD_TYPES.index(card["upgrade_cards"][0])][-1] == a
     plain = meeple.make("karvi", players=3, seed=seed)
-    assert len(plain.p[q].hand) == 1 and plain.tasks[-1][0] == "free_rune"
+    assert len(plain.tableaus[q].hand) == 1 and plain.tasks[-1][0] == "free_rune"
 
 
 def _ut(effect: dict) -> int:
@@ -275,7 +277,7 @@ def test_upgrade_tile_bonus_before_or_after_the_action():
     chooses; a points-only bonus (order cannot matter) asks nothing."""
     for first in (True, False):
         s = started(3)
-        pl = s.p[s.to_move]
+        pl = s.tableaus[s.to_move]
         put(pl, "slots", "sail", (_ut({"on": "income", "do": [["trade_card", 1]]}),))
         do_spot(s, "income")
         assert s.tasks[-1][0] == "hook_order" and s.legal_actions() == [A("PART", 0), A("PART", 1)]
@@ -284,7 +286,7 @@ def test_upgrade_tile_bonus_before_or_after_the_action():
         if not first:  # the trade card waits under the income
             assert s.tasks[0] == ("steps", [["trade_card", 1]], 0)
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     put(pl, "slots", "stern", (_ut({"on": "upgrade", "do": [["points", 2]]}),))
     do_spot(s, "upgrade")
     assert s.tasks[-1][0] == "upgrade_action" and pl.points == 2
@@ -295,13 +297,13 @@ def test_trade_and_raid_tile_bonuses_need_a_tile_activated():
     raid-action that activates nothing was not performed, so tiles 20 (+3 points) and 21 (+1 gold)
     pay nothing then; taking the bonus first commits you to activate (ruling 16)."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     put(pl, "slots", "head", (20,))
     pl.res = (0, 0, 0)
     do_spot(s, "trade")
     assert pl.points == 0 and not s.tasks  # nothing to activate: no bonus, no decision
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     assert C.UPGRADE_TILES[21]["effect"] == {"on": "raid", "do": [["gold", 1]]}
     put(pl, "slots", "head", (21,))
     set_warriors(pl, (6, False), (6, False), (6, False))
@@ -312,7 +314,7 @@ def test_trade_and_raid_tile_bonuses_need_a_tile_activated():
     s.apply(END)  # activate nothing
     assert pl.res[2] == 0
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     put(pl, "slots", "head", (21,))
     set_warriors(pl, (6, False), (6, False), (6, False))
     pl.beside = (raid_tile(),)
@@ -327,10 +329,10 @@ def test_card_36_gives_no_provision():
     """Explanation of symbols, card 36: "Remove a trading post from your tableau and put it in your
     supply." Card 6's line shows "+1"; card 36's shows none, so no provision (ruling 21)."""
     s = started(3)
-    pl = s.p[s.to_move]
-    pl.prov = 2
+    pl = s.tableaus[s.to_move]
+    pl.provisions = 2
     play_card(s, 36)
-    assert pl.prov == 2 and (pl.post_supply, pl.post_tab) == (2, 1)
+    assert pl.provisions == 2 and (pl.post_supply, pl.post_tab) == (2, 1)
 
 
 @pytest.mark.parametrize("equal_pays", [False, True])
@@ -341,32 +343,32 @@ def test_ship_card_move_pays_only_against_a_stronger_ship(equal_pays):
     s = started(3, card_move_equal_pays=equal_pays)
     q = s.to_move
     o = (q + 1) % 3
-    pl, other = s.p[q], s.p[o]
+    pl, other = s.tableaus[q], s.tableaus[o]
     set_warriors(pl, (3, False))
     set_warriors(other, (3, False))
     york = node(s, "York")
     other.ship = york
-    pl.prov = 1
+    pl.provisions = 1
     play_card(s, 40)  # move up to 5, no provisions
     assert A("SHIP_TO", york) in s.legal_actions()
     s.apply(A("SHIP_TO", york))
-    assert pl.prov == (0 if equal_pays else 1)
+    assert pl.provisions == (0 if equal_pays else 1)
     s2 = started(3)
-    pl2, other2 = s2.p[s2.to_move], s2.p[(s2.to_move + 1) % 3]
+    pl2, other2 = s2.tableaus[s2.to_move], s2.tableaus[(s2.to_move + 1) % 3]
     set_warriors(pl2, (3, False))
     set_warriors(other2, (4, False))
     other2.ship = york
-    pl2.prov = 0
+    pl2.provisions = 0
     play_card(s2, 40)
     assert A("SHIP_TO", york) not in s2.legal_actions()  # less strength: 1 provision needed
-    assert s2._arrival_cost(s2.to_move, york, "normal") == 1  # the free move: equal or less pays
+    assert sea.arrival_cost(s2, s2.to_move, york, "normal") == 1  # the free move: equal or less pays
 
 
 def test_francia_trade_the_player_chooses_the_fur_silver_mix():
     """Trade in Francia: "you can pay 4 fur and/or silver to get 8 points"; Basic system: "you can
     pick a combination of your choice" (ruling 9)."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.trade_track = tuple(range(6))
     pl.res = (3, 3, 0)
     do_spot(s, "trade")
@@ -376,7 +378,7 @@ def test_francia_trade_the_player_chooses_the_fur_silver_mix():
         s.apply(A("RES_SILVER"))
     assert pl.res == (2, 0, 0) and not s.tasks  # the 4th from the only pile left
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.trade_track = tuple(range(6))
     pl.res = (5, 0, 0)
     do_spot(s, "trade")
@@ -393,20 +395,20 @@ def test_francia_needs_six_tiles_and_strength_25_and_doubles_with_the_head_tile(
     gives 12 points and 3 damage; Head: double points "also applies for the raid in Francia" (not
     the Valhalla points)."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.trade_track = tuple(range(5))
     pl.res = (9, 9, 0)
     pl.beside = ()
     do_spot(s, "trade")
     assert not s.tasks  # 5 tiles: no Francia, nothing to activate
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.raid_track = tuple(range(C.NUM_TR, C.NUM_TR + 6))
     set_warriors(pl, (6, False), (6, False), (6, False), (6, False))  # strength 24
     do_spot(s, "raid")
     assert not s.tasks  # strength 24 < 25
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.raid_track = tuple(range(C.NUM_TR, C.NUM_TR + 6))
     put(pl, "slots", "head", (_ut({"raid_double": True}),))
     set_warriors(pl, (6, False), (6, False), (6, False), (6, False), (1, True))  # strength 25
@@ -426,7 +428,7 @@ def test_beer_improvements_give_3_4_and_5():
     for tiles, beer in ((0, 2), (1, 3), (2, 3), (3, 4), (4, 4), (5, 5), (6, 5)):
         s = started(3)
         q = s.to_move
-        s.p[q].trade_track = tuple(range(tiles))
+        s.tableaus[q].trade_track = tuple(range(tiles))
         do_spot(s, "beer")
         assert s.tasks[-1] == ("beer", beer), tiles
 
@@ -436,18 +438,18 @@ def test_provisions_improvements_give_3_4_and_5_and_the_ship_holds_6():
     (2 at the start); Get provisions: "Your ship can have a maximum of 6 provisions"."""
     for tiles, gain in ((0, 2), (1, 3), (2, 3), (3, 4), (4, 4), (5, 5), (6, 5)):
         s = started(3)
-        pl = s.p[s.to_move]
+        pl = s.tableaus[s.to_move]
         pl.raid_track = tuple(range(C.NUM_TR, C.NUM_TR + tiles))
-        pl.prov = 0
+        pl.provisions = 0
         do_spot(s, "provisions")
-        assert pl.prov == gain, tiles
+        assert pl.provisions == gain, tiles
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.raid_track = tuple(range(C.NUM_TR, C.NUM_TR + 5))
-    pl.prov = 4
+    pl.provisions = 4
     pl.res = (0, 0, 2)
     do_spot(s, "provisions")
-    assert pl.prov == 6  # 4 + 5, capped at 6
+    assert pl.provisions == 6  # 4 + 5, capped at 6
     assert A("GOLD_PROV") not in s.legal_actions() and A("GOLD_FUR") in s.legal_actions()
 
 
@@ -458,28 +460,28 @@ def test_card_41_force_move_three_or_four_provisions():
     assert C.UPGRADE_CARDS[40]["boxes"] == [[["move", 3, "force"]], [["provisions", 4]]]
     s = started(3)
     q = s.to_move
-    pl, other = s.p[q], s.p[(q + 1) % 3]
+    pl, other = s.tableaus[q], s.tableaus[(q + 1) % 3]
     set_warriors(pl, (1, False))
     set_warriors(other, (6, False))
     jarl = node(s, "Jarlshof")
     other.ship = jarl
-    pl.prov = 0
+    pl.provisions = 0
     play_card(s, 41, 0)
     assert pl.res == (5, 5, 4) and A("SHIP_TO", jarl) in s.legal_actions()
     s.apply(A("SHIP_TO", jarl))
-    assert s.tasks[-1] == ("displace", (q + 1) % 3, jarl) and pl.prov == 0
+    assert s.tasks[-1] == ("displace", (q + 1) % 3, jarl) and pl.provisions == 0
     s = started(3)
-    pl = s.p[s.to_move]
-    pl.prov = 3
+    pl = s.tableaus[s.to_move]
+    pl.provisions = 3
     play_card(s, 41, 1)
-    assert pl.prov == 6
+    assert pl.provisions == 6
 
 
 def test_head_tile_21_gives_its_gold_after_the_raid():
     """Upgrade tiles, head tile 21 (reconstructed: raid-action +1 gold): "You may take the bonus
     before or after performing that action" — after: the raid's damage and bonus, then the gold."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     put(pl, "slots", "head", (21,))
     set_warriors(pl, (6, False), (6, False), (6, False))
     tile = raid_tile()
@@ -502,7 +504,7 @@ def test_income_one_more_fur_or_silver_per_trading_post():
     """Gain income: "For each trading post you have already built anywhere on the game board, you
     take 1 additional fur or silver" (and 1 strength, + 1 per tower)."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.res = (0, 0, 0)
     pl.built = ((node(s, "Ribe"), "post"), (node(s, "Vík í Mýrdal"), "post"), (node(s, "York"), "tower"))
     set_warriors(pl, (1, False), (1, False))
@@ -518,13 +520,13 @@ def test_start_cards_give_their_warriors_provisions_and_resources(players):
     """Start cards: "For warriors, you must take a tile of the strength shown. Place it blue side up";
     "Place provisions directly onto your ship"; resources into your supply."""
     s = meeple.make("karvi", players=players, seed=3)
-    for pl in s.p:
+    for pl in s.tableaus:
         card = C.START_CARDS[[c["value"] for c in C.START_CARDS].index(pl.start)]
         side = card["4" if players == 4 else "2-3"]
         expect = [0] * 12
         for v in side["warriors"]:
             expect[warrior_class(v, False)] += 1
-        assert pl.war == tuple(expect) and pl.prov == side["provisions"]
+        assert pl.warriors_by_class == tuple(expect) and pl.provisions == side["provisions"]
         assert pl.res == tuple(side["resources"].get(k, 0) for k in ("fur", "silver", "gold"))
         assert len(pl.hand) == len(side["upgrade_cards"])
 
@@ -533,16 +535,16 @@ def test_healing_flips_injured_warriors_up_to_the_number():
     """Heal warriors: "Turn as many of your warriors as shown from the red (injured) side to the blue
     (healthy) side"; strength stays; nothing more to heal ends it."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (2, True), (4, True), (5, True))
     play_card(s, 1, 1)  # card 1, box 2: heal 2
     assert s.tasks[-1] == ("heal", 2)
     assert A("WARRIOR", warrior_class(2, False)) not in s.legal_actions()  # only injured ones
     s.apply(A("WARRIOR", warrior_class(4, True)))
     s.apply(A("WARRIOR", warrior_class(5, True)))
-    assert pl.war == (0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0) and not s.tasks and pl.strength() == 11
+    assert pl.warriors_by_class == (0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0) and not s.tasks and pl.strength() == 11
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (2, True), (3, False))
     play_card(s, 1, 1)
     s.apply(A("WARRIOR", warrior_class(2, True)))
@@ -553,11 +555,11 @@ def test_card_10_raises_each_healthy_warrior_by_2_then_heals_2():
     """Card 10: "Increase the combat strength of each healthy warrior on your tableau by up to 2. You
     cannot split that combat strength. After that, you can flip 2 injured warriors" (ruling 8)."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (1, False), (5, False), (2, True), (3, True))
     play_card(s, 10)
-    assert pl.war[warrior_class(3, False)] == 1 and pl.war[warrior_class(6, False)] == 1
-    assert pl.war[warrior_class(2, True)] == 1 and pl.war[warrior_class(3, True)] == 1  # not raised
+    assert pl.warriors_by_class[warrior_class(3, False)] == 1 and pl.warriors_by_class[warrior_class(6, False)] == 1
+    assert pl.warriors_by_class[warrior_class(2, True)] == 1 and pl.warriors_by_class[warrior_class(3, True)] == 1  # not raised
     s.apply(A("WARRIOR", warrior_class(2, True)))
     s.apply(A("WARRIOR", warrior_class(3, True)))
     assert pl.count("injured") == 0 and pl.strength() == 3 + 6 + 2 + 3  # healed after the raise
@@ -567,18 +569,18 @@ def test_card_11_raises_injured_warriors_or_scores_two_healthy():
     """Card 11: "Increase the combat strength of each injured warrior ... by up to 2", or "points
     equal to the combat strength of 2 of your healthy warriors (max. 12 points)"."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (1, True), (5, True), (2, False))
     play_card(s, 11, 0)
-    assert pl.war[warrior_class(3, True)] == 1 and pl.war[warrior_class(6, True)] == 1
-    assert pl.war[warrior_class(2, False)] == 1 and pl.points == 0
+    assert pl.warriors_by_class[warrior_class(3, True)] == 1 and pl.warriors_by_class[warrior_class(6, True)] == 1
+    assert pl.warriors_by_class[warrior_class(2, False)] == 1 and pl.points == 0
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (6, False), (4, False), (5, False), (6, True))
     play_card(s, 11, 1)
     assert pl.points == 11  # the best 2 healthy: 6 + 5 (the injured 6 does not count)
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (6, False), (6, False), (6, False))
     play_card(s, 11, 1)
     assert pl.points == 12
@@ -588,7 +590,7 @@ def test_cards_8_9_37_and_42_points():
     """Card 8: 2 points per healthy warrior, then heal 2. Card 9: 3 points per tower (max 9). Card
     37: 2 points per provision (max 6). Card 42: 3 points per trading post (max 9)."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (1, False), (2, False), (3, True))
     play_card(s, 8)
     assert pl.points == 4 and s.tasks[-1] == ("heal", 2)
@@ -597,30 +599,30 @@ def test_cards_8_9_37_and_42_points():
     for card, built, pts in ((9, ["tower"] * 2, 6), (9, ["tower"] * 4, 9), (42, ["post", "tower"], 3),
                              (42, ["post"] * 4, 9)):
         s = started(3)
-        pl = s.p[s.to_move]
+        pl = s.tableaus[s.to_move]
         pl.built = tuple((i + 1, b) for i, b in enumerate(built))
         play_card(s, card)
         assert pl.points == pts, (card, built)
     for prov, pts in ((2, 4), (5, 6)):
         s = started(3)
-        pl = s.p[s.to_move]
-        pl.prov = prov
+        pl = s.tableaus[s.to_move]
+        pl.provisions = prov
         play_card(s, 37)
-        assert pl.points == pts and pl.prov == prov
+        assert pl.points == pts and pl.provisions == prov
 
 
 def test_cards_14_and_15_flip_for_gold_and_return_a_warrior_for_10():
     """Card 14: flip healthy warriors, 1 gold each. Card 15: "Return one of your healthy warriors to
     the general supply. This gives you 10 points. This does not count as dying"."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (1, False), (2, False))
     play_card(s, 14)
     s.apply(A("WARRIOR", warrior_class(1, False)))
     s.apply(END)
-    assert pl.res[2] == 5 + 1 and pl.war[warrior_class(1, True)] == 1
+    assert pl.res[2] == 5 + 1 and pl.warriors_by_class[warrior_class(1, True)] == 1
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (4, False), (3, True))
     play_card(s, 15)
     assert s.legal_actions() == [END, A("WARRIOR", warrior_class(4, False))]
@@ -670,13 +672,13 @@ def test_card_21_reuses_a_spot_your_die_occupies_for_free():
     spot = spot_with(s, "provisions")
     put(s, "die_beer", d, 5)
     s.apply(A("MOVE_DIE", spot))
-    pl = s.p[q]
-    pl.prov = 0
+    pl = s.tableaus[q]
+    pl.provisions = 0
     beer = s.die_beer[d]
     play_card(s, 21)
     assert A("SPOT", spot) in s.legal_actions()
     s.apply(A("SPOT", spot))
-    assert pl.prov == C.START_PROVISIONS and s.die_beer[d] == beer
+    assert pl.provisions == C.START_PROVISIONS and s.die_beer[d] == beer
 
 
 def test_cards_26_to_29_use_other_spots():
@@ -692,7 +694,7 @@ def test_cards_26_to_29_use_other_spots():
     s.apply(A("SPOT", spot))
     if cost:
         s.apply(A("DIE", 2 * q + 1))
-    assert s.die_beer[2 * q + 1] == 5 - cost and s.die_pos[2 * q + 1] >= s.T  # the die stays put
+    assert s.die_beer[2 * q + 1] == 5 - cost and s.die_pos[2 * q + 1] >= s.track_size  # the die stays put
     for card, k, pay in ((27, 1, False), (28, 2, False), (29, 2, True)):
         s = started(3)
         q = s.to_move
@@ -717,41 +719,41 @@ def test_ship_cards_33_34_35_and_45_moves():
     location; card 45 joins another ship and displaces it, free."""
     s = started(3)
     q = s.to_move
-    pl, other = s.p[q], s.p[(q + 1) % 3]
+    pl, other = s.tableaus[q], s.tableaus[(q + 1) % 3]
     jarl = node(s, "Jarlshof")
     other.ship = jarl
-    pl.prov = 0
+    pl.provisions = 0
     play_card(s, 33)
     s.apply(A("SHIP_TO", jarl))
     assert pl.ship == other.ship == jarl and not any(t[0] == "displace" for t in s.tasks)
     while s.tasks:  # the location (scouting), then the card's provision
         s.apply(END)
-    assert pl.prov == 1
+    assert pl.provisions == 1
     s = started(3)
     q = s.to_move
-    pl, other = s.p[q], s.p[(q + 1) % 3]
+    pl, other = s.tableaus[q], s.tableaus[(q + 1) % 3]
     set_warriors(pl, (1, False))
     set_warriors(other, (6, False))
     other.ship = jarl
-    pl.prov = 0
+    pl.provisions = 0
     play_card(s, 34)
     assert node(s, "Kirkwall") in [a - BASE["SHIP_TO"] for a in s.legal_actions()]
     s.apply(A("SHIP_TO", jarl))
-    assert s.tasks[-1][0] == "displace" and pl.prov == 0
+    assert s.tasks[-1][0] == "displace" and pl.provisions == 0
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
-    pl.prov = 0
+    pl = s.tableaus[q]
+    pl.provisions = 0
     play_card(s, 35)
     s.apply(A("SHIP_TO", jarl))
     while s.tasks and s.tasks[-1][0] != "move":
         s.apply(END)
     assert s.tasks[-1] == ("move", 1, "normal")
     s.apply(A("SHIP_TO", node(s, "Tórshavn")))
-    assert s.tasks[-1] == ("location", node(s, "Tórshavn")) and pl.prov == 0
+    assert s.tasks[-1] == ("location", node(s, "Tórshavn")) and pl.provisions == 0
     s = started(3)
     q = s.to_move
-    pl, other = s.p[q], s.p[(q + 1) % 3]
+    pl, other = s.tableaus[q], s.tableaus[(q + 1) % 3]
     other.ship = node(s, "Iona")
     set_warriors(pl, (1, False))
     set_warriors(other, (6, False))
@@ -764,59 +766,59 @@ def test_card_38_pays_up_to_3_provisions_for_4_points_each():
     """Card 38: "Pay up to 3 provisions to get 4 points for each, without moving your ship (max. 12
     points)"."""
     s = started(3)
-    pl = s.p[s.to_move]
-    pl.prov = 5
+    pl = s.tableaus[s.to_move]
+    pl.provisions = 5
     play_card(s, 38)
     for _ in range(3):
         s.apply(A("PART"))
-    assert pl.prov == 2 and pl.points == 12 and not s.tasks
+    assert pl.provisions == 2 and pl.points == 12 and not s.tasks
     s = started(3)
-    pl = s.p[s.to_move]
-    pl.prov = 2
+    pl = s.tableaus[s.to_move]
+    pl.provisions = 2
     play_card(s, 38)
     s.apply(A("PART"))
     s.apply(END)
-    assert pl.prov == 1 and pl.points == 4
+    assert pl.provisions == 1 and pl.points == 4
 
 
 def test_card_43_provisions_action_box():
     """Card 43, second box: "Use the provisions-action as per usual without moving your die"."""
     s = started(3)
-    pl = s.p[s.to_move]
-    pl.prov = 0
+    pl = s.tableaus[s.to_move]
+    pl.provisions = 0
     play_card(s, 43, 1)
-    assert pl.prov == C.START_PROVISIONS and not s.moved
+    assert pl.provisions == C.START_PROVISIONS and not s.moved
 
 
 def test_simple_cards_gain_what_they_show():
     """Upgrade cards 1-5, 7, 17, 24, 31, 39 (reconstructed simple effects of their type): a warrior
     of the value shown, strength, heal, beer or provisions (Explanation of symbols: boxes)."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (1, False))
     play_card(s, 3)
-    assert pl.war[warrior_class(3, False)] == 1
+    assert pl.warriors_by_class[warrior_class(3, False)] == 1
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (1, False))
     play_card(s, 5)
-    assert pl.war[warrior_class(4, False)] == 1
+    assert pl.warriors_by_class[warrior_class(4, False)] == 1
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, (1, False))
     play_card(s, 2)
     s.apply(A("WARRIOR", warrior_class(1, False)))
     s.apply(A("WARRIOR", warrior_class(2, False)))
-    assert pl.war[warrior_class(3, False)] == 1
+    assert pl.warriors_by_class[warrior_class(3, False)] == 1
     s = started(3)
     play_card(s, 24)
     assert s.tasks[-1] == ("beer", 3)
     for card, box, prov in ((31, 0, 2), (39, 1, 2)):
         s = started(3)
-        pl = s.p[s.to_move]
-        pl.prov = 1
+        pl = s.tableaus[s.to_move]
+        pl.provisions = 1
         play_card(s, card, box)
-        assert pl.prov == 1 + prov
+        assert pl.provisions == 1 + prov
 
 
 def test_scores_include_the_final_scoring_when_the_game_is_over():
@@ -828,9 +830,9 @@ def test_scores_include_the_final_scoring_when_the_game_is_over():
     rng = random.Random(11)
     while not s.is_over():
         before = s.scores()
-        assert before == [float(pl.points) for pl in s.p]  # mid-game: the track only (ruling 12)
+        assert before == [float(pl.points) for pl in s.tableaus]  # mid-game: the track only (ruling 12)
         s.apply(rng.choice(s.legal_actions()))
-    for q, pl in enumerate(s.p):
+    for q, pl in enumerate(s.tableaus):
         assert s.scores()[q] == pl.points + sum(s.final_lines(q).values())
     assert any(sum(s.final_lines(q).values()) > 0 for q in range(3))
     assert s.view(None)["scores"] == s.scores()
@@ -840,19 +842,19 @@ def test_a_seventh_warrior_needs_one_returned_to_make_space():
     """Resources and warriors: "place each one blue side up on a free space on your tableau. If there
     are no free spaces, you may return one of your warriors to the general supply to make space"."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, *[(1, True)] * 5, (3, False))
     play_card(s, 3)  # card 3: a warrior of strength 3
     assert s.tasks[-1] == ("place_warrior", 3)
     assert s.legal_actions() == [END, A("WARRIOR", warrior_class(1, True)), A("WARRIOR", warrior_class(3, False))]
     s.apply(A("WARRIOR", warrior_class(1, True)))
-    assert pl.war[warrior_class(1, True)] == 4 and pl.war[warrior_class(3, False)] == 2 and pl.warriors() == 6
+    assert pl.warriors_by_class[warrior_class(1, True)] == 4 and pl.warriors_by_class[warrior_class(3, False)] == 2 and pl.warriors() == 6
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     set_warriors(pl, *[(1, True)] * 6)
     play_card(s, 3)
     s.apply(END)  # keep them all: no new warrior
-    assert pl.war == (0, 6) + (0,) * 10
+    assert pl.warriors_by_class == (0, 6) + (0,) * 10
 
 
 def test_sail_tile_building_bonus_tower_strength_post_resources():
@@ -861,7 +863,7 @@ def test_sail_tile_building_bonus_tower_strength_post_resources():
     for site, task in (("Tórshavn", ("strength", 2)), ("Vík í Mýrdal", ("res", 2))):
         s = started(3)
         q = s.to_move
-        pl = s.p[q]
+        pl = s.tableaus[q]
         put(pl, "slots", "sail", (_ut({"on": "build", "do": []}),))
         set_warriors(pl, (1, False))
         n = node(s, site)
@@ -878,28 +880,28 @@ def test_sail_tile_one_provision_moves_up_to_two_once_per_turn():
     to move your ship up to 2 spots. All other rules for ship movement still apply"."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     put(pl, "slots", "sail", (_ut({"ability": "sail_two"}),))
-    pl.prov = 1
+    pl.provisions = 1
     s.apply(A("SHIP_TO", node(s, "Jarlshof")))  # the free move: 1 step, 1 provision
-    assert pl.prov == 0 and A("ABILITY", 1) not in s.legal_actions()  # no provision left
+    assert pl.provisions == 0 and A("ABILITY", 1) not in s.legal_actions()  # no provision left
     while s.tasks:
         s.apply(END)
-    pl.prov = 2
+    pl.provisions = 2
     s.apply(A("ABILITY", 1))
     targets = {a - BASE["SHIP_TO"] for a in s.legal_actions() if BASE["SHIP_TO"] <= a < BASE["DISPLACE_TO"]}
-    assert pl.prov == 1 and targets == set(s._distances(q, pl.ship, 2)) - {pl.ship}
+    assert pl.provisions == 1 and targets == set(sea.distances(s, q, pl.ship, 2)) - {pl.ship}
     s.apply(A("SHIP_TO", node(s, "Tórshavn")))
     while s.tasks:
         s.apply(END)
-    assert A("ABILITY", 1) not in s.legal_actions() and pl.prov == 1  # once per turn
+    assert A("ABILITY", 1) not in s.legal_actions() and pl.provisions == 1  # once per turn
 
 
 def test_trade_head_tile_20_gives_3_points_after_an_activation():
     """Upgrade tiles (tile 20, reconstructed: trade-action +3 points): the bonus with a trade-action
     that activates a tile (ruling 16), after it; Francia counts as a trade-action."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     put(pl, "slots", "head", (20,))
     tile = _trade_tile_with_card()
     pl.beside = (tile,)
@@ -913,7 +915,7 @@ def test_trade_head_tile_20_gives_3_points_after_an_activation():
         s.apply(END)  # no trade card (ruling 5: every gain may be stopped)
     assert pl.points == pts + 3 and pl.trade_track == (tile,)
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     put(pl, "slots", "head", (20,))
     pl.trade_track = tuple(range(6))
     pl.res = (4, 0, 0)
@@ -926,7 +928,7 @@ def test_special_rune_stones_score_per_symbol_at_the_end():
     """Final scoring: "Each special rune stone gives you points for each of the symbols shown"
     (special 1: 3 per tower); a covered stone scores nothing, only the top one."""
     s = started(3)
-    pl = s.p[0]
+    pl = s.tableaus[0]
     assert C.SPECIALS[1]["per"] == ["towers"] and C.SPECIALS[1]["points"] == 3
     pl.rune_spots = ((), (100 + 1,), (), ())
     pl.built = ((1, "tower"), (3, "tower"), (4, "post"))
@@ -963,20 +965,20 @@ def test_card_43_jumps_to_a_map_spot_without_the_map_and_leaves_for_good():
     it" (Obstructed spots, special case)."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
-    pl.prov = 0
+    pl = s.tableaus[q]
+    pl.provisions = 0
     play_card(s, 43, 0)
     maps = [A("SHIP_TO", i) for i, sp in enumerate(s.side["spots"]) if sp["kind"] == "map"]
     assert s.legal_actions() == maps
     west = node(s, "Western map")
     s.apply(A("SHIP_TO", west))
-    assert pl.ship == west and pl.exception and pl.prov == 0
+    assert pl.ship == west and pl.exception and pl.provisions == 0
     while s.tasks:
         s.apply(END)
-    pl.prov = 3
+    pl.provisions = 3
     s.ship_moved = False
     s.apply(A("SHIP_TO", node(s, "Dublin")))
-    assert not pl.exception and node(s, "Western map") not in s._distances(q, pl.ship, 3)
+    assert not pl.exception and node(s, "Western map") not in sea.distances(s, q, pl.ship, 3)
 
 
 def test_a_stop_area_die_that_cannot_move_sits_the_round_out():
@@ -986,8 +988,8 @@ def test_a_stop_area_die_that_cannot_move_sits_the_round_out():
     d = s.cur_die
     q = s.to_move
     put(s, "die_beer", d, 0)
-    put(s.p[q], "res", 2, 0)
-    s.blocked = s.blocked_shut = [True] * s.T
+    put(s.tableaus[q], "res", 2, 0)
+    s.blocked = s.blocked_shut = [True] * s.track_size
     assert s.legal_actions()[0] == END and not any(BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"] for a in s.legal_actions())
     s.apply(END)
     assert s.die_done[d] and s.cur_die != d
@@ -1016,24 +1018,24 @@ def test_doubling_and_raising_take_a_weaker_warrior_when_the_supply_is_out():
     (card 12 doubling, card 10 raising)."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
-    others = [p for p in s.p if p is not pl]
+    pl = s.tableaus[q]
+    others = [p for p in s.tableaus if p is not pl]
     for p in others:
-        p.war = (0,) * 12
-    put(others[0], "war", warrior_class(6, False), 12)
+        p.warriors_by_class = (0,) * 12
+    put(others[0], "warriors_by_class", warrior_class(6, False), 12)
     set_warriors(pl, (3, False))
     play_card(s, 12, 0)
     s.apply(A("WARRIOR", warrior_class(3, False)))
-    assert pl.war[warrior_class(5, False)] == 1  # 6 is out: a 5
+    assert pl.warriors_by_class[warrior_class(5, False)] == 1  # 6 is out: a 5
     s = started(3)
-    pl = s.p[s.to_move]
-    for p in s.p:
+    pl = s.tableaus[s.to_move]
+    for p in s.tableaus:
         if p is not pl:
-            p.war = (0,) * 12
-    put(s.p[(s.to_move + 1) % 3], "war", warrior_class(6, False), 12)
+            p.warriors_by_class = (0,) * 12
+    put(s.tableaus[(s.to_move + 1) % 3], "warriors_by_class", warrior_class(6, False), 12)
     set_warriors(pl, (5, False))
     play_card(s, 10)
-    assert pl.war[warrior_class(5, False)] == 1  # no 6 left, and 5 is what she has
+    assert pl.warriors_by_class[warrior_class(5, False)] == 1  # no 6 left, and 5 is what she has
 
 
 def test_chaos_swaps_only_same_size_boards_on_mixed_sides():
@@ -1058,12 +1060,12 @@ def test_sail_cost_cap_still_needs_one_beer_and_zero_cost_spots_stay_free():
     nothing, as usual" — an empty die still reaches only the 0-cost spots."""
     s = started(3)
     q = s.to_move
-    put(s.p[q], "slots", "sail", (_ut({"cap_cost": 1}),))
+    put(s.tableaus[q], "slots", "sail", (_ut({"cap_cost": 1}),))
     put(s, "die_beer", s.cur_die, 0)
     moves = {a - BASE["MOVE_DIE"] for a in s.legal_actions() if BASE["MOVE_DIE"] <= a < BASE["SHIP_TO"]}
-    assert moves and all(s.spots[m]["cost"] == 0 for m in moves if m < s.T)
+    assert moves and all(s.spots[m]["cost"] == 0 for m in moves if m < s.track_size)
     put(s, "die_beer", s.cur_die, 1)
-    zero = next(m for m in moves if m < s.T)
+    zero = next(m for m in moves if m < s.track_size)
     s.apply(A("MOVE_DIE", zero))
     assert s.die_beer[s.cur_die] == 1
 
@@ -1071,7 +1073,7 @@ def test_sail_cost_cap_still_needs_one_beer_and_zero_cost_spots_stay_free():
 def test_cards_19_and_30_only_before_the_die_moves_and_not_together():
     """Cards 19 and 30 change your die move (ruling 14): playable only before it, one at a time."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.hand = (18, 29)  # cards 19 and 30
     pl.res = (5, 5, 5)
     other = next(e for e in range(6) if e // 2 != s.to_move)
@@ -1080,14 +1082,14 @@ def test_cards_19_and_30_only_before_the_die_moves_and_not_together():
     s.apply(A("PLAY_CARD", 18))
     assert A("PLAY_CARD", 29) not in s.legal_actions()  # the free move is pending
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.hand = (18, 29)
     pl.res = (5, 5, 5)
     put(s, "die_pos", other, 10)
     s.apply(A("PLAY_CARD", 29))
     assert A("PLAY_CARD", 18) not in s.legal_actions()  # the stack move is pending
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     put(s, "die_beer", s.cur_die, 5)
     s.apply(A("MOVE_DIE", spot_with(s, "beer")))
     while s.tasks:
@@ -1103,7 +1105,7 @@ def test_card_20_needs_enough_free_spots_behind():
     s = started(3)
     q = s.to_move
     d = 2 * q
-    frees = [x for x in range(s.T) if not s.blocked[x]]
+    frees = [x for x in range(s.track_size) if not s.blocked[x]]
     put(s, "die_pos", d, frees[1])  # exactly one free spot behind
     assert s._back_target(d, 1, False) == frees[0] and s._back_target(d, 2, False) is None
     put(s, "die_pos", d, frees[0])  # none behind
@@ -1119,8 +1121,8 @@ def test_only_the_scouting_player_learns_the_stack():
     stack becomes known to that player alone (seat 2 here), and stays known after the tile is taken;
     the special rune stones likewise to the builder."""
     s = next(st for st in (started(3, seed=k) for k in range(30)) if st.to_move == 2)
-    pl = s.p[2]
-    pl.prov = 6
+    pl = s.tableaus[2]
+    pl.provisions = 6
     jarl = node(s, "Jarlshof")
     s.apply(A("SHIP_TO", jarl))
     s.apply(A("SCOUT"))
@@ -1128,7 +1130,7 @@ def test_only_the_scouting_player_learns_the_stack():
     assert s.view(2)["stacks"]["Jarlshof"]["tiles"] == list(s.stacks[jarl])
     assert all("tiles" not in s.view(o)["stacks"]["Jarlshof"] for o in (0, 1, None))
     vik = node(s, "Vík í Mýrdal")
-    s._build(2, vik)
+    effects.build(s, 2, vik)
     assert s.view(2)["special_stacks"]["Vík í Mýrdal"]["tiles"] == list(s.special_stacks[vik])
     assert all("tiles" not in s.view(o)["special_stacks"]["Vík í Mýrdal"] for o in (0, 1))
 
@@ -1155,7 +1157,7 @@ def test_a_clone_shares_nothing_mutable_with_its_original():
     assert shared == board | replaced | log
     for k in replaced:
         assert all(isinstance(v, (int, tuple)) for v in getattr(s, k).values()), k
-    assert all(type(pl) is type(s.p[0]) and pl is not twin for pl, twin in zip(s.p, c.p, strict=True))
+    assert all(type(pl) is type(s.tableaus[0]) and pl is not twin for pl, twin in zip(s.tableaus, c.tableaus, strict=True))
     while not c.is_over():
         c.apply(rng.choice(c.legal_actions()))
     assert (s.view(None), s.view(0), s.legal_actions()) == before
@@ -1165,16 +1167,16 @@ def test_doubling_with_every_stronger_warrior_gone_keeps_her_value():
     """Card 12 with no 4, 5 or 6 left and the last 3 on her: she stays a 3 ((In)finite components:
     "a weaker warrior" never means weaker than she is)."""
     s = started(3)
-    pl = s.p[s.to_move]
-    for p in s.p:
-        p.war = (0,) * 12
-    other = s.p[(s.to_move + 1) % 3]
+    pl = s.tableaus[s.to_move]
+    for p in s.tableaus:
+        p.warriors_by_class = (0,) * 12
+    other = s.tableaus[(s.to_move + 1) % 3]
     for v, n in ((6, 12), (5, 12), (4, 12), (3, 11)):
-        put(other, "war", warrior_class(v, False), n)
+        put(other, "warriors_by_class", warrior_class(v, False), n)
     set_warriors(pl, (3, False))
     play_card(s, 12, 0)
     s.apply(A("WARRIOR", warrior_class(3, False)))
-    assert pl.war[warrior_class(3, False)] == 1 and pl.warriors() == 1
+    assert pl.warriors_by_class[warrior_class(3, False)] == 1 and pl.warriors() == 1
 
 
 def test_upgrade_stacks_have_the_level_1_cards_on_top():
@@ -1192,14 +1194,14 @@ def test_sail_abilities_need_their_provisions_or_beer():
     up to 2" / "reduce one of your dice by 2 beers": not offered without them."""
     s = started(3)
     q = s.to_move
-    pl = s.p[q]
+    pl = s.tableaus[q]
     put(pl, "slots", "sail", (_ut({"ability": "sail_any"}),))
-    pl.prov = 1
+    pl.provisions = 1
     assert A("ABILITY", 0) not in s.legal_actions()
-    pl.prov = 2
+    pl.provisions = 2
     assert A("ABILITY", 0) in s.legal_actions()
     put(pl, "slots", "sail", (_ut({"ability": "sail_two"}),))
-    pl.prov = 0
+    pl.provisions = 0
     assert A("ABILITY", 1) not in s.legal_actions()
     put(pl, "slots", "sail", (_ut({"ability": "die_minus_two"}),))
     put(s, "die_beer", 2 * q, 1)
@@ -1213,10 +1215,10 @@ def test_card_30_needs_a_die_ahead_and_card_25_only_free_spots():
     """Card 30: "place it on another die in a clockwise direction" — not playable with no die ahead;
     card 25: "Use any free action spot" — occupied spots are not offered."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.hand = (29,)
     pl.res = (5, 5, 5)
-    assert all(p >= s.T for p in s.die_pos) and A("PLAY_CARD", 29) not in s.legal_actions()
+    assert all(p >= s.track_size for p in s.die_pos) and A("PLAY_CARD", 29) not in s.legal_actions()
     other = next(e for e in range(6) if e // 2 != s.to_move)
     put(s, "die_pos", other, 10)
     assert A("PLAY_CARD", 29) in s.legal_actions()
@@ -1233,18 +1235,18 @@ def test_a_full_building_site_takes_no_more_buildings():
     tors = node(s, "Tórshavn")
     spaces = len(s.side["spots"][tors]["site"]["points"])
     put(s, "sites", tors, ((q + 1) % 3,) * spaces)
-    assert "build" not in s._location_options(q, tors)
+    assert "build" not in sea.location_options(s, q, tors)
     put(s, "sites", tors, ((q + 1) % 3,) * (spaces - 1))
-    assert "build" in s._location_options(q, tors)
+    assert "build" in sea.location_options(s, q, tors)
     put(s, "sites", tors, (q,))
-    assert "build" not in s._location_options(q, tors)
+    assert "build" not in sea.location_options(s, q, tors)
 
 
 def test_playing_a_card_pays_its_cost_and_moves_it_from_hand_to_played():
     """Play an upgrade card: pay the cost, the card leaves your hand and lies played beside your
     tableau (Requirements: "Only played cards next to your tableau count")."""
     s = started(3)
-    pl = s.p[s.to_move]
+    pl = s.tableaus[s.to_move]
     pl.hand = (31, 35)  # cards 32 and 36
     pl.res = (2, 2, 0)
     s.apply(A("PLAY_CARD", 31))
@@ -1260,7 +1262,7 @@ def test_card_30_lapses_when_no_die_is_ahead_any_more():
     other = next(e for e in range(6) if e // 2 != q)
     put(s, "die_pos", other, 10)
     play_card(s, 30)
-    put(s, "die_pos", other, next(x for x in range(s.T, s.T + 6) if x not in s.die_pos))  # it has left
+    put(s, "die_pos", other, next(x for x in range(s.track_size, s.track_size + 6) if x not in s.die_pos))  # it has left
     put(s, "die_beer", d, 5)
     spot = next(i for i, sp in enumerate(s.spots) if sp["cost"] >= 1 and not s.blocked[i]
                 and not s._occupied(i) and not s.locked_only[i])
@@ -1286,7 +1288,7 @@ def test_a_die_may_move_to_the_very_next_spot():
     """Moving dice: "You may move your die forward any number of spots, but at least one spot"."""
     s = started(3)
     d = s.cur_die
-    ok = [x for x in range(s.T) if not s.blocked[x] and not s._occupied(x) and not s.locked_only[x]]
+    ok = [x for x in range(s.track_size) if not s.blocked[x] and not s._occupied(x) and not s.locked_only[x]]
     f = next(x for x in ok if x + 1 in ok)
     put(s, "die_pos", d, f)
     put(s, "die_beer", d, 5)
@@ -1300,10 +1302,10 @@ def test_card_30_not_playable_with_only_your_own_die_on_the_track():
     q = s.to_move
     d = s.cur_die
     put(s, "die_pos", d, 12)
-    pl = s.p[q]
+    pl = s.tableaus[q]
     pl.hand = (29,)
     pl.res = (5, 5, 5)
-    assert all(p >= s.T for e, p in enumerate(s.die_pos) if e != d)
+    assert all(p >= s.track_size for e, p in enumerate(s.die_pos) if e != d)
     assert A("PLAY_CARD", 29) not in s.legal_actions()
 
 
@@ -1314,7 +1316,7 @@ def test_card_25_may_use_a_stop_area_spot():
     put(s, "die_pos", others[0], 10)  # two stop-area spots come free
     put(s, "die_pos", others[1], 12)
     play_card(s, 25)
-    stops = [s.T + k for k in range(C.STOP_POSITIONS) if not s._occupied(s.T + k)]
+    stops = [s.track_size + k for k in range(C.STOP_POSITIONS) if not s._occupied(s.track_size + k)]
     assert stops and all(A("SPOT", x) in s.legal_actions() for x in stops)
 
 
@@ -1322,7 +1324,7 @@ def test_a_ship_moves_no_further_than_its_provisions():
     """Move your ship: "you must pay 1 provision for each step" — 1 provision, 1 step."""
     s = started(3)
     q = s.to_move
-    s.p[q].prov = 1
+    s.tableaus[q].provisions = 1
     ships = {a - BASE["SHIP_TO"] for a in s.legal_actions() if BASE["SHIP_TO"] <= a < BASE["DISPLACE_TO"]}
     assert node(s, "Jarlshof") in ships and node(s, "Tórshavn") not in ships
     assert ships == set(s.adj[0])

@@ -49,9 +49,9 @@ def test_ruling_3_card_30_cannot_stack_onto_a_locked_spot():
     its target, so it is no exception, even when a die already stands there."""
     s = replay(CARD_30_ONTO_LOCKED, 3, 179)
     q = s.to_move
-    pl = s.p[q]
-    assert s.stack_move and not s.moved and len(pl.trade_track) < 2 and len(pl.raid_track) < 2
-    locked = [x for x in range(s.T) if s.locked_only[x] and s._occupied(x)]
+    pl = s.tableaus[q]
+    assert s.die_move_card == 30 and not s.moved and len(pl.trade_track) < 2 and len(pl.raid_track) < 2
+    locked = [x for x in range(s.track_size) if s.locked_only[x] and s._occupied(x)]
     assert locked, "a die stands on a locked spot ahead"
     targets = moves(s)
     assert targets and not set(targets) & set(locked)
@@ -66,15 +66,15 @@ def test_ruling_3_card_30_is_not_playable_when_the_only_die_ahead_is_locked():
     s = replay(CARD_30_ONTO_LOCKED, 3, 179)
     q = s.to_move
     d = s.cur_die
-    locked = next(x for x in range(s.T) if s.locked_only[x] and s._occupied(x))
-    s.stack_move = False
+    locked = next(x for x in range(s.track_size) if s.locked_only[x] and s._occupied(x))
+    s.die_move_card = 0
     for e in range(len(s.die_pos)):  # every other track die but the locked one goes home
-        if e != d and s.die_pos[e] < s.T and s.die_pos[e] != locked:
-            put(s, "die_pos", e, s.T + 3)
+        if e != d and s.die_pos[e] < s.track_size and s.die_pos[e] != locked:
+            put(s, "die_pos", e, s.track_size + 3)
     put(s, "die_pos", d, min(locked - 1, s.die_pos[d]))
     card30 = 29
-    s.p[q].hand = (card30,)
-    s.p[q].res = (5, 5, 5)
+    s.tableaus[q].hand = (card30,)
+    s.tableaus[q].res = (5, 5, 5)
     assert A("PLAY_CARD", card30) not in s.legal_actions()
     s.options["locked_spots_open"] = True
     assert A("PLAY_CARD", card30) in s.legal_actions()
@@ -87,20 +87,20 @@ def test_ruling_1_a_waiting_die_that_gold_can_pay_for_must_move():
     s = replay(WAITING_DIE_WITH_GOLD, 2, 291)
     q = s.to_move
     d = s.cur_die
-    assert s.die_pos[d] >= s.T and s.die_beer[d] == 0 and s.p[q].res[2] == 1 and not s.moved
+    assert s.die_pos[d] >= s.track_size and s.die_beer[d] == 0 and s.tableaus[q].res[2] == 1 and not s.moved
     assert moves(s) == []
     assert END not in s.legal_actions()
     s.apply(A("GOLD_BEER", d))
-    assert moves(s) and all(x < s.T for x in moves(s))
+    assert moves(s) and all(x < s.track_size for x in moves(s))
     s.apply(A("MOVE_DIE", moves(s)[0]))
-    assert s.die_pos[d] < s.T
+    assert s.die_pos[d] < s.track_size
 
 
 def test_ruling_1_without_gold_the_waiting_die_sits_out():
     """Ruling 1: the same die without gold can pay for no free spot, so it sits the round out."""
     s = replay(WAITING_DIE_WITH_GOLD, 2, 291)
     q = s.to_move
-    put(s.p[q], "res", 2, 0)
+    put(s.tableaus[q], "res", 2, 0)
     assert moves(s) == [] and END in s.legal_actions()
     assert s.describe(END) == "leave this die in the stop area for the round"
 
@@ -150,7 +150,7 @@ def test_die_move_label_and_log_agree_on_the_cost_paid_and_free():
                             label, log = s.describe(a), _move_log(s, a)
                             assert _cost_words(label) == _cost_words(log), (label, log)
                             seen["paid" if "paying" in label else "free"] += 1
-                            seen["card"] += s.free_move or s.stack_move
+                            seen["card"] += s.die_move_card != 0
                 s.apply(rng.choice(legal))
     assert seen["paid"] and seen["free"] and seen["card"], seen
 
@@ -161,7 +161,7 @@ def test_card_19_label_says_free():
     s.apply(A("GOLD_BEER", s.cur_die))
     dear = [x for x in moves(s) if s._cost(s.to_move, x) > 0]
     assert dear
-    s.free_move = True
+    s.die_move_card = 19
     for x in dear:
         label = s.describe(A("MOVE_DIE", x))
         assert _cost_words(label) == "free" == _cost_words(_move_log(s, A("MOVE_DIE", x))), label

@@ -102,7 +102,7 @@ def test_tensor_is_unchanged_by_determinizing_for_the_player(game: str, players:
 def _secrets(state: meeple.State) -> str:
     if _game(state) == "karvi":
         return repr(
-            [(pl.hand, pl.hidden_ut, pl.hidden_runes) for pl in state.p]
+            [(pl.hand, pl.hidden_ut, pl.hidden_runes) for pl in state.tableaus]
             + [state.decks, state.trade_deck]
         )
     if _game(state) == "trickarus":
@@ -117,13 +117,13 @@ def _secrets(state: meeple.State) -> str:
 def _swap_own_secret(state: meeple.State, p: int) -> bool:
     """Swap a card of p's hand with a hidden card others cannot tell from it (same back)."""
     if _game(state) == "karvi":
-        hand = state.p[p].hand
+        hand = state.tableaus[p].hand
         for i, c in enumerate(hand):
             back = karvi._CARD_BACK[c]
             for dk in state.decks:
                 for j, d in enumerate(dk):
                     if karvi._CARD_BACK[d] == back:  # the rules' tuples are replaced
-                        state.p[p].hand = (*hand[:i], d, *hand[i + 1 :])
+                        state.tableaus[p].hand = (*hand[:i], d, *hand[i + 1 :])
                         k = state.decks.index(dk)
                         new = (*dk[:j], c, *dk[j + 1 :])
                         state.decks = (*state.decks[:k], new, *state.decks[k + 1 :])

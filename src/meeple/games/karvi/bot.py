@@ -14,6 +14,7 @@ import random
 from typing import Any
 
 from . import components as C
+from . import map as sea
 from .rules import _FAMILY, BASE, END, KarviState
 
 RES_KEYS = ("fur", "silver", "gold")
@@ -37,7 +38,7 @@ class HeuristicBot:
 
     # ----- main phase ---------------------------------------------------------------------------
     def _main(self, s: KarviState, q: int, legal: list[int]) -> int:
-        pl = s.p[q]
+        pl = s.tableaus[q]
         late = s.round == s.rounds
         # Free actions first: a useful card, then a worthwhile ship move, then the die.
         for a in legal:
@@ -46,7 +47,7 @@ class HeuristicBot:
                 return a
         if not s.ship_moved:
             best, best_v = None, 0.5
-            dist = s._distances(q, pl.ship, pl.prov)
+            dist = sea.distances(s, q, pl.ship, pl.provisions)
             for a in legal:
                 fam, x = _FAMILY[a]
                 if fam != "SHIP_TO":
@@ -81,12 +82,12 @@ class HeuristicBot:
             pos = s.die_pos[d]
             skipped = sum(
                 1
-                for t in range(pos + 1 if pos < s.T else 0, min(spot, s.T))
+                for t in range(pos + 1 if pos < s.track_size else 0, min(spot, s.track_size))
                 if not s.blocked[t] and t not in s.die_pos
             )
             v = self.value(c, q) - base - 0.45 * skipped
-            if spot >= s.T:
-                v -= 0.0 if late else 0.8 * sum(1 for t in s._die_targets(d) if t < s.T) ** 0.5
+            if spot >= s.track_size:
+                v -= 0.0 if late else 0.8 * sum(1 for t in s._die_targets(d) if t < s.track_size) ** 0.5
             v += self.rng.random() * 1e-3
             if best_v is None or v > best_v:
                 best, best_v = a, v
@@ -112,25 +113,25 @@ class HeuristicBot:
         return gain - 1.2 * cost - (0 if s.round == s.rounds else 1)
 
     def _location_value(self, s: KarviState, q: int, node: int) -> float:
-        opts = s._location_options(q, node)
+        opts = sea.location_options(s, q, node)
         v = 0.0
         if "build" in opts:
             site = s.side["spots"][node]["site"]
             v = max(v, site["points"][len(s.sites[node])] + 2.5)
         if "scout" in opts:
-            waiting = len(s.p[q].beside)
+            waiting = len(s.tableaus[q].beside)
             v = max(v, (4.0 if s.round < s.rounds else 1.0) - 1.2 * waiting)
-        if node != s.p[q].ship and s._arrival_cost(q, node, "normal"):
+        if node != s.tableaus[q].ship and sea.arrival_cost(s, q, node, "normal"):
             v -= 1
         return v
 
     def _spot_value(self, s: KarviState, q: int, spot: int, late: bool) -> float:
         d = s.cur_die
-        if spot >= s.T:
+        if spot >= s.track_size:
             v = 0.5 if late else 0.3
             beer_left = s.die_beer[d]
             # Stopping early wastes a die's turns; stopping with beer only scores it at the end.
-            free_ahead = sum(1 for t in s._die_targets(d) if t < s.T)
+            free_ahead = sum(1 for t in s._die_targets(d) if t < s.track_size)
             return v - 0.5 * free_ahead + (beer_left if late else 0) * 0.3
         sp = s.spots[spot]
         cost = s._cost(q, spot)
@@ -138,13 +139,13 @@ class HeuristicBot:
         v = sum(vals) if sp["join"] == "+" else max(vals)
         skipped = sum(
             1
-            for t in range(s.die_pos[d] + 1 if s.die_pos[d] < s.T else 0, spot)
+            for t in range(s.die_pos[d] + 1 if s.die_pos[d] < s.track_size else 0, spot)
             if not s.blocked[t] and t not in s.die_pos
         )
         return v - 1.1 * cost - 0.5 * skipped
 
     def _part_value(self, s: KarviState, q: int, part: list[Any], late: bool) -> float:
-        pl = s.p[q]
+        pl = s.tableaus[q]
         v = 0.0
         for step in part:
             op = step[0]
@@ -153,7 +154,7 @@ class HeuristicBot:
                 if name == "beer":
                     v += 0 if late else 2.5 - 0.4 * sum(s.die_beer[e] for e in s._own_dice(q))
                 elif name == "provisions":
-                    v += max(0.0, 2.5 - 0.5 * pl.prov)
+                    v += max(0.0, 2.5 - 0.5 * pl.provisions)
                 elif name == "income":
                     r, st = 1 + pl.count("posts"), 1 + pl.count("towers")
                     v += (1.6 if self._needs_resources(pl) else 0.8) * r
@@ -280,7 +281,7 @@ class HeuristicBot:
     @staticmethod
     def _gold_for(s: KarviState, q: int, kind: str, legal: list[int]) -> int | None:
         """Gold is universal: turn it into the fur or silver that the best cost still lacks."""
-        pl = s.p[q]
+        pl = s.tableaus[q]
         if pl.res[2] <= 0:
             return None
         if kind == "trade_action":
@@ -349,9 +350,9 @@ class HeuristicBot:
         fam, x = _FAMILY[a]
         if fam == "SPECIAL":
             sp = C.SPECIALS[x]
-            return sp["points"] * sum(s.p[q].count(w) for w in sp["per"])
+            return sp["points"] * sum(s.tableaus[q].count(w) for w in sp["per"])
         t = C.TR_TILES[x]
-        pl = s.p[q]
+        pl = s.tableaus[q]
         pts = sum(step[1] for step in t["bonus"] if step[0] == "points")
         if x < C.NUM_TR:  # gold is scarce: weigh it more, and what is already in the supply less
             cost = t["cost"]
@@ -362,10 +363,10 @@ class HeuristicBot:
     @staticmethod
     def value(s: KarviState, q: int) -> float:
         """A player's position: points plus what their supply and tableau are worth."""
-        pl = s.p[q]
+        pl = s.tableaus[q]
         late = s.round == s.rounds
         v = float(pl.points)
-        v += 0.5 * (pl.res[0] + pl.res[1]) + 0.8 * pl.res[2] + 0.3 * pl.prov + 0.4 * len(pl.hand)
+        v += 0.5 * (pl.res[0] + pl.res[1]) + 0.8 * pl.res[2] + 0.3 * pl.provisions + 0.4 * len(pl.hand)
         v += 1.0 * pl.strength() + 0.3 * pl.count("healthy")
         v += (0.3 if late else 0.7) * sum(s.die_beer[d] for d in s._own_dice(q))
         v += len(pl.trade_track) ** 2 + 4 * len(pl.trade_track) + 5 * len(pl.raid_track)
@@ -391,7 +392,7 @@ def rollout_policy(state: KarviState, rng: random.Random) -> int:
         return rng.choice(gains) if gains else legal[0]
     if not state.moved:
         moves = [a for a in legal if _FAMILY[a][0] == "MOVE_DIE"]
-        track = [a for a in moves if _FAMILY[a][1] < state.T]
+        track = [a for a in moves if _FAMILY[a][1] < state.track_size]
         if track:
             return rng.choice(track[:3])
         if moves:
@@ -470,12 +471,12 @@ class PlannerBot(HeuristicBot):
             spot = _FAMILY[a][1]
             skipped = sum(
                 1
-                for t in range(pos + 1 if pos < s.T else 0, min(spot, s.T))
+                for t in range(pos + 1 if pos < s.track_size else 0, min(spot, s.track_size))
                 if not s.blocked[t] and t not in s.die_pos
             )
             v = totals[a] / self.DETS - 0.45 * skipped
-            if spot >= s.T:
-                v -= 0.0 if late else 0.8 * sum(1 for t in s._die_targets(d) if t < s.T) ** 0.5
+            if spot >= s.track_size:
+                v -= 0.0 if late else 0.8 * sum(1 for t in s._die_targets(d) if t < s.track_size) ** 0.5
             v += self.rng.random() * 1e-3
             out.append((v, a))
         out.sort(key=lambda va: -va[0])
@@ -490,7 +491,7 @@ class PlannerBot(HeuristicBot):
     def _final_value(s: KarviState, q: int) -> float:
         """Last round: what the final scoring will count (`final_lines`, rulebook "Final
         scoring"), plus a little for what the tableau may still turn into points this round."""
-        pl = s.p[q]
+        pl = s.tableaus[q]
         v = float(pl.points) + sum(s.final_lines(q).values())
         v += 0.25 * ((pl.res[0] + pl.res[1]) % 2) + 0.25 * (len(pl.hand) % 2)
         v += 0.5 * len(pl.beside) + 0.75 * (pl.tower_supply + pl.post_supply)

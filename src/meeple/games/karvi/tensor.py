@@ -25,7 +25,9 @@ from meeple.core.hooks import TensorHooks
 from meeple.core.layout import offsets
 
 from . import components as C
+from .effects import FREE_MOVE, STACK_MOVE
 from .rules import MAX_SPOTS, RUNE_BACK, TILE_BACK, KarviState
+from .words import event_dict
 
 _NT = C.NUM_TR * 2  # trade and raid tiles
 _NU = C.NUM_UT  # upgrade tiles
@@ -272,9 +274,9 @@ def _players(
     if _TAILS[0] is state and _TAILS[1] == len(state.history):
         tails, seen_rows = _TAILS[2], _TAILS[3]
     else:  # what each row is computed from, less the observer: once per position
-        tails, seen_rows = [_tail(pl) for pl in state.p], {}
+        tails, seen_rows = [_tail(pl) for pl in state.tableaus], {}
         _TAILS[:] = [state, len(state.history), tails, seen_rows]
-    for q, pl in enumerate(state.p):
+    for q, pl in enumerate(state.tableaus):
         rel = (q - me) % n
         own = q == player
         if not own:  # the row as others see it: looked up once per position
@@ -328,7 +330,7 @@ def _seen_row(pl: Any, tail: tuple[Any, ...]) -> np.ndarray:
 def _tail(pl: Any) -> tuple[Any, ...]:
     """Every field `_row` reads of a player (the row cache's key after the observer part)."""
     return (
-        pl.prov,
+        pl.provisions,
         pl.points,
         pl.map,
         pl.exception,
@@ -338,7 +340,7 @@ def _tail(pl: Any) -> tuple[Any, ...]:
         pl.post_supply,
         pl.post_tab,
         tuple(pl.res),
-        tuple(pl.war),
+        tuple(pl.warriors_by_class),
         tuple(pl.hand),
         tuple(pl.played),
         tuple(pl.trade_cards),
@@ -355,7 +357,7 @@ def _tail(pl: Any) -> tuple[Any, ...]:
 def _row(pl: Any, own: bool, keep: bool, ones: list[int], idx: list[int], val: list[float]) -> None:
     """One player's row, as offsets within the row."""
     b = 0
-    res, war, hand = pl.res, pl.war, pl.hand
+    res, war, hand = pl.res, pl.warriors_by_class, pl.hand
     w = b + _WAR
     idx += (
         b,
@@ -374,7 +376,7 @@ def _row(pl: Any, own: bool, keep: bool, ones: list[int], idx: list[int], val: l
         _BY10[res[0]] if res[0] < 64 else 1.0,
         _BY10[res[1]] if res[1] < 64 else 1.0,
         _BY10[res[2]] if res[2] < 64 else 1.0,
-        _BY6[pl.prov] if pl.prov < 64 else 1.0,
+        _BY6[pl.provisions] if pl.provisions < 64 else 1.0,
         _BY36[pl.strength()] if pl.strength() < 128 else 1.0,
         _BY100[pl.points] if 0 <= pl.points < 512 else (1.0 if pl.points > 0 else 0.0),
         _BY10[len(hand)] if len(hand) < 64 else 1.0,
@@ -523,9 +525,9 @@ def _rest(
         ones.append(t)
     if state.ship_moved:
         ones.append(t + 1)
-    if state.free_move:
+    if state.die_move_card == FREE_MOVE:
         ones.append(t + 2)
-    if state.stack_move:
+    if state.die_move_card == STACK_MOVE:
         ones.append(t + 3)
     if state.used:
         ones += [t + 4 + _ABILITIES.index(a) for a in state.used if a in _ABILITIES]
@@ -703,30 +705,22 @@ def _supply(
 def information_state_examples(players: int, options: dict[str, Any]) -> list[dict[str, Any]]:
     """Every kind of event Karvi logs, with every value its text fields take (the interop hook:
     the information-state tensor learns its layout from these as well as from random games, so
-    a rare event still has a place; see `meeple.interop.recall`). Events as `rules` emits them."""
+    a rare event still has a place; see `meeple.interop.recall`). Events as the log gives them
+    (`words.event_dict`)."""
     nodes = [s["name"] for s in C.side(players)["spots"]]
-    q = {"player": 0}
-    out: list[dict[str, Any]] = [
-        {"start_card": 1, **q},
-        {**q, "die": 0, "sits_out": True},
-        {**q, "plays": 1},
-        {**q, "die": 0, "to": 0, "paid": 0},
-        {**q, "free_rune": 0},
-        {**q, "trade_card": 1},
-        {**q, "rune": 0, "spot": 0},
-        {**q, "special_rune": 0},
-        {**q, "francia": "trade"},
-        {**q, "scouts": 0},
-        {**q, "discards": 2},
-        {**q, "raid": 0, "damage": 0},
-        {"game_over": True, "scores": [0.0] * players},
-        {"round": 1},
+    q = 0  # the player
+    events: list[tuple[Any, ...]] = [
+        ("start_card", q, 1), ("sits_out", q, 0), ("play_card", q, 1), ("die_move", q, 0, 0, 0),
+        ("free_rune", q, 0), ("trade_card", q, 1), ("rune", q, 0, 0), ("special_rune", q, 0),
+        ("francia", q, "trade"), ("scout", q, 0), ("discard", q, 2), ("raid", q, 0, 0),
+        ("game_over", [0.0] * players), ("round", 1),
     ]
-    out += [{**q, "track": t, "tile": 0} for t in ("trade", "raid")]
-    out += [{**q, "upgrade_tile": 0, "slot": s} for s in C.SLOTS]
-    out += [{**q, "draws_from": t} for t in C.CARD_TYPES]
-    out += [{**q, "ship": n} for n in nodes] + [{**q, "displaced_to": n} for n in nodes]
-    out += [{**q, "builds": b, "at": n, "points": 0} for b in ("tower", "post") for n in nodes]
+    events += [("track", q, t, 0) for t in ("trade", "raid")]
+    events += [("upgrade_tile", q, 0, s) for s in C.SLOTS]
+    events += [("draw", q, t) for t in C.CARD_TYPES]
+    events += [("sail", q, n) for n in nodes] + [("displaced", q, n) for n in nodes]
+    events += [("build", q, b, n, 0) for b in ("tower", "post") for n in nodes]
+    out = [event_dict(e) for e in events]
     return out
 
 

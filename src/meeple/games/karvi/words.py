@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from meeple.core.text import plural
+from meeple.core.text import capital, does, plural, whose, winners
+from meeple.core.text import name as name_of
 
 from . import components as C
 
@@ -195,3 +196,104 @@ def special_words(x: int) -> str:
 def warrior_words(c: int) -> str:
     """A warrior class: strength c // 2 + 1, injured when c is odd."""
     return f"{'injured' if c % 2 else 'healthy'} warrior of strength {c // 2 + 1}"
+
+
+# ----- the log --------------------------------------------------------------------------------
+# The rules log compact tuples, their type first (`KarviState.log_event`); these are the fields
+# of the rest, in order, and the constant fields each event of the type carries besides.
+EVENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "start_card": ("player", "start_card"),
+    "free_rune": ("player", "free_rune"),
+    "sits_out": ("player", "die"),
+    "die_move": ("player", "die", "to", "paid"),
+    "sail": ("player", "ship"),
+    "displaced": ("player", "displaced_to"),
+    "scout": ("player", "scouts"),
+    "build": ("player", "builds", "at", "points"),
+    "play_card": ("player", "plays"),
+    "draw": ("player", "draws_from"),
+    "discard": ("player", "discards"),
+    "raid": ("player", "raid", "damage"),
+    "track": ("player", "track", "tile"),
+    "rune": ("player", "rune", "spot"),
+    "special_rune": ("player", "special_rune"),
+    "trade_card": ("player", "trade_card"),
+    "upgrade_tile": ("player", "upgrade_tile", "slot"),
+    "francia": ("player", "francia"),
+    "round": ("round",),
+    "game_over": ("scores",),
+}
+_EVENT_FLAGS: dict[str, dict[str, Any]] = {"sits_out": {"sits_out": True}, "game_over": {"game_over": True}}
+
+
+def event_dict(event: tuple[Any, ...]) -> dict[str, Any]:
+    """A compact event as the log's JSON: ``{"type": ..., field: value, ...}``."""
+    kind = event[0]
+    out: dict[str, Any] = {"type": kind}
+    out.update(zip(EVENT_FIELDS[kind], event[1:], strict=True))
+    out.update(_EVENT_FLAGS.get(kind, {}))
+    return out
+
+
+def _your(p: int, viewer: int | None) -> str:
+    return "Your" if p == viewer else whose(p, viewer)
+
+
+def event_text(event: dict[str, Any], player: int | None, track_size: int,
+               spots: list[dict[str, Any]]) -> str | None:
+    """The sentence of a logged event as ``player`` reads it (None: not one of these)."""
+    kind = event.get("type")
+    p: Any = event.get("player")  # events without a player never use it
+    if kind == "round":
+        return f"Round {event['round']} begins."
+    if kind == "game_over":
+        scores = event["scores"]
+        best = max(scores)
+        top = [q for q, v in enumerate(scores) if v == best]
+        return f"{winners(top, player)} with {best:g} points."
+    if kind == "start_card":
+        return f"{does(p, player, 'take', 'takes')} start card {event['start_card']}."
+    if kind == "free_rune":
+        return f"{does(p, player, 'place', 'places')} the {rune_words(event['free_rune'])} on the first rune spot, free."
+    if kind == "sits_out":
+        return f"{capital(name_of(p, player))} cannot move a die out of the stop area; it sits out the round."
+    if kind == "die_move":
+        to = event["to"]
+        where = "the stop area" if to >= track_size else spot_name(spots[to])
+        paid = f"paying {event['paid']} beer" if event["paid"] else "for free"
+        return f"{does(p, player, 'move', 'moves')} a die to {where}, {paid}."
+    if kind == "sail":
+        return f"{does(p, player, 'sail', 'sails')} to {event['ship']}."
+    if kind == "displaced":
+        return f"{_your(p, player)} ship is displaced to {event['displaced_to']}."
+    if kind == "scout":
+        return f"{does(p, player, 'scout', 'scouts')} and take{'' if p == player else 's'} the {tr_tile_words(event['scouts'])}."
+    if kind == "build":
+        b = "trading post" if event["builds"] == "post" else event["builds"]
+        return f"{does(p, player, 'build', 'builds')} a {b} in {event['at']} (+{plural(event['points'], 'point')})."
+    if kind == "play_card":
+        c = next(i for i, card in enumerate(C.UPGRADE_CARDS) if card["number"] == event["plays"])
+        return f"{does(p, player, 'play', 'plays')} the {card_words(c)}."
+    if kind == "draw":
+        return f"{does(p, player, 'draw', 'draws')} a {event['draws_from']} card."
+    if kind == "discard":
+        return f"{does(p, player, 'discard', 'discards')} two upgrade cards for 1 gold."
+    if kind == "raid":
+        tile = event["raid"]
+        what = f"the {tr_tile_words(tile)}" if tile is not None else "the raid"
+        return f"{does(p, player, 'raid', 'raids')} {what} and take{'' if p == player else 's'} {event['damage']} damage."
+    if kind == "track":
+        return f"{does(p, player, 'put', 'puts')} the {tr_tile_words(event['tile'])} on {'your' if p == player else 'their'} {event['track']} track."
+    if kind == "rune":
+        r = event["rune"]
+        what = special_words(r - 100) if r >= 100 else rune_words(r)
+        return f"{does(p, player, 'place', 'places')} the {what} on rune spot {event['spot'] + 1}."
+    if kind == "special_rune":
+        return f"{does(p, player, 'take', 'takes')} the {special_words(event['special_rune'])}."
+    if kind == "trade_card":
+        return f"{does(p, player, 'take', 'takes')} {trade_card_words(event['trade_card'] - 1)}."
+    if kind == "upgrade_tile":
+        return f"{does(p, player, 'place', 'places')} the {upgrade_tile_words(event['upgrade_tile'])}."
+    if kind == "francia":
+        return f"{does(p, player, 'trade', 'trades')} in Francia."
+    return None
