@@ -112,6 +112,17 @@ _EFFECTS: Final[tuple[str, ...]] = ('grow_clone', 'move', 'attack', 'build', 'dr
 EFFECT_NO: Final[list[int]] = [_EFFECTS.index(e) if e in _EFFECTS else -1 for e in EFFECT]
 if set(EFFECT) - set(_EFFECTS) - {"master"}:  # a card whose effect the rules do not know
     raise ValueError(f"unknown effects in cards.json: {sorted(set(EFFECT) - set(_EFFECTS) - {'master'})}")
+# The per-card facts the hot paths read, as bytes: compiled, a bytes look-up is a machine load,
+# where the lists above give a Python object to unbox. _EFFECT_B: EFFECT_NO (255: a Master);
+# _REQ: the legend as bits (_R_NO_PYRAMID, _R_TERRITORY, and ORI in the low two).
+_R_NO_PYRAMID: Final = 8
+_R_TERRITORY: Final = 4
+_EFFECT_B: Final[bytes] = bytes(e if e >= 0 else 255 for e in EFFECT_NO)
+_REQ: Final[bytes] = bytes(
+    (_R_NO_PYRAMID if NO_PYRAMID[c] else 0) | (_R_TERRITORY if TERRITORY[c] else 0) | ORI[c]
+    for c in range(NUM_CARDS))
+_PROTO_HAND: Final[bytes] = bytes(AS_PROTO_HAND)
+_PROTO_BOARD: Final[bytes] = bytes(AS_PROTO_BOARD)
 ORIENT_NAMES: Final[list[str]] = ["up", "N", "E", "S", "W"]
 PIECES: Final[int] = 15
 MAX_PLAYERS: Final[int] = 4
@@ -131,6 +142,9 @@ REORIENT: Final[int] = DECLARE + 1  # option 4 (then one orientation per pyramid
 GROW: Final[int] = REORIENT + 1  # Grow (rather than Clone)
 DONE: Final[int] = GROW + 1  # decline an optional second step
 NUM_ACTIONS: Final[int] = DONE + 1
+# Every action as a Python int, made once, which `_compute_legal` lists: compiled, an int above
+# 256 put into a list is a new object each time (freed with the list), and every action is.
+_ACTION: Final[list[Any]] = list(range(NUM_ACTIONS))
 _MISC: Final[dict[int, str]] = {DISCARD: "discard", PASS: "pass", DECLARE: "declare", REORIENT: "reorient", GROW: "grow", DONE: "done"}
 _MISC_ID: Final[dict[str, int]] = {v: k for k, v in _MISC.items()}
 
@@ -269,7 +283,7 @@ class ZarcanaState(State):
         self.ctx: tuple[Any, ...] = ()
         self.playing = -1  # the hand card being played (public once chosen)
         self.reo: list[int] = []  # pyramids still to reorient
-        self._legal: list[int] | None = None  # legal_actions, until the next change
+        self._legal = None  # legal_actions, until the next change (see State._legal)
         self._perimeter: tuple[dict[int, list[int]], list[int]] | None = None  # (stacks, perimeter())
         self._centred: dict[int, list[int]] | None = None  # stacks seen with no card near an edge
         self._cardmap: tuple[dict[int, list[int]], bytes] | None = None  # (stacks, cards())
@@ -280,6 +294,10 @@ class ZarcanaState(State):
         self._next: tuple[tuple[Any, ...], list[tuple[int, ...]]] | None = None
         # Setup: shuffle, a 3×3 grid, three cards each.
         self.deck = list(range(NUM_CARDS))
+        # Whether ``deck`` is this state's alone (a new game's is): a copy shares it (`_copy`
+        # clears this on both), and the next draw takes a copy of its own first; an own deck is
+        # drawn from in place.
+        self._deck_own = True
         shuffler(seed, self.salt, "deck").shuffle(self.deck)
         c0 = W // 2 - GRID // 2
         for y in range(GRID):
@@ -487,12 +505,15 @@ class ZarcanaState(State):
             if not self.discard:
                 return -1
             self.deck, self.discard = self.discard.copy(), []  # (the pile may be shared: `_copy`)
+            self._deck_own = True
             self.reshuffles += 1
             shuffler(self.seed, self.salt, "reshuffle", self.reshuffles).shuffle(self.deck)
             self.emit({"type": "reshuffle", "count": self.reshuffles, "deck": len(self.deck)})
         deck = self.deck
-        self.deck = deck[:-1]  # replaced, never changed in place: copies share it (see `_copy`)
-        return deck[-1]
+        if not self._deck_own:  # shared with a copy (see ``_deck_own``): take one's own first
+            deck = self.deck = deck.copy()
+            self._deck_own = True
+        return deck.pop()
 
     def _draw_to_hand(self, p: int, k: int) -> None:
         got = []
@@ -508,10 +529,8 @@ class ZarcanaState(State):
                 tag[c] = self.reshuffles
             got.append(c)
         self.tag = tag
-        events = self._events
+        events = self._writable_log()
         if events is not None:  # compact, as the act events (see `_format_event`)
-            if self._log_shared:
-                events = self._own_log()
             events.append((None, ("draw", p, len(got))))
             events.append((p, ("drew", got)))
 
@@ -522,14 +541,15 @@ class ZarcanaState(State):
     # ----- requirements and choice sequences ----------------------------------------------------
     def _req(self, card: int, q: int) -> bool:
         """The card's legend requirements for the using pyramid ``q`` (-1: none)."""
-        if NO_PYRAMID[card]:
+        r = _REQ[card]
+        if r & _R_NO_PYRAMID:
             return True
         if q < 0:
             return False
-        o = ORI[card]
-        if (o == 1 and self.orient[q] != 0) or (o == 2 and self.orient[q] == 0):
+        o = r & 3
+        if o and (self.orient[q] == 0) != (o == 1):  # 1: standing only, 2: lying only
             return False
-        if TERRITORY[card]:
+        if r & _R_TERRITORY:
             cell = self.pos[q]
             return cell >= 0 and self.cards()[cell] != 0
         return True
@@ -548,7 +568,7 @@ class ZarcanaState(State):
 
     def _seqs_into(self, card: int, q: int, me: int, hand: bool, out: list[tuple[int, ...]] | None) -> bool:
         """`_seqs` into ``out``, or with ``None`` whether there is any (see above)."""
-        if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
+        if (_PROTO_HAND if hand else _PROTO_BOARD)[card]:
             for k in range(len(PROTO)):
                 proto = PROTO[k]
                 if self._req(proto, q):
@@ -567,7 +587,7 @@ class ZarcanaState(State):
 
     def _gen(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         """The card's `_g_*` (by its effect's number: compiled, a direct call)."""
-        e = EFFECT_NO[card]
+        e = _EFFECT_B[card]
         if e == _E_GROW_CLONE:
             return self._g_grow_clone(card, q, me, out)
         if e == _E_MOVE:
@@ -632,7 +652,7 @@ class ZarcanaState(State):
 
     def _exec(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         """The card's `_x_*` (by its effect's number: compiled, a direct call)."""
-        e = EFFECT_NO[card]
+        e = _EFFECT_B[card]
         if e == _E_GROW_CLONE:
             self._x_grow_clone(card, q, me, seq)
         elif e == _E_MOVE:
@@ -704,7 +724,7 @@ class ZarcanaState(State):
         return False
 
     def _run(self, card: int, q: int, me: int, seq: tuple[int, ...], hand: bool) -> None:
-        if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
+        if (_PROTO_HAND if hand else _PROTO_BOARD)[card]:
             card, seq = PROTO[seq[0] - A_ABIL], seq[1:]
         self._exec(card, q, me, seq)
 
@@ -1168,17 +1188,12 @@ class ZarcanaState(State):
     def legal_actions(self) -> list[int]:
         if self.to_move is None:
             return []
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        return legal.copy()
+        return self._cached_legal().copy()
 
     def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
         if self.to_move is None:
             return False
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
+        legal = self._cached_legal()
         if type(action) is not int:  # (an int-like from outside: compared generically)
             return action in legal
         a: int = action
@@ -1198,12 +1213,14 @@ class ZarcanaState(State):
         me = self.to_move
         assert me is not None
         mine = self.on_board(me)
-        out: list[int] = []
+        out: list[Any] = []  # the actions from _ACTION (see there)
         if not mine:  # Playing: place a small pyramid on any card, if none on the board
-            out += [A_CELL + c for c in sorted(self.stacks) if self.room(c)]
+            for c in sorted(self.stacks):
+                if self.room(c):
+                    out.append(_ACTION[A_CELL + c])
         hand = self.hands[me]
         asked = usable = 0  # bit k: Common ability k asked, and usable by a pyramid of mine
-        first = len(out)
+        cards: list[int] = []  # the playable cards, ascending whatever the hand's order
         for i in range(len(hand)):
             c = hand[i]
             ks = _AS_HAND[c]
@@ -1220,38 +1237,38 @@ class ZarcanaState(State):
                         break
             else:
                 del hand[i]  # the played card leaves the hand before it resolves (hand limit)
-                if NO_PYRAMID[c]:
+                if _REQ[c] & _R_NO_PYRAMID:
                     ok = self._usable(c, -1, me, True)
                 else:
                     ok = self._any_usable(c, mine, me)
                 hand.insert(i, c)
             if ok:
-                _insort(out, first, A_CARD + c)  # the cards ascending, whatever the hand's order
+                _insort(cards, 0, c)
+        for c in cards:
+            out.append(_ACTION[A_CARD + c])
         stacks, pos = self.stacks, self.pos
         for q in mine:
             st = stacks.get(pos[q])
             if st and self._usable(st[-1], q, me, False):
-                out.append(A_PIECE + q)
+                out.append(_ACTION[A_PIECE + q])
         k = min(min(DRAW_MAX, HAND_LIMIT - len(hand)), self.can_draw())  # (two-argument min compiles inline)
         for n in range(k):  # (a loop: `out += range(...)` is a generic call compiled)
-            out.append(A_DRAW + n)
+            out.append(_ACTION[A_DRAW + n])
         if hand:
-            out.append(DISCARD)
-        out.append(PASS)
+            out.append(_ACTION[DISCARD])
+        out.append(_ACTION[PASS])
         if self.reshuffles >= 1 and self.declared < 0:
-            out.append(DECLARE)
+            out.append(_ACTION[DECLARE])
         if mine:
-            out.append(REORIENT)
+            out.append(_ACTION[REORIENT])
         return out
 
     def _apply(self, a: int) -> None:
         me = self.to_move
         assert me is not None
         self._legal = None
-        events = self._events
+        events = self._writable_log()
         if events is not None:  # compact: the dict is made when the log is read (_format_event)
-            if self._log_shared:  # (shared with a clone: see State._log_shared)
-                events = self._own_log()
             events.append((None, (me, a, self.stage, self._act_detail(a))))
         if self.stage == CHAIN:
             self.chosen = [*self.chosen, a]  # replaced, never changed in place: see `_copy`
@@ -1530,7 +1547,8 @@ class ZarcanaState(State):
         new._cardmap = self._cardmap
         new._mine = self._mine
         new._next = self._next
-        new.deck = self.deck  # replaced when it changes, never changed in place: shared
+        new.deck = self.deck  # shared until either draws (see ``_deck_own``)
+        new._deck_own = self._deck_own = False
         new.hands = [h.copy() for h in self.hands]
         new.to_move = self.to_move
         return new
