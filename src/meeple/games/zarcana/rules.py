@@ -174,6 +174,9 @@ def _neighbours() -> list[tuple[int, ...]]:
 
 
 NB: Final[list[tuple[int, ...]]] = _neighbours()
+# NB flat, ``_NB[cell * 5 + o]``, for the hot paths: compiled, a list item is read as a machine
+# int, where NB's tuples are indexed through a generic call.
+_NB: Final[list[int]] = [n for row in NB for n in row]
 _X: Final[list[int]] = [c % W for c in range(NCELLS)]
 _Y: Final[list[int]] = [c // W for c in range(NCELLS)]
 # The cells within three spaces of the window's edge (the board is re-centred when a card or a
@@ -318,7 +321,7 @@ class ZarcanaState(State):
         if o == 0:
             return cell
         for _ in range(dist):
-            cell = NB[cell][o]
+            cell = _NB[cell * 5 + o]
             if cell < 0:
                 return -1
         return cell
@@ -330,24 +333,25 @@ class ZarcanaState(State):
         cards = self.cards()
         if cards[cell]:
             return True
-        nb = NB[cell]
+        base = cell * 5
         for o in range(1, 5):
-            n = nb[o]
+            n = _NB[base + o]
             if n >= 0 and cards[n]:
                 return True
         return False
 
     def cards(self) -> bytes:
-        """``cards()[cell]``: 1 where a card lies, else 0 (the cells of ``stacks`` as a table,
-        which the generators read rather than look cells up in the dict: compiled, a dict look-up
-        makes a Python int of the cell first). Kept while the stacks stay the same (``stacks``)."""
+        """``cards()[cell]``: the top card on ``cell`` plus one, or 0 where no card lies (the
+        stacks as a table, which the generators and `top` read rather than look cells up in the
+        dict: compiled, a dict look-up makes a Python int of the cell first). Kept while the
+        stacks stay the same (``stacks``)."""
         st = self.stacks
         known = self._cardmap
         if known is not None and known[0] is st:
             return known[1]
         table = bytearray(NCELLS)
-        for c in st:
-            table[c] = 1
+        for c, stack in st.items():
+            table[c] = stack[-1] + 1
         out = bytes(table)
         self._cardmap = (st, out)
         return out
@@ -377,8 +381,9 @@ class ZarcanaState(State):
     def stash(self, player: int, size: int) -> int:
         """A pyramid of ``size`` in ``player``'s stash, or -1 (the stash limits the board)."""
         base = player * PIECES + size * PER_SIZE
+        pos = self.pos
         for q in range(base, base + PER_SIZE):
-            if self.pos[q] < 0:
+            if pos[q] < 0:
                 return q
         return -1
 
@@ -405,6 +410,8 @@ class ZarcanaState(State):
             for q in range(player * PIECES, (player + 1) * PIECES):
                 if pos[q] == cell:
                     n -= 1
+                    if not n:  # all of them ``player``'s
+                        return False
         return n > 0
 
     def perimeter(self) -> list[int]:
@@ -414,18 +421,21 @@ class ZarcanaState(State):
         known = self._perimeter
         if known is not None and known[0] is st:
             return known[1]
+        cards = self.cards()
         found: set[int] = set()
         for cell in st:
-            for n in NB[cell][1:]:
-                if n >= 0 and n not in st:
+            base = cell * 5
+            for o in range(1, 5):
+                n = _NB[base + o]
+                if n >= 0 and not cards[n]:
                     found.add(n)
         out = sorted(found)
         self._perimeter = (st, out)
         return out
 
     def top(self, cell: int) -> int:
-        s = self.stacks.get(cell)
-        return s[-1] if s else -1
+        """The top card on ``cell``, or -1 (no card, or -1 for the cell: off the window)."""
+        return self.cards()[cell] - 1 if cell >= 0 else -1
 
     def can_draw(self) -> int:
         return len(self.deck) + len(self.discard)
@@ -443,7 +453,7 @@ class ZarcanaState(State):
             self.occ = bytes(occ)
             self.pos[q] = cell
             if old < 0 or cell < 0:
-                self._mine = _NO_MINE
+                self._forget_mine(q // PIECES)
 
     def _place(self, q: int, cell: int, o: int = 0) -> None:
         self._move(q, cell)
@@ -459,7 +469,14 @@ class ZarcanaState(State):
         pos, orient = self.pos, self.orient
         pos[new], orient[new] = pos[q], orient[q]
         pos[q], orient[q] = -1, 0
-        self._mine = _NO_MINE
+        self._forget_mine(q // PIECES)
+
+    def _forget_mine(self, player: int) -> None:
+        """``player``'s pyramids on the board changed: ask `on_board` afresh (the others' stay)."""
+        if self._mine[player] is not None:
+            mine = list(self._mine)
+            mine[player] = None
+            self._mine = tuple(mine)
 
     def _reduce(self, q: int) -> None:
         """Attack: reduced one size; a small one dies. With no smaller size in the stash it dies
@@ -836,9 +853,9 @@ class ZarcanaState(State):
         for d in self.perimeter():
             if occ[d]:
                 continue
-            nb = NB[d]
+            base = d * 5
             for o in range(1, 5):
-                n = nb[o]
+                n = _NB[base + o]
                 if n >= 0 and n != t and cards[n]:
                     if out is None:
                         return True
@@ -1206,7 +1223,11 @@ class ZarcanaState(State):
         if self.stage == CHAIN:
             firsts: list[int] = []
             for seq in self.cands:
-                _insort(firsts, 0, seq[0])
+                a = seq[0]
+                if not firsts or firsts[-1] < a:  # (the sequences mostly come in order)
+                    firsts.append(a)
+                else:
+                    _insort(firsts, 0, a)
             return firsts
         if self.stage == REORIENTING:
             return [A_ORIENT + o for o in range(5)]
@@ -1236,20 +1257,23 @@ class ZarcanaState(State):
                         ok = True
                         break
             else:
-                del hand[i]  # the played card leaves the hand before it resolves (hand limit)
+                hand.pop(i)  # the played card leaves the hand before it resolves (hand limit)
                 if _REQ[c] & _R_NO_PYRAMID:
                     ok = self._usable(c, -1, me, True)
                 else:
                     ok = self._any_usable(c, mine, me)
                 hand.insert(i, c)
             if ok:
-                _insort(cards, 0, c)
+                if cards and cards[-1] > c:
+                    _insort(cards, 0, c)
+                else:
+                    cards.append(c)
         for c in cards:
             out.append(_ACTION[A_CARD + c])
-        stacks, pos = self.stacks, self.pos
+        tops, pos = self.cards(), self.pos
         for q in mine:
-            st = stacks.get(pos[q])
-            if st and self._usable(st[-1], q, me, False):
+            top = tops[pos[q]]  # (the top card plus one: see `cards`)
+            if top and self._usable(top - 1, q, me, False):
                 out.append(_ACTION[A_PIECE + q])
         k = min(min(DRAW_MAX, HAND_LIMIT - len(hand)), self.can_draw())  # (two-argument min compiles inline)
         for n in range(k):  # (a loop: `out += range(...)` is a generic call compiled)
@@ -1273,7 +1297,7 @@ class ZarcanaState(State):
         if self.stage == CHAIN:
             self.chosen = [*self.chosen, a]  # replaced, never changed in place: see `_copy`
             self.cands = [c[1:] for c in self.cands if c[0] == a]
-            if self.cands == [()]:
+            if len(self.cands) == 1 and not self.cands[0]:  # complete
                 self._execute()
             return
         if self.stage == REORIENTING:
@@ -1326,7 +1350,7 @@ class ZarcanaState(State):
         self.ctx = ctx
         self.chosen = []
         self.cands = cands
-        if cands == [()]:
+        if len(cands) == 1 and not cands[0]:  # nothing to choose: at once
             self._execute()
 
     def _follow(self, ctx: tuple[Any, ...], cands: list[tuple[int, ...]]) -> None:
@@ -1345,19 +1369,20 @@ class ZarcanaState(State):
         ctx, seq = self.ctx, tuple(self.chosen)
         self._next = None
         stacks = self.stacks
-        if ctx[0] == "hand":
+        kind: str = ctx[0]  # (typed: compiled, compared as strings, not generically)
+        if kind == "hand":
             c = ctx[1]
             q = -1
             if not NO_PYRAMID[c]:
                 q, seq = seq[0] - A_PIECE, seq[1:]
             self._run(c, q, me, seq, True)
-        elif ctx[0] == "board":
+        elif kind == "board":
             self._run(ctx[1], ctx[2], me, seq, False)
-        elif ctx[0] == "step":
+        elif kind == "step":
             if seq[0] != DONE:
                 q = ctx[1]
                 self._place(q, NB[self.pos[q]][seq[0] - A_ORIENT])
-        elif ctx[0] == "attack" and seq[0] != DONE:
+        elif kind == "attack" and seq[0] != DONE:
             self._x_attack(ctx[2], ctx[1], me, seq[1:])
         # Only a card going can leave a pyramid alone in the wasteland (every move checks where
         # it lands), and a step that takes one changes the stacks (see ``stacks``).
