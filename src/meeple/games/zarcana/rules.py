@@ -142,8 +142,9 @@ REORIENT: Final[int] = DECLARE + 1  # option 4 (then one orientation per pyramid
 GROW: Final[int] = REORIENT + 1  # Grow (rather than Clone)
 DONE: Final[int] = GROW + 1  # decline an optional second step
 NUM_ACTIONS: Final[int] = DONE + 1
-# Every action as a Python int, made once, which `_compute_legal` lists: compiled, an int above
-# 256 put into a list is a new object each time (freed with the list), and every action is.
+# Every action as a Python int, made once, which `_compute_legal` lists and `_apply` logs:
+# compiled, an int above 256 put into a list or tuple is a new object each time (freed with it),
+# and every action is.
 _ACTION: Final[list[Any]] = list(range(NUM_ACTIONS))
 _MISC: Final[dict[int, str]] = {DISCARD: "discard", PASS: "pass", DECLARE: "declare", REORIENT: "reorient", GROW: "grow", DONE: "done"}
 _MISC_ID: Final[dict[str, int]] = {v: k for k, v in _MISC.items()}
@@ -1293,9 +1294,9 @@ class ZarcanaState(State):
         self._legal = None
         events = self._writable_log()
         if events is not None:  # compact: the dict is made when the log is read (_format_event)
-            events.append((None, (me, a, self.stage, self._act_detail(a))))
+            events.append((None, (me, _ACTION[a], self.stage, self._act_detail(a))))
         if self.stage == CHAIN:
-            self.chosen = [*self.chosen, a]  # replaced, never changed in place: see `_copy`
+            self.chosen = [*self.chosen, _ACTION[a]]  # replaced, never changed in place: see `_copy`
             self.cands = [c[1:] for c in self.cands if c[0] == a]
             if len(self.cands) == 1 and not self.cands[0]:  # complete
                 self._execute()
