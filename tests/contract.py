@@ -241,9 +241,10 @@ def attrs(state) -> set[str]:
     return names
 
 
-# The last legal actions (and Karvi's task they answer); Karvi's map distances (shared on purpose); whether the event log is
-# shared with a clone (`clone` sets it on the original too: bookkeeping, not the game).
-CACHES = {"_legal", "_legal_task", "_dist_memo", "_log_shared"}
+# The last legal actions (and Karvi's task they answer); Karvi's map distances (shared on
+# purpose); whether the event log, or Zarcana's deck, is shared with a clone (a copy marks the
+# original too: bookkeeping, not the game).
+CACHES = {"_legal", "_legal_task", "_dist_memo", "_log_shared", "_deck_own"}
 
 
 def plain(x):

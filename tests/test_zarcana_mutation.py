@@ -284,3 +284,29 @@ def test_a_json_action_not_of_one_key_is_refused_as_illegal(obj):
     assert rules.PASS in s.legal_actions()
     with pytest.raises(IllegalAction):
         s.action_from_json(obj)
+
+
+def test_attack_reduces_a_medium_pyramid_to_the_first_small_one_of_the_stash():
+    """Attack (Common ability): a larger pyramid attacked by a smaller one is reduced one size,
+    also when the replacing small pyramid is the very first of seat 0's stash (``P0 S1``)."""
+    s = fresh()
+    s.to_move = 1
+    lay(s, {(0, 0): "attack-7"})
+    a = pyr(s, 1, "S", 0, 0)
+    t = pyr(s, 0, "M", 0, 0)
+    do(s, P(a), P(t))
+    assert pieces(s, 0, 0) == ["P0 S1", a]
+
+
+def test_a_copy_drawing_leaves_the_games_deck_as_it_was():
+    """Playing (draw up to three): the cards come off the deck. A copy of the game (a search's
+    simulation) that draws takes them from a deck of its own: the game it was copied from keeps
+    every card and draws the same ones itself."""
+    s = fresh()
+    s.deck = [CARD_ID[c] for c in ("move-1", "move-2", "move-3")]
+    c = s.clone()
+    do(c, {"draw": 2})
+    assert [rules.CODE[k] for k in s.deck] == ["move-1", "move-2", "move-3"]
+    do(s, {"draw": 1})
+    assert [rules.CODE[k] for k in s.hands[0]] == ["move-3"]
+    assert sorted(rules.CODE[k] for k in c.hands[0]) == ["move-2", "move-3"]

@@ -112,6 +112,17 @@ _EFFECTS: Final[tuple[str, ...]] = ('grow_clone', 'move', 'attack', 'build', 'dr
 EFFECT_NO: Final[list[int]] = [_EFFECTS.index(e) if e in _EFFECTS else -1 for e in EFFECT]
 if set(EFFECT) - set(_EFFECTS) - {"master"}:  # a card whose effect the rules do not know
     raise ValueError(f"unknown effects in cards.json: {sorted(set(EFFECT) - set(_EFFECTS) - {'master'})}")
+# The per-card facts the hot paths read, as bytes: compiled, a bytes look-up is a machine load,
+# where the lists above give a Python object to unbox. _EFFECT_B: EFFECT_NO (255: a Master);
+# _REQ: the legend as bits (_R_NO_PYRAMID, _R_TERRITORY, and ORI in the low two).
+_R_NO_PYRAMID: Final = 8
+_R_TERRITORY: Final = 4
+_EFFECT_B: Final[bytes] = bytes(e if e >= 0 else 255 for e in EFFECT_NO)
+_REQ: Final[bytes] = bytes(
+    (_R_NO_PYRAMID if NO_PYRAMID[c] else 0) | (_R_TERRITORY if TERRITORY[c] else 0) | ORI[c]
+    for c in range(NUM_CARDS))
+_PROTO_HAND: Final[bytes] = bytes(AS_PROTO_HAND)
+_PROTO_BOARD: Final[bytes] = bytes(AS_PROTO_BOARD)
 ORIENT_NAMES: Final[list[str]] = ["up", "N", "E", "S", "W"]
 PIECES: Final[int] = 15
 MAX_PLAYERS: Final[int] = 4
@@ -131,6 +142,10 @@ REORIENT: Final[int] = DECLARE + 1  # option 4 (then one orientation per pyramid
 GROW: Final[int] = REORIENT + 1  # Grow (rather than Clone)
 DONE: Final[int] = GROW + 1  # decline an optional second step
 NUM_ACTIONS: Final[int] = DONE + 1
+# Every action as a Python int, made once, which `_compute_legal` lists and `_apply` logs:
+# compiled, an int above 256 put into a list or tuple is a new object each time (freed with it),
+# and every action is.
+_ACTION: Final[list[Any]] = list(range(NUM_ACTIONS))
 _MISC: Final[dict[int, str]] = {DISCARD: "discard", PASS: "pass", DECLARE: "declare", REORIENT: "reorient", GROW: "grow", DONE: "done"}
 _MISC_ID: Final[dict[str, int]] = {v: k for k, v in _MISC.items()}
 
@@ -160,6 +175,9 @@ def _neighbours() -> list[tuple[int, ...]]:
 
 
 NB: Final[list[tuple[int, ...]]] = _neighbours()
+# NB flat, ``_NB[cell * 5 + o]``, for the hot paths: compiled, a list item is read as a machine
+# int, where NB's tuples are indexed through a generic call.
+_NB: Final[list[int]] = [n for row in NB for n in row]
 _X: Final[list[int]] = [c % W for c in range(NCELLS)]
 _Y: Final[list[int]] = [c // W for c in range(NCELLS)]
 # The cells within three spaces of the window's edge (the board is re-centred when a card or a
@@ -269,7 +287,7 @@ class ZarcanaState(State):
         self.ctx: tuple[Any, ...] = ()
         self.playing = -1  # the hand card being played (public once chosen)
         self.reo: list[int] = []  # pyramids still to reorient
-        self._legal: list[int] | None = None  # legal_actions, until the next change
+        self._legal = None  # legal_actions, until the next change (see State._legal)
         self._perimeter: tuple[dict[int, list[int]], list[int]] | None = None  # (stacks, perimeter())
         self._centred: dict[int, list[int]] | None = None  # stacks seen with no card near an edge
         self._cardmap: tuple[dict[int, list[int]], bytes] | None = None  # (stacks, cards())
@@ -280,6 +298,10 @@ class ZarcanaState(State):
         self._next: tuple[tuple[Any, ...], list[tuple[int, ...]]] | None = None
         # Setup: shuffle, a 3×3 grid, three cards each.
         self.deck = list(range(NUM_CARDS))
+        # Whether ``deck`` is this state's alone (a new game's is): a copy shares it (`_copy`
+        # clears this on both), and the next draw takes a copy of its own first; an own deck is
+        # drawn from in place.
+        self._deck_own = True
         shuffler(seed, self.salt, "deck").shuffle(self.deck)
         c0 = W // 2 - GRID // 2
         for y in range(GRID):
@@ -300,7 +322,7 @@ class ZarcanaState(State):
         if o == 0:
             return cell
         for _ in range(dist):
-            cell = NB[cell][o]
+            cell = _NB[cell * 5 + o]
             if cell < 0:
                 return -1
         return cell
@@ -312,24 +334,25 @@ class ZarcanaState(State):
         cards = self.cards()
         if cards[cell]:
             return True
-        nb = NB[cell]
+        base = cell * 5
         for o in range(1, 5):
-            n = nb[o]
+            n = _NB[base + o]
             if n >= 0 and cards[n]:
                 return True
         return False
 
     def cards(self) -> bytes:
-        """``cards()[cell]``: 1 where a card lies, else 0 (the cells of ``stacks`` as a table,
-        which the generators read rather than look cells up in the dict: compiled, a dict look-up
-        makes a Python int of the cell first). Kept while the stacks stay the same (``stacks``)."""
+        """``cards()[cell]``: the top card on ``cell`` plus one, or 0 where no card lies (the
+        stacks as a table, which the generators and `top` read rather than look cells up in the
+        dict: compiled, a dict look-up makes a Python int of the cell first). Kept while the
+        stacks stay the same (``stacks``)."""
         st = self.stacks
         known = self._cardmap
         if known is not None and known[0] is st:
             return known[1]
         table = bytearray(NCELLS)
-        for c in st:
-            table[c] = 1
+        for c, stack in st.items():
+            table[c] = stack[-1] + 1
         out = bytes(table)
         self._cardmap = (st, out)
         return out
@@ -359,8 +382,9 @@ class ZarcanaState(State):
     def stash(self, player: int, size: int) -> int:
         """A pyramid of ``size`` in ``player``'s stash, or -1 (the stash limits the board)."""
         base = player * PIECES + size * PER_SIZE
+        pos = self.pos
         for q in range(base, base + PER_SIZE):
-            if self.pos[q] < 0:
+            if pos[q] < 0:
                 return q
         return -1
 
@@ -387,6 +411,8 @@ class ZarcanaState(State):
             for q in range(player * PIECES, (player + 1) * PIECES):
                 if pos[q] == cell:
                     n -= 1
+                    if not n:  # all of them ``player``'s
+                        return False
         return n > 0
 
     def perimeter(self) -> list[int]:
@@ -396,18 +422,21 @@ class ZarcanaState(State):
         known = self._perimeter
         if known is not None and known[0] is st:
             return known[1]
+        cards = self.cards()
         found: set[int] = set()
         for cell in st:
-            for n in NB[cell][1:]:
-                if n >= 0 and n not in st:
+            base = cell * 5
+            for o in range(1, 5):
+                n = _NB[base + o]
+                if n >= 0 and not cards[n]:
                     found.add(n)
         out = sorted(found)
         self._perimeter = (st, out)
         return out
 
     def top(self, cell: int) -> int:
-        s = self.stacks.get(cell)
-        return s[-1] if s else -1
+        """The top card on ``cell``, or -1 (no card, or -1 for the cell: off the window)."""
+        return self.cards()[cell] - 1 if cell >= 0 else -1
 
     def can_draw(self) -> int:
         return len(self.deck) + len(self.discard)
@@ -425,7 +454,7 @@ class ZarcanaState(State):
             self.occ = bytes(occ)
             self.pos[q] = cell
             if old < 0 or cell < 0:
-                self._mine = _NO_MINE
+                self._forget_mine(q // PIECES)
 
     def _place(self, q: int, cell: int, o: int = 0) -> None:
         self._move(q, cell)
@@ -441,7 +470,14 @@ class ZarcanaState(State):
         pos, orient = self.pos, self.orient
         pos[new], orient[new] = pos[q], orient[q]
         pos[q], orient[q] = -1, 0
-        self._mine = _NO_MINE
+        self._forget_mine(q // PIECES)
+
+    def _forget_mine(self, player: int) -> None:
+        """``player``'s pyramids on the board changed: ask `on_board` afresh (the others' stay)."""
+        if self._mine[player] is not None:
+            mine = list(self._mine)
+            mine[player] = None
+            self._mine = tuple(mine)
 
     def _reduce(self, q: int) -> None:
         """Attack: reduced one size; a small one dies. With no smaller size in the stash it dies
@@ -487,12 +523,15 @@ class ZarcanaState(State):
             if not self.discard:
                 return -1
             self.deck, self.discard = self.discard.copy(), []  # (the pile may be shared: `_copy`)
+            self._deck_own = True
             self.reshuffles += 1
             shuffler(self.seed, self.salt, "reshuffle", self.reshuffles).shuffle(self.deck)
             self.emit({"type": "reshuffle", "count": self.reshuffles, "deck": len(self.deck)})
         deck = self.deck
-        self.deck = deck[:-1]  # replaced, never changed in place: copies share it (see `_copy`)
-        return deck[-1]
+        if not self._deck_own:  # shared with a copy (see ``_deck_own``): take one's own first
+            deck = self.deck = deck.copy()
+            self._deck_own = True
+        return deck.pop()
 
     def _draw_to_hand(self, p: int, k: int) -> None:
         got = []
@@ -508,10 +547,8 @@ class ZarcanaState(State):
                 tag[c] = self.reshuffles
             got.append(c)
         self.tag = tag
-        events = self._events
+        events = self._writable_log()
         if events is not None:  # compact, as the act events (see `_format_event`)
-            if self._log_shared:
-                events = self._own_log()
             events.append((None, ("draw", p, len(got))))
             events.append((p, ("drew", got)))
 
@@ -522,14 +559,15 @@ class ZarcanaState(State):
     # ----- requirements and choice sequences ----------------------------------------------------
     def _req(self, card: int, q: int) -> bool:
         """The card's legend requirements for the using pyramid ``q`` (-1: none)."""
-        if NO_PYRAMID[card]:
+        r = _REQ[card]
+        if r & _R_NO_PYRAMID:
             return True
         if q < 0:
             return False
-        o = ORI[card]
-        if (o == 1 and self.orient[q] != 0) or (o == 2 and self.orient[q] == 0):
+        o = r & 3
+        if o and (self.orient[q] == 0) != (o == 1):  # 1: standing only, 2: lying only
             return False
-        if TERRITORY[card]:
+        if r & _R_TERRITORY:
             cell = self.pos[q]
             return cell >= 0 and self.cards()[cell] != 0
         return True
@@ -548,7 +586,7 @@ class ZarcanaState(State):
 
     def _seqs_into(self, card: int, q: int, me: int, hand: bool, out: list[tuple[int, ...]] | None) -> bool:
         """`_seqs` into ``out``, or with ``None`` whether there is any (see above)."""
-        if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
+        if (_PROTO_HAND if hand else _PROTO_BOARD)[card]:
             for k in range(len(PROTO)):
                 proto = PROTO[k]
                 if self._req(proto, q):
@@ -567,7 +605,7 @@ class ZarcanaState(State):
 
     def _gen(self, card: int, q: int, me: int, out: list[tuple[int, ...]] | None) -> bool:
         """The card's `_g_*` (by its effect's number: compiled, a direct call)."""
-        e = EFFECT_NO[card]
+        e = _EFFECT_B[card]
         if e == _E_GROW_CLONE:
             return self._g_grow_clone(card, q, me, out)
         if e == _E_MOVE:
@@ -632,7 +670,7 @@ class ZarcanaState(State):
 
     def _exec(self, card: int, q: int, me: int, seq: tuple[int, ...]) -> None:
         """The card's `_x_*` (by its effect's number: compiled, a direct call)."""
-        e = EFFECT_NO[card]
+        e = _EFFECT_B[card]
         if e == _E_GROW_CLONE:
             self._x_grow_clone(card, q, me, seq)
         elif e == _E_MOVE:
@@ -704,7 +742,7 @@ class ZarcanaState(State):
         return False
 
     def _run(self, card: int, q: int, me: int, seq: tuple[int, ...], hand: bool) -> None:
-        if (AS_PROTO_HAND if hand else AS_PROTO_BOARD)[card]:
+        if (_PROTO_HAND if hand else _PROTO_BOARD)[card]:
             card, seq = PROTO[seq[0] - A_ABIL], seq[1:]
         self._exec(card, q, me, seq)
 
@@ -816,9 +854,9 @@ class ZarcanaState(State):
         for d in self.perimeter():
             if occ[d]:
                 continue
-            nb = NB[d]
+            base = d * 5
             for o in range(1, 5):
-                n = nb[o]
+                n = _NB[base + o]
                 if n >= 0 and n != t and cards[n]:
                     if out is None:
                         return True
@@ -1168,17 +1206,12 @@ class ZarcanaState(State):
     def legal_actions(self) -> list[int]:
         if self.to_move is None:
             return []
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        return legal.copy()
+        return self._cached_legal().copy()
 
     def is_legal(self, action: Any) -> bool:  # Any: see State.is_legal
         if self.to_move is None:
             return False
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
+        legal = self._cached_legal()
         if type(action) is not int:  # (an int-like from outside: compared generically)
             return action in legal
         a: int = action
@@ -1191,19 +1224,25 @@ class ZarcanaState(State):
         if self.stage == CHAIN:
             firsts: list[int] = []
             for seq in self.cands:
-                _insort(firsts, 0, seq[0])
+                a = seq[0]
+                if not firsts or firsts[-1] < a:  # (the sequences mostly come in order)
+                    firsts.append(a)
+                else:
+                    _insort(firsts, 0, a)
             return firsts
         if self.stage == REORIENTING:
             return [A_ORIENT + o for o in range(5)]
         me = self.to_move
         assert me is not None
         mine = self.on_board(me)
-        out: list[int] = []
+        out: list[Any] = []  # the actions from _ACTION (see there)
         if not mine:  # Playing: place a small pyramid on any card, if none on the board
-            out += [A_CELL + c for c in sorted(self.stacks) if self.room(c)]
+            for c in sorted(self.stacks):
+                if self.room(c):
+                    out.append(_ACTION[A_CELL + c])
         hand = self.hands[me]
         asked = usable = 0  # bit k: Common ability k asked, and usable by a pyramid of mine
-        first = len(out)
+        cards: list[int] = []  # the playable cards, ascending whatever the hand's order
         for i in range(len(hand)):
             c = hand[i]
             ks = _AS_HAND[c]
@@ -1219,44 +1258,47 @@ class ZarcanaState(State):
                         ok = True
                         break
             else:
-                del hand[i]  # the played card leaves the hand before it resolves (hand limit)
-                if NO_PYRAMID[c]:
+                hand.pop(i)  # the played card leaves the hand before it resolves (hand limit)
+                if _REQ[c] & _R_NO_PYRAMID:
                     ok = self._usable(c, -1, me, True)
                 else:
                     ok = self._any_usable(c, mine, me)
                 hand.insert(i, c)
             if ok:
-                _insort(out, first, A_CARD + c)  # the cards ascending, whatever the hand's order
-        stacks, pos = self.stacks, self.pos
+                if cards and cards[-1] > c:
+                    _insort(cards, 0, c)
+                else:
+                    cards.append(c)
+        for c in cards:
+            out.append(_ACTION[A_CARD + c])
+        tops, pos = self.cards(), self.pos
         for q in mine:
-            st = stacks.get(pos[q])
-            if st and self._usable(st[-1], q, me, False):
-                out.append(A_PIECE + q)
+            top = tops[pos[q]]  # (the top card plus one: see `cards`)
+            if top and self._usable(top - 1, q, me, False):
+                out.append(_ACTION[A_PIECE + q])
         k = min(min(DRAW_MAX, HAND_LIMIT - len(hand)), self.can_draw())  # (two-argument min compiles inline)
         for n in range(k):  # (a loop: `out += range(...)` is a generic call compiled)
-            out.append(A_DRAW + n)
+            out.append(_ACTION[A_DRAW + n])
         if hand:
-            out.append(DISCARD)
-        out.append(PASS)
+            out.append(_ACTION[DISCARD])
+        out.append(_ACTION[PASS])
         if self.reshuffles >= 1 and self.declared < 0:
-            out.append(DECLARE)
+            out.append(_ACTION[DECLARE])
         if mine:
-            out.append(REORIENT)
+            out.append(_ACTION[REORIENT])
         return out
 
     def _apply(self, a: int) -> None:
         me = self.to_move
         assert me is not None
         self._legal = None
-        events = self._events
+        events = self._writable_log()
         if events is not None:  # compact: the dict is made when the log is read (_format_event)
-            if self._log_shared:  # (shared with a clone: see State._log_shared)
-                events = self._own_log()
-            events.append((None, (me, a, self.stage, self._act_detail(a))))
+            events.append((None, (me, _ACTION[a], self.stage, self._act_detail(a))))
         if self.stage == CHAIN:
-            self.chosen = [*self.chosen, a]  # replaced, never changed in place: see `_copy`
+            self.chosen = [*self.chosen, _ACTION[a]]  # replaced, never changed in place: see `_copy`
             self.cands = [c[1:] for c in self.cands if c[0] == a]
-            if self.cands == [()]:
+            if len(self.cands) == 1 and not self.cands[0]:  # complete
                 self._execute()
             return
         if self.stage == REORIENTING:
@@ -1309,7 +1351,7 @@ class ZarcanaState(State):
         self.ctx = ctx
         self.chosen = []
         self.cands = cands
-        if cands == [()]:
+        if len(cands) == 1 and not cands[0]:  # nothing to choose: at once
             self._execute()
 
     def _follow(self, ctx: tuple[Any, ...], cands: list[tuple[int, ...]]) -> None:
@@ -1328,19 +1370,20 @@ class ZarcanaState(State):
         ctx, seq = self.ctx, tuple(self.chosen)
         self._next = None
         stacks = self.stacks
-        if ctx[0] == "hand":
+        kind: str = ctx[0]  # (typed: compiled, compared as strings, not generically)
+        if kind == "hand":
             c = ctx[1]
             q = -1
             if not NO_PYRAMID[c]:
                 q, seq = seq[0] - A_PIECE, seq[1:]
             self._run(c, q, me, seq, True)
-        elif ctx[0] == "board":
+        elif kind == "board":
             self._run(ctx[1], ctx[2], me, seq, False)
-        elif ctx[0] == "step":
+        elif kind == "step":
             if seq[0] != DONE:
                 q = ctx[1]
                 self._place(q, NB[self.pos[q]][seq[0] - A_ORIENT])
-        elif ctx[0] == "attack" and seq[0] != DONE:
+        elif kind == "attack" and seq[0] != DONE:
             self._x_attack(ctx[2], ctx[1], me, seq[1:])
         # Only a card going can leave a pyramid alone in the wasteland (every move checks where
         # it lands), and a step that takes one changes the stacks (see ``stacks``).
@@ -1530,7 +1573,8 @@ class ZarcanaState(State):
         new._cardmap = self._cardmap
         new._mine = self._mine
         new._next = self._next
-        new.deck = self.deck  # replaced when it changes, never changed in place: shared
+        new.deck = self.deck  # shared until either draws (see ``_deck_own``)
+        new._deck_own = self._deck_own = False
         new.hands = [h.copy() for h in self.hands]
         new.to_move = self.to_move
         return new
