@@ -350,14 +350,11 @@ def test_a_cut_analysis_judges_points_only_where_every_playout_reached_the_end()
     """Without `AnalysisHooks.score` (Karvi's taken away), a cut playout has no score: a
     first-round decision has no expected score, a last-round one (every playout reaches the end)
     has one for every candidate."""
-    import dataclasses
-
     from meeple.bots.analysis import DEPTHS, _rng
 
     record = _random_game("karvi", 2, 4)
-    info = meeple.game_info("karvi")
-    bare = dataclasses.replace(info, analysis=dataclasses.replace(info.analysis, score=None))
-    ev = _Evaluator(bare, DEPTHS["quick"])
+    ev = _Evaluator(meeple.game_info("karvi"), DEPTHS["quick"])
+    ev.score = None  # as for a game without the hook
     first, last = _karvi_first_and_last_round_decisions(record)
     early, late = (
         ev.decision(meeple.replay(record, upto=i), 0, record["actions"][i], _rng(record, 0, "quick", i))
