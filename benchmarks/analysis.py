@@ -15,9 +15,10 @@ seat, with a 95% interval that counts each game as one sample (decisions of one 
 independent: a ratio estimator's interval over games). "raw" is the mean chosen-versus-best
 difference over every decision, noise included (the best of several noisy means is biased low).
 Where the game keeps a score and playouts reach the end (always, or in a cut game's last
-stretch), a second line gives the points the mistakes judged in points cost, per decision (a
-seat sure of its place loses no place whatever it plays; those mistakes are what the analysis
-reports then).
+stretch, or throughout where the game gives a cut playout an expected score), a second line
+gives the points the mistakes judged in points cost, per decision, and whether random's is the
+larger (a seat sure of its place loses no place whatever it plays; those mistakes are what the
+analysis reports then).
 
 ``--decisions N`` analyses N of seat 0's decisions per game drawn at random from the session seed
 (all of them where there are fewer): the mean per decision stays unbiased, for games too long to
@@ -64,6 +65,11 @@ def ratio(losses: list[float], counts: list[int]) -> tuple[float, float]:
     z = [loss - r * n for loss, n in zip(losses, counts, strict=True)]
     se = math.sqrt(g / (g - 1) * sum(x * x for x in z)) / total
     return r, Z95 * se
+
+
+def apart(diff: float, half: float) -> str:
+    """Which seat's loss is larger, beyond the difference's 95% interval."""
+    return "random larger" if diff - half > 0 else ("hard larger" if diff + half < 0 else "not apart")
 
 
 def main() -> None:
@@ -144,9 +150,7 @@ def main() -> None:
         r, rh = ratio(per_game["random"], counts["random"])
         h, hh = ratio(per_game["hard"], counts["hard"])
         diff, dh = r - h, math.hypot(rh, hh)
-        verdict = (
-            "random larger" if diff - dh > 0 else ("hard larger" if diff + dh < 0 else "not apart")
-        )
+        verdict = apart(diff, dh)
         decisions = sum(counts["random"]) + sum(counts["hard"])
         marks = {
             d: "~" if args.decisions or (d != "quick" and args.time_decisions) else " "
@@ -172,7 +176,9 @@ def main() -> None:
             ph, phh = ratio(points["hard"], counts["hard"])
             print(
                 f"{'':12} points lost per decision (the mistakes judged in points): "
-                f"random {pr:.3f} ± {prh:.3f}, hard {ph:.3f} ± {phh:.3f}",
+                f"random {pr:.3f} ± {prh:.3f}, hard {ph:.3f} ± {phh:.3f}, "
+                f"difference {pr - ph:+.3f} ± {math.hypot(prh, phh):.3f}  "
+                f"{apart(pr - ph, math.hypot(prh, phh))}",
                 flush=True,
             )
 

@@ -19,6 +19,7 @@ from meeple.bots import make_bot
 from meeple.bots.analysis import Analysis, _Evaluator, analyse, analysis_points, merge
 from meeple.core import State
 from meeple.games.karvi import analysis as karvi_analysis
+from meeple.games.karvi.bot import HeuristicBot, PlannerBot
 from meeple.games.scarvus import rules as scarvus_rules
 from meeple.games.scarvus.search import ceiling, floor
 from meeple.games.zarcana import rules as zarcana_rules
@@ -103,10 +104,21 @@ def karvi_refuse_a_points_card(s) -> tuple[int, int | None] | None:
     the bonus". Better: the card with the most points."""
     if len(s.history) <= 100:
         return None
+    return _karvi_refusal(s)
+
+
+def _karvi_refusal(s) -> tuple[int, int | None] | None:
     labels = {a: s.describe(a) for a in s.legal_actions()}
     none = [a for a, label in labels.items() if label == "take no trade card"]
     points = {a: int(m.group(1)) for a, label in labels.items() if (m := re.search(r"\(\+(\d+) points\)", label))}
     return (none[0], max(points, key=points.__getitem__)) if none and points else None
+
+
+def karvi_refuse_a_points_card_mid_game(s) -> tuple[int, int | None] | None:
+    """The same refusal before the last round, where a cut playout stops at the round's end and
+    the points are judged by `AnalysisHooks.score` (the card's points are a small share of a
+    place so early, so a judge of places alone lets it pass)."""
+    return _karvi_refusal(s) if s.round < s.rounds else None
 
 
 def first_blunder(game: str, players: int, seed: int, blunder: Blunder,
@@ -139,6 +151,8 @@ SCRIPTED = [  # game, players, seed, blunder, depth (quick where its intervals s
     ("zarcana", 3, 2, zarcana_declare_when_behind, "deep"),
     ("karvi", 2, 26, karvi_refuse_a_points_card, "quick"),
     ("karvi", 2, 35, karvi_refuse_a_points_card, "quick"),
+    ("karvi", 2, 1, karvi_refuse_a_points_card_mid_game, "quick"),
+    ("karvi", 2, 2, karvi_refuse_a_points_card_mid_game, "quick"),
 ]
 
 
@@ -318,10 +332,7 @@ def test_cut_playouts_are_judged_by_an_expected_place_that_is_not_saturated(game
     assert [place(s, p) for p in range(players)] == [float(r) for r in s.ranking()]
 
 
-def test_a_cut_analysis_judges_points_only_where_every_playout_reached_the_end():
-    """Karvi's playouts stop at the round's end: a first-round decision has no expected score,
-    a last-round one (every playout reaches the end) has one for every candidate."""
-    record = _random_game("karvi", 2, 4)
+def _karvi_first_and_last_round_decisions(record: dict) -> tuple[int, int]:
     state = meeple.replay(record, upto=0)
     first = last = None
     for i, action in enumerate(record["actions"]):
@@ -331,7 +342,43 @@ def test_a_cut_analysis_judges_points_only_where_every_playout_reached_the_end()
             if state.round == state.rounds:
                 last = i
         state.apply(action)
-    result = analyse(record, 0, "quick", only=[first, last])
-    early, late = result.decisions
+    assert first is not None and last is not None
+    return first, last
+
+
+def test_a_cut_analysis_judges_points_only_where_every_playout_reached_the_end():
+    """Without `AnalysisHooks.score` (Karvi's taken away), a cut playout has no score: a
+    first-round decision has no expected score, a last-round one (every playout reaches the end)
+    has one for every candidate."""
+    from meeple.bots.analysis import DEPTHS, _rng
+
+    record = _random_game("karvi", 2, 4)
+    ev = _Evaluator(meeple.game_info("karvi"), DEPTHS["quick"])
+    ev.score = None  # as for a game without the hook
+    first, last = _karvi_first_and_last_round_decisions(record)
+    early, late = (
+        ev.decision(meeple.replay(record, upto=i), 0, record["actions"][i], _rng(record, 0, "quick", i))
+        for i in (first, last)
+    )
     assert all(c.score is None for c in early.choices) and early.score_loss is None
     assert all(c.score is not None for c in late.choices) and late.score_loss is not None
+
+
+def test_karvi_cut_playouts_have_an_expected_score():
+    """With Karvi's `AnalysisHooks.score`, a first-round decision (every playout cut at the
+    round's end) has an expected score for every candidate, and the score loss is measured; the
+    hook reads a finished game's result and the planner's value before."""
+    info = meeple.game_info("karvi")
+    score = info.analysis.score
+    assert score is not None
+    record = _random_game("karvi", 2, 4)
+    first, last = _karvi_first_and_last_round_decisions(record)
+    (early,) = analyse(record, 0, "quick", only=[first]).decisions
+    assert all(c.score is not None for c in early.choices) and early.score_loss is not None
+    first_state = meeple.replay(record, upto=first)
+    assert score(first_state, 0) == HeuristicBot.value(first_state, 0)
+    last_state = meeple.replay(record, upto=last)  # the last round: the final scoring lines
+    assert score(last_state, 0) == PlannerBot._final_value(last_state, 0)
+    assert score(last_state, 0) != HeuristicBot.value(last_state, 0)
+    end = meeple.replay(record)
+    assert [score(end, p) for p in range(2)] == [float(x) for x in end.scores()]

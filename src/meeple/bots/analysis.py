@@ -29,9 +29,11 @@ Budgets where a game differs:
   ``AnalysisHooks.place`` (an expected final place; Savage Bowl, Zarcana, Karvi, the last two
   by `meeple.core.soft_place` from position values), else its ``SearchHooks.value`` or
   ``SearchHooks.evaluate`` (the same judgement the game's rollout bot or search uses), a
-  value in [-1, 1] mapped onto places as `State.returns` maps places onto values; no expected
-  score is given then, unless every playout of the decision reached the end (the last stretch
-  of a game, where the points are what is left to play for);
+  value in [-1, 1] mapped onto places as `State.returns` maps places onto values. A cut
+  playout's expected score is the game's ``AnalysisHooks.score`` (Karvi: the position value,
+  points plus what the tableau is worth in points); without it no expected score is given,
+  unless every playout of the decision reached the end (the last stretch of a game, where the
+  points are what is left to play for);
 - ``AnalysisHooks.worlds`` (Trickarus, Savage Bowl: 4; Karvi: 2) multiplies the depth's worlds, for a game
   whose playouts are cheap (cut short) and whose outcomes are noisy;
 - where many choices are legal (Scarvus' bids, Karvi, Zarcana), only the best ``top_k`` by the
@@ -61,7 +63,7 @@ MIN_SCORE_LOSS = 1.0
 """Likewise for a mistake judged in points (a move no worse in place that scores more)."""
 
 
-METHOD_VERSION = 2
+METHOD_VERSION = 3
 """The analysis method's version, stored with every analysis the server keeps. Bump it whenever
 a change makes the same record give different figures (the rollouts, the budgets, the test for
 a mistake, a game's hooks): a stored analysis is kept for good, so without the bump one made by
@@ -92,7 +94,8 @@ DEPTHS: dict[str, Depth] = {
 @dataclass
 class Choice:
     """One candidate of a decision: its expected final place and score, each with the half-width
-    of its 95% interval (``score`` is None where playouts were cut before the end)."""
+    of its 95% interval (``score`` is None where playouts were cut before the end and the game
+    gives no `AnalysisHooks.score`)."""
 
     action: int
     label: str
@@ -249,6 +252,7 @@ class _Evaluator:
         self.place: Callable[[State, int], float] | None = info.analysis.place
         if self.place is None and self.value is not None:
             self.place = _as_place(self.value)
+        self.score: Callable[[State, int], float] | None = info.analysis.score
         self.candidates_hook = info.search.candidates
         self.has_heuristic = "heuristic" in info.bots
 
@@ -277,8 +281,8 @@ class _Evaluator:
         return out
 
     def play_out(self, world: State, action: int, me: int, seed: int) -> tuple[float, float | None]:
-        """One playout of ``action`` in ``world``: ``me``'s final place and score (score None when
-        the playout was cut before the end)."""
+        """One playout of ``action`` in ``world``: ``me``'s final place and score (where the
+        playout was cut before the end, the game's expected score there, or None)."""
         c = world.clone()
         key = self.horizon(c) if self.cut and self.horizon is not None else None
         c._apply(action)  # legal in the analysed state, so in each of its determinizations
@@ -294,7 +298,8 @@ class _Evaluator:
         if c.to_move is None:
             return float(c.ranking()[me]), float(c.scores()[me])
         if self.cut and self.place is not None:
-            return float(self.place(c, me)), None
+            score = None if self.score is None else float(self.score(c, me))
+            return float(self.place(c, me)), score
         raise RuntimeError(f"{self.info.id}: a playout ran past {MAX_PLAYOUT} actions")
 
     def decision(self, state: State, seat: int, chosen: int, rng: Any) -> Decision:
@@ -312,8 +317,8 @@ class _Evaluator:
                     if score is not None:
                         scores[i].append(score)
         if any(len(xs) < len(places[0]) for xs in scores):
-            # Points are compared only where every playout reached the end (a cut playout has
-            # no final score): with a cut, in the game's last stretch.
+            # Points are compared only where every playout has a score: one that reached the end,
+            # or a cut one of a game with `AnalysisHooks.score`.
             scores = [[] for _ in cands]
         choices = []
         for i, a in enumerate(cands):

@@ -122,6 +122,10 @@ class AnalysisHooks:
     #: ``(state, player) -> expected final place`` (1 = first) that judges a cut playout; default
     #: `SearchHooks.value`, else `SearchHooks.evaluate`, mapped onto places.
     place: Callable[[GameState, int], float] | None = None
+    #: ``(state, player) -> expected final score`` where a cut playout stopped, in the game's
+    #: points; default None: a cut playout has no score, and points are compared only where
+    #: every playout of a decision reached the end.
+    score: Callable[[GameState, int], float] | None = None
     #: Multiplies the depth's worlds, for a game whose cut playouts are cheap and whose outcomes
     #: are noisy; default 1.
     worlds: int = 1
@@ -180,7 +184,8 @@ _KINDS: dict[str, str] = {
     "rollout_policy": _CALLABLE, "greedy_policy": _CALLABLE, "rollout": _STR, "depth": _INT,
     "evaluate": _CALLABLE, "candidates": _CALLABLE, "prior": _NUMBER, "prior_bot": _STR,
     "iterations": _INT, "horizon": _CALLABLE, "value": _CALLABLE, "world": _CALLABLE,
-    "policy": _STR, "cut": _BOOL, "place": _CALLABLE, "worlds": _INT,
+    "policy": _STR, "cut": _BOOL, "place": _CALLABLE, "score": _CALLABLE,
+    "worlds": _INT,
 }  # fmt: skip
 
 

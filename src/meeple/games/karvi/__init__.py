@@ -5,7 +5,7 @@ Rules in `rules.py`, the reconstructed components in the JSON files read by `com
 
 from meeple.core import AnalysisHooks, GameInfo, Option, SearchHooks
 
-from .analysis import expected_place, round_key
+from .analysis import expected_place, expected_score, round_key
 from .bot import HeuristicBot, PlannerBot, SearchPlannerBot, evaluate, rollout_policy
 from .render import render_text
 from .rules import NUM_ACTIONS, KarviState, check
@@ -70,8 +70,11 @@ GAME = GameInfo(
     # and an analysis runs a few hundred playouts a decision. A playout stops where the round
     # ends (`horizon` above; ISMCTS uses it only with knob ``h``) and is judged by the expected
     # place from the position values (why: `analysis`); cut playouts cost about a third of
-    # playouts to the end, so it samples twice the worlds.
-    analysis=AnalysisHooks(policy="heuristic", cut=True, place=expected_place, worlds=2),
+    # playouts to the end, so it samples twice the worlds. A cut playout's expected score is the
+    # planner's position value, so a move is judged in points where the place is settled.
+    analysis=AnalysisHooks(
+        policy="heuristic", cut=True, place=expected_place, score=expected_score, worlds=2
+    ),
     # The observation tensor (numpy) is imported only when an interop adapter asks, so playing
     # the game needs the standard library alone.
     tensors=f"{__name__}.tensor",

@@ -12,13 +12,19 @@ position values (`bot.HeuristicBot.value`) and a spread measured on the heuristi
 for the rounds still to play (`benchmarks/analysis_calibration.py`). A playout in the last round
 plays to the end and is judged by the result. Only what `HeuristicBot.value` reads is used: the
 players' boards, supplies and tracks, all public.
+
+A cut playout also has an expected score (`expected_score`), so that a move is judged in points
+where the place is settled: a player far behind after the first round is last whatever they
+play, and what a strong player still plays for then is the score. It is the `hard` bot's own
+judgement of a position (`PlannerBot.value`): points plus what the tableau is worth in points,
+and in the last round points plus the final scoring lines.
 """
 
 from __future__ import annotations
 
 from meeple.core import soft_place
 
-from .bot import HeuristicBot
+from .bot import HeuristicBot, PlannerBot
 from .rules import KarviState
 
 SPREAD: dict[int, float] = {1: 17.5, 2: 14.0}
@@ -50,3 +56,14 @@ def expected_place(state: KarviState, me: int) -> float:
     if state.to_move is None:
         return float(state.ranking()[me])
     return soft_place(values(state), me, SPREAD[stage(state)])
+
+
+def expected_score(state: KarviState, me: int) -> float:
+    """``me``'s expected final score where a playout stopped (`AnalysisHooks.score`): the final
+    score once the game is over, else the planner's position value (`PlannerBot.value`, the
+    judgement the `hard` bot plays by)."""
+    if state.to_move is None:
+        return float(state.scores()[me])
+    if state.round < state.rounds:
+        return HeuristicBot.value(state, me)
+    return PlannerBot._final_value(state, me)
