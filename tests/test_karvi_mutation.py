@@ -780,3 +780,18 @@ def test_labels_of_the_bonus_order_the_provisions_for_points_and_a_special_rune_
     assert s.describe(A("PART", 0)) == "pay 1 provision for 2 points"
     s.tasks[-1] = ("special_choose", 0)
     assert s.describe(A("SPECIAL", 1)) == f"take the {W.special_words(1)}"
+
+
+def test_special_rune_and_francia_sentences():
+    """Log (docs/games/karvi.md, Play): the first special rune stone (number 100 in the log) is
+    named by its symbols like the others; taking a special stone and trading in Francia have
+    sentences of their own, from the reader's seat."""
+    s = started(3)
+    assert s._event_text({"type": "rune", "player": 0, "rune": 100, "spot": 2}, 0) == (
+        f"You place the {W.special_words(0)} on rune spot 3.")
+    last = len(C.RUNES) - 1  # the last ordinary stone, below the special ones' 100
+    assert s._event_text({"type": "rune", "player": 0, "rune": last, "spot": 2}, 1) == (
+        f"Player 1 places the {W.rune_words(last)} on rune spot 3.")
+    assert s._event_text({"type": "special_rune", "player": 2, "special_rune": 3}, 2) == (
+        f"You take the {W.special_words(3)}.")
+    assert s._event_text({"type": "francia", "player": 1}, None) == "Player 2 trades in Francia."
