@@ -173,6 +173,23 @@ def copy_subjects(game: str | None, players: int | None) -> list[tuple[str, Call
     return out
 
 
+def machine() -> str:
+    """The CPU, its cores and the load: ratios to Hearts differ from one CPU to another (the C++
+    loop and our compiled Python gain differently from a core), so every run names its machine."""
+    import os
+    import platform
+
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as info:
+            model = next((line.split(":", 1)[1].strip() for line in info
+                          if line.startswith("model name")), model)
+    except OSError:
+        pass
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    return f"machine: {model}, {os.cpu_count()} cores, load average {load}"
+
+
 def check() -> None:
     """Print the loops and, for each side, what it passes to them."""
     print(inspect.getsource(drive))
@@ -199,6 +216,7 @@ def main() -> None:
         check()
         return
 
+    host = machine()
     subjects: list[tuple[str, Callable[[int], int]]] = []
     hearts = hearts_player()
     if hearts is not None:
@@ -220,6 +238,7 @@ def main() -> None:
 
     from meeple._pure import compiled
 
+    print(host, "(at the start)")
     print("compiled modules (setup.py, MEEPLE_COMPILE=1):", ", ".join(compiled()) or "none, pure Python")
     print_rows(rows, HEARTS if hearts is not None else None, "Hearts", "decisions/s")
     if not args.no_copies:
