@@ -172,15 +172,18 @@ class TrickarusState(State):
         size = HAND_SIZE[self.players]
         # = Random.shuffle's order, but for the order within the first hand, a set (a bitmask)
         shuffler(self.seed, self.salt, "deal", self.round).shuffle(deck, unordered=size)
-        # hand i is deck[i * size : (i + 1) * size]; what is left (2 players: 11 cards) is hidden
-        hands = [0] * self.players
+        # hand i is deck[i * size : (i + 1) * size]; what is left (2 players: 11 cards) is hidden.
+        # (Each mask is built in a local int: compiled, ``hands[seat] |= ...`` on a list item
+        # is a generic in-place operation and a new int object every card.)
+        hands: list[int] = []
+        for seat in range(self.players):
+            hand = 0
+            for i in range(seat * size, seat * size + size):
+                hand |= 1 << deck[i]
+            hands.append(hand)
         undealt = 0
-        for i, card in enumerate(deck):
-            seat = i // size
-            if seat < self.players:
-                hands[seat] |= 1 << card
-            else:
-                undealt |= 1 << card
+        for i in range(self.players * size, len(deck)):
+            undealt |= 1 << deck[i]
         self.hands = hands
         self.undealt = undealt
         self.side = 0  # ruling: every round starts on the Day side (cards are re-arranged)
@@ -207,8 +210,22 @@ class TrickarusState(State):
         if lead >= 0:  # (inlined _legal_mask: this is the playout hot path)
             side = self.side
             hand = hand & SUIT_MASK[side][SUIT[side][lead]] or hand
+        # (mask_to_list, skipping empty chunks: a colour's cards lie in two or three of them)
         c0, c1, c2, c3 = _CHUNKS
-        return [*c0[hand & 1023], *c1[hand >> 10 & 1023], *c2[hand >> 20 & 1023], *c3[hand >> 30 & 1023]]
+        out: list[int] = []
+        x = hand & 1023
+        if x:
+            out.extend(c0[x])
+        x = hand >> 10 & 1023
+        if x:
+            out.extend(c1[x])
+        x = hand >> 20 & 1023
+        if x:
+            out.extend(c2[x])
+        x = hand >> 30 & 1023
+        if x:
+            out.extend(c3[x])
+        return out
 
     def _legal_mask(self) -> int:
         mover = self.to_move
@@ -244,7 +261,8 @@ class TrickarusState(State):
     def _apply(self, card: int) -> None:
         p = self.to_move
         assert p is not None
-        self.hands[p] ^= 1 << card
+        hands = self.hands  # (item = item ^ bit, not item ^= bit: compiled, that is generic)
+        hands[p] = hands[p] ^ 1 << card
         self.played |= 1 << card
         self.trick.append(card)
         lead = self.lead_card
@@ -254,7 +272,8 @@ class TrickarusState(State):
         else:
             lead_mask = SUIT_MASK[self.side][SUIT[self.side][lead]]
             if not lead_mask >> card & 1:  # did not follow: void in the lead colour
-                self.voids[p] |= lead_mask
+                voids = self.voids
+                voids[p] = voids[p] | lead_mask
         events = self._writable_log()
         if events is not None:
             events.append((None, (p, card, self.side)))  # a play; see _format_event
@@ -283,7 +302,10 @@ class TrickarusState(State):
     def _finish_trick(self) -> None:
         winner = self.trick_winner()
         trick = self.trick
-        lightning = LIGHTNING in trick
+        lightning = False
+        for c in trick:  # (compiled: `LIGHTNING in trick` is a generic containment test)
+            if c == LIGHTNING:
+                lightning = True
         before = self.pos[winner]
         if lightning or (self.coop and self.sun_reached):
             move_down(self.pos, winner)
