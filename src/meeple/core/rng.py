@@ -42,11 +42,11 @@ _blake2b: Final = hashlib.blake2b
 
 def _key(seed: int, salt: int, keys: tuple[object, ...]) -> int:
     """The 64-bit seed of ``(seed, salt, *keys)``'s RNG: the blake2b digest of their `str`
-    joined by ``:``. (Built by concatenation, not by a join over a generator, and hashed by the
+    joined by ``:``. (Built by f-strings, not by a join over a generator, and hashed by the
     compiled build's own blake2b where there is one: every deal pays for this.)"""
-    text = str(seed) + ":" + str(salt)
+    text = f"{seed}:{salt}"
     for k in keys:
-        text += ":" + str(k)
+        text = f"{text}:{k}"
     if _blake2b_key is not None:  # the same number, without a hash object and its bytes
         key: int = _blake2b_key(text.encode())
         return key

@@ -243,10 +243,10 @@ class ScarvusState(State):
         self.peeks = [0] * n
         self.in_play = (1 << NC) - 1
         self.bid = None
-        rng = shuffler(self.seed, self.salt, "match", self.match)
+        shuffle_deck = shuffler(self.seed, self.salt, "match", self.match).shuffle  # (looked up once)
         for c in range(NC):
             deck = list(DECK)
-            rng.shuffle(deck)
+            shuffle_deck(deck)
             for p in flying:
                 hand[p * NC + c] = deck.pop()
             self.daedalus[c] = deck.pop()

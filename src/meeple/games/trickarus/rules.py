@@ -116,6 +116,14 @@ def check(players: int, options: dict[str, Any]) -> None:
         raise BadOption(f"trickarus track must have at least {players} spaces for {players} players")
 
 
+def _taken(pos: list[int], space: int) -> bool:
+    """Whether someone stands on ``space`` (``space in pos``, which compiled is a generic test)."""
+    for q in pos:
+        if q == space:
+            return True
+    return False
+
+
 def move_up(pos: list[int], p: int, track_length: int) -> bool:
     """Advancing Along the Scoring Track: ``p`` takes the next open space up, leaping occupied
     ones; True when it flies into the sun instead (and falls just below the bottom-most player).
@@ -123,7 +131,7 @@ def move_up(pos: list[int], p: int, track_length: int) -> bool:
     A function of the track alone, not a method, so that the heuristic bot runs the very same
     rule on a copy of the positions (a compiled state's method takes no other object)."""
     space = pos[p] + 1
-    while space in pos:  # (p itself is below ``space``, so only others can be in the way)
+    while _taken(pos, space):  # (p itself is below ``space``, so only others can be in the way)
         space += 1
     if space <= track_length:
         pos[p] = space
@@ -137,7 +145,7 @@ def move_down(pos: list[int], p: int) -> None:
     """The Lightning Card / co-op descent: ``p`` takes the next open space below (the ground
     holds all)."""
     space = pos[p] - 1
-    while space > 0 and space in pos:  # p itself is above ``space``
+    while space > 0 and _taken(pos, space):  # p itself is above ``space``
         space -= 1
     pos[p] = max(space, 0)
 
@@ -148,8 +156,10 @@ class TrickarusState(State):
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
-        self.coop = options["mode"] == "cooperative"
-        self.lightning_strong = options["lightning_variant"]
+        # (typed: compiled, an option read from the dict is an object of any type, and a tuple
+        # indexed by one is a generic look-up; the options are validated bools and strings)
+        self.coop: bool = bool(options["mode"] == "cooperative")
+        self.lightning_strong: bool = bool(options["lightning_variant"])
         self.track_length = options["track"] or TRACK_LENGTH[options["mode"]][players]
         self.round_limit = COOP_ROUNDS[players] if self.coop else (1 if players == 2 else 0)
         self.removed = REMOVED[players]
