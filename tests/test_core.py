@@ -113,6 +113,34 @@ def test_shuffler_gives_the_orders_derive_and_shuffle_give():
             assert a == b, (seed, size)
 
 
+def test_key_is_the_blake2b_of_the_joined_text():
+    """`rng._key` (every deal's seed) is blake2b's 8-byte digest of ``seed:salt:key...``, read
+    big-endian, in whichever build runs; the compiled build's own blake2b (`_twister.blake2b_key`)
+    gives hashlib's number for texts of every length around its 128-byte blocks."""
+    import hashlib
+
+    from meeple.core.rng import _key
+
+    def want(text: str) -> int:
+        return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+    for seed in (0, 1, 7, 2**40, -3):
+        for salt in (0, 1, 2**62 + 1):
+            for keys in ((), ("deal", 2), ("match", 1), ("reshuffle", 3, "x"), ("plague", 12, 0)):
+                text = ":".join(str(k) for k in (seed, salt, *keys))
+                assert _key(seed, salt, keys) == want(text)
+    try:
+        from meeple.core._twister import blake2b_key
+    except ImportError:
+        return  # pure Python: hashlib serves
+    rng = random.Random(5)
+    for size in [*range(300), 1000, 4096]:
+        for _ in range(3):
+            text = bytes(rng.getrandbits(8) for _ in range(size))
+            assert blake2b_key(text) == int.from_bytes(
+                hashlib.blake2b(text, digest_size=8).digest(), "big"), size
+
+
 def test_compiled_twister_draws_the_words_random_random_draws():
     """The compiled build's Mersenne Twister (`meeple.core._twister`) against CPython's, for keys
     of one and two 32-bit words: every ``getrandbits(k)`` (k <= 32) alike for 1,500 draws (past

@@ -17,7 +17,6 @@ Without a compiler, `meeple.core.rng` uses ``random.Random`` itself.
 
 from libc.stdint cimport uint32_t, uint64_t
 from cpython.object cimport PyObject
-from libc.string cimport memcpy
 
 
 cdef extern from "Python.h":
@@ -54,28 +53,39 @@ cdef class Twister:
 
     def __cinit__(self, uint64_t key):
         # random.Random(key) for an int: init_by_array with the key's 32-bit words from the
-        # right (one or two), adding word j + j in turn (``add``). Its loops' wrap-arounds are
-        # unrolled: N steps from word 1 (words 1..N-1, then word 0 takes word N-1 and word 1 is
-        # made again), then N-1 steps from word 2 (words 2..N-1, then the same wrap). Each word
-        # is made from the one before, kept in ``prev`` (a register, not a reload).
-        cdef uint32_t add[2]
-        cdef Py_ssize_t last_j = 1 if key >> 32 else 0  # a mask: j cycles over 0..last_j
+        # right (one or two), adding word j + j in turn. Its loops' wrap-arounds are unrolled:
+        # N steps from word 1 (words 1..N-1, then word 0 takes word N-1 and word 1 is made
+        # again), then N-1 steps from word 2 (words 2..N-1, then the same wrap). Each word is
+        # made from the one before, kept in ``prev`` (a register, not a reload). The first pass
+        # reads `_BASE` and writes ``mt``; both passes go two words a step, so that the word
+        # added is a register (word i of the first pass adds ``even`` for odd i, ``odd`` for
+        # even i) and the loop's own count is paid once for two words.
+        cdef uint32_t even = <uint32_t>key  # add[0]
+        # add[1] with a two-word key; with one word, j is always 0
+        cdef uint32_t odd = <uint32_t>(key >> 32) + 1 if key >> 32 else <uint32_t>key
         cdef Py_ssize_t i
         cdef uint32_t prev
         cdef uint32_t *mt = self.mt
-        add[0] = <uint32_t>key
-        add[1] = <uint32_t>(key >> 32) + 1
-        memcpy(mt, _BASE, sizeof(_BASE))
-        prev = mt[0]
-        for i in range(1, N):  # step i - 1, j = (i - 1) % key_length
-            prev = (mt[i] ^ ((prev ^ (prev >> 30)) * 1664525U)) + add[(i - 1) & last_j]
+        prev = _BASE[0]
+        i = 1
+        while i < N - 1:  # steps i - 1 and i: words i (j even) and i + 1 (j odd)
+            prev = (_BASE[i] ^ ((prev ^ (prev >> 30)) * 1664525U)) + even
             mt[i] = prev
+            prev = (_BASE[i + 1] ^ ((prev ^ (prev >> 30)) * 1664525U)) + odd
+            mt[i + 1] = prev
+            i += 2
+        prev = (_BASE[N - 1] ^ ((prev ^ (prev >> 30)) * 1664525U)) + even  # step N - 2: j even
+        mt[N - 1] = prev
         mt[0] = prev
-        prev = (mt[1] ^ ((prev ^ (prev >> 30)) * 1664525U)) + add[(N - 1) & last_j]
+        prev = (mt[1] ^ ((prev ^ (prev >> 30)) * 1664525U)) + odd  # step N - 1: j odd
         mt[1] = prev
-        for i in range(2, N):
+        i = 2
+        while i < N:  # words 2..N-1, two a step (N - 2 is even)
             prev = (mt[i] ^ ((prev ^ (prev >> 30)) * 1566083941U)) - <uint32_t>i
             mt[i] = prev
+            prev = (mt[i + 1] ^ ((prev ^ (prev >> 30)) * 1566083941U)) - <uint32_t>(i + 1)
+            mt[i + 1] = prev
+            i += 2
         mt[0] = prev
         mt[1] = (mt[1] ^ ((prev ^ (prev >> 30)) * 1566083941U)) - 1U
         mt[0] = 0x80000000U
@@ -140,3 +150,106 @@ cdef class Twister:
             swap = items[i]  # (the list keeps the same references: no counts change)
             items[i] = items[j]
             items[j] = swap
+
+
+# ----- BLAKE2b with an 8-byte digest, for the keys of `meeple.core.rng` ------------------------
+# `rng._key` hashes "seed:salt:key..." to the 64-bit key of a deal's Twister with
+# ``hashlib.blake2b(text, digest_size=8)``: a new hash object, its digest as bytes, those bytes as
+# an int, some thousands of instructions a deal. `blake2b_key` is the same number computed here
+# (RFC 7693; no key, no salt, no personalisation); `tests/test_core.py` checks it against hashlib.
+
+cdef uint64_t _IV[8]
+cdef unsigned char _SIGMA[12][16]
+
+
+cdef void _init_blake() except *:
+    cdef int i, j
+    iv = [0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
+          0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179]
+    sigma = [
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+        [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
+        [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
+        [7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8],
+        [9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13],
+        [2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9],
+        [12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11],
+        [13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10],
+        [6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5],
+        [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0],
+    ]
+    for i in range(8):
+        _IV[i] = iv[i]
+    for i in range(12):  # rounds 10 and 11 repeat 0 and 1
+        for j in range(16):
+            _SIGMA[i][j] = sigma[i % 10][j]
+
+
+_init_blake()
+
+
+cdef inline uint64_t _rotr(uint64_t x, int n) noexcept:
+    return (x >> n) | (x << (64 - n))
+
+
+cdef inline void _g(uint64_t *v, int a, int b, int c, int d, uint64_t x, uint64_t y) noexcept:
+    v[a] = v[a] + v[b] + x
+    v[d] = _rotr(v[d] ^ v[a], 32)
+    v[c] = v[c] + v[d]
+    v[b] = _rotr(v[b] ^ v[c], 24)
+    v[a] = v[a] + v[b] + y
+    v[d] = _rotr(v[d] ^ v[a], 16)
+    v[c] = v[c] + v[d]
+    v[b] = _rotr(v[b] ^ v[c], 63)
+
+
+cdef void _compress(uint64_t *h, const unsigned char *block, uint64_t t, bint last) noexcept:
+    cdef uint64_t v[16]
+    cdef uint64_t m[16]
+    cdef int i, j, r
+    cdef const unsigned char *s
+    for i in range(16):  # little-endian words
+        m[i] = 0
+        for j in range(8):
+            m[i] |= (<uint64_t>block[8 * i + j]) << (8 * j)
+    for i in range(8):
+        v[i] = h[i]
+        v[i + 8] = _IV[i]
+    v[12] ^= t  # (the counter's high word is 0: texts are far shorter than 2**64 bytes)
+    if last:
+        v[14] = ~v[14]
+    for r in range(12):
+        s = _SIGMA[r]
+        _g(v, 0, 4, 8, 12, m[s[0]], m[s[1]])
+        _g(v, 1, 5, 9, 13, m[s[2]], m[s[3]])
+        _g(v, 2, 6, 10, 14, m[s[4]], m[s[5]])
+        _g(v, 3, 7, 11, 15, m[s[6]], m[s[7]])
+        _g(v, 0, 5, 10, 15, m[s[8]], m[s[9]])
+        _g(v, 1, 6, 11, 12, m[s[10]], m[s[11]])
+        _g(v, 2, 7, 8, 13, m[s[12]], m[s[13]])
+        _g(v, 3, 4, 9, 14, m[s[14]], m[s[15]])
+    for i in range(8):
+        h[i] ^= v[i] ^ v[i + 8]
+
+
+def blake2b_key(bytes text not None):
+    """``int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")``."""
+    cdef uint64_t h[8]
+    cdef unsigned char block[128]
+    cdef const unsigned char *data = <const unsigned char *><const char *>text
+    cdef Py_ssize_t size = len(text)
+    cdef Py_ssize_t done = 0
+    cdef uint64_t out = 0
+    cdef int i
+    for i in range(8):
+        h[i] = _IV[i]
+    h[0] ^= <uint64_t>0x01010008  # parameter block: digest 8 bytes, no key, fanout 1, depth 1
+    while size - done > 128:  # every block but the last
+        done += 128
+        _compress(h, data + done - 128, <uint64_t>done, False)
+    for i in range(128):  # the last block (empty for an empty text), padded with zeros
+        block[i] = data[done + i] if done + i < size else 0
+    _compress(h, block, <uint64_t>size, True)
+    for i in range(8):  # the digest is h[0]'s bytes, little-endian; read here big-endian
+        out = (out << 8) | ((h[0] >> (8 * i)) & 0xff)
+    return out

@@ -243,10 +243,10 @@ class ScarvusState(State):
         self.peeks = [0] * n
         self.in_play = (1 << NC) - 1
         self.bid = None
-        rng = shuffler(self.seed, self.salt, "match", self.match)
+        shuffle_deck = shuffler(self.seed, self.salt, "match", self.match).shuffle  # (looked up once)
         for c in range(NC):
             deck = list(DECK)
-            rng.shuffle(deck)
+            shuffle_deck(deck)
             for p in flying:
                 hand[p * NC + c] = deck.pop()
             self.daedalus[c] = deck.pop()
@@ -628,7 +628,13 @@ class ScarvusState(State):
 
     def colour_total(self, c: int) -> int:
         """The total of every card of colour ``c`` in players' hands (the Daedalus Hand excluded)."""
-        return sum(v for v in self.hand[c :: NC] if v > 0)
+        hand = self.hand  # (a loop, not sum over a slice: compiled, each decision that
+        total = 0  # challenges asks it, and the slice and generator are generic)
+        for q in range(self.players):
+            v = hand[q * NC + c]
+            if v > 0:
+                total += v
+        return total
 
     def _challenge(self, p: int) -> None:
         """Challenge Step: reveal the challenged colour only; safe if the total is at least the
@@ -638,14 +644,18 @@ class ScarvusState(State):
         safe = total >= n
         loser = p if safe else self.bidder
         talon = self.talons and not safe and p != self.responders[0]
+        hand = self.hand
         self.last_challenge = {
             "bidder": self.bidder, "challenger": p, "number": n, "colour": COLOURS[c],
-            "cards": self.hand[c :: NC],  # every seat's card of the colour, in seat order
+            # every seat's card of the colour, in seat order (hand[c::NC], by index: compiled,
+            # a slice with a step is generic)
+            "cards": [hand[q * NC + c] for q in range(self.players)],
             "total": total, "safe": safe, "loser": loser,
         }
         self._log(("challenge", self.last_challenge))
         # Removal: every card of that colour goes back in the box, revealed ones included.
-        self.hand[c :: NC] = [-1] * self.players
+        for q in range(self.players):
+            hand[q * NC + c] = -1
         off = ~(1 << c)
         self.revealed = [r & off for r in self.revealed]
         self.decks[c] = []

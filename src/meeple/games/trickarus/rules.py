@@ -116,6 +116,14 @@ def check(players: int, options: dict[str, Any]) -> None:
         raise BadOption(f"trickarus track must have at least {players} spaces for {players} players")
 
 
+def _taken(pos: list[int], space: int) -> bool:
+    """Whether someone stands on ``space`` (``space in pos``, which compiled is a generic test)."""
+    for q in pos:
+        if q == space:
+            return True
+    return False
+
+
 def move_up(pos: list[int], p: int, track_length: int) -> bool:
     """Advancing Along the Scoring Track: ``p`` takes the next open space up, leaping occupied
     ones; True when it flies into the sun instead (and falls just below the bottom-most player).
@@ -123,7 +131,7 @@ def move_up(pos: list[int], p: int, track_length: int) -> bool:
     A function of the track alone, not a method, so that the heuristic bot runs the very same
     rule on a copy of the positions (a compiled state's method takes no other object)."""
     space = pos[p] + 1
-    while space in pos:  # (p itself is below ``space``, so only others can be in the way)
+    while _taken(pos, space):  # (p itself is below ``space``, so only others can be in the way)
         space += 1
     if space <= track_length:
         pos[p] = space
@@ -137,7 +145,7 @@ def move_down(pos: list[int], p: int) -> None:
     """The Lightning Card / co-op descent: ``p`` takes the next open space below (the ground
     holds all)."""
     space = pos[p] - 1
-    while space > 0 and space in pos:  # p itself is above ``space``
+    while space > 0 and _taken(pos, space):  # p itself is above ``space``
         space -= 1
     pos[p] = max(space, 0)
 
@@ -148,8 +156,10 @@ class TrickarusState(State):
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
-        self.coop = options["mode"] == "cooperative"
-        self.lightning_strong = options["lightning_variant"]
+        # (typed: compiled, an option read from the dict is an object of any type, and a tuple
+        # indexed by one is a generic look-up; the options are validated bools and strings)
+        self.coop: bool = bool(options["mode"] == "cooperative")
+        self.lightning_strong: bool = bool(options["lightning_variant"])
         self.track_length = options["track"] or TRACK_LENGTH[options["mode"]][players]
         self.round_limit = COOP_ROUNDS[players] if self.coop else (1 if players == 2 else 0)
         self.removed = REMOVED[players]
@@ -172,15 +182,18 @@ class TrickarusState(State):
         size = HAND_SIZE[self.players]
         # = Random.shuffle's order, but for the order within the first hand, a set (a bitmask)
         shuffler(self.seed, self.salt, "deal", self.round).shuffle(deck, unordered=size)
-        # hand i is deck[i * size : (i + 1) * size]; what is left (2 players: 11 cards) is hidden
-        hands = [0] * self.players
+        # hand i is deck[i * size : (i + 1) * size]; what is left (2 players: 11 cards) is hidden.
+        # (Each mask is built in a local int: compiled, ``hands[seat] |= ...`` on a list item
+        # is a generic in-place operation and a new int object every card.)
+        hands: list[int] = []
+        for seat in range(self.players):
+            hand = 0
+            for i in range(seat * size, seat * size + size):
+                hand |= 1 << deck[i]
+            hands.append(hand)
         undealt = 0
-        for i, card in enumerate(deck):
-            seat = i // size
-            if seat < self.players:
-                hands[seat] |= 1 << card
-            else:
-                undealt |= 1 << card
+        for i in range(self.players * size, len(deck)):
+            undealt |= 1 << deck[i]
         self.hands = hands
         self.undealt = undealt
         self.side = 0  # ruling: every round starts on the Day side (cards are re-arranged)
@@ -207,8 +220,22 @@ class TrickarusState(State):
         if lead >= 0:  # (inlined _legal_mask: this is the playout hot path)
             side = self.side
             hand = hand & SUIT_MASK[side][SUIT[side][lead]] or hand
+        # (mask_to_list, skipping empty chunks: a colour's cards lie in two or three of them)
         c0, c1, c2, c3 = _CHUNKS
-        return [*c0[hand & 1023], *c1[hand >> 10 & 1023], *c2[hand >> 20 & 1023], *c3[hand >> 30 & 1023]]
+        out: list[int] = []
+        x = hand & 1023
+        if x:
+            out.extend(c0[x])
+        x = hand >> 10 & 1023
+        if x:
+            out.extend(c1[x])
+        x = hand >> 20 & 1023
+        if x:
+            out.extend(c2[x])
+        x = hand >> 30 & 1023
+        if x:
+            out.extend(c3[x])
+        return out
 
     def _legal_mask(self) -> int:
         mover = self.to_move
@@ -244,7 +271,8 @@ class TrickarusState(State):
     def _apply(self, card: int) -> None:
         p = self.to_move
         assert p is not None
-        self.hands[p] ^= 1 << card
+        hands = self.hands  # (item = item ^ bit, not item ^= bit: compiled, that is generic)
+        hands[p] = hands[p] ^ 1 << card
         self.played |= 1 << card
         self.trick.append(card)
         lead = self.lead_card
@@ -254,7 +282,8 @@ class TrickarusState(State):
         else:
             lead_mask = SUIT_MASK[self.side][SUIT[self.side][lead]]
             if not lead_mask >> card & 1:  # did not follow: void in the lead colour
-                self.voids[p] |= lead_mask
+                voids = self.voids
+                voids[p] = voids[p] | lead_mask
         events = self._writable_log()
         if events is not None:
             events.append((None, (p, card, self.side)))  # a play; see _format_event
@@ -283,7 +312,10 @@ class TrickarusState(State):
     def _finish_trick(self) -> None:
         winner = self.trick_winner()
         trick = self.trick
-        lightning = LIGHTNING in trick
+        lightning = False
+        for c in trick:  # (compiled: `LIGHTNING in trick` is a generic containment test)
+            if c == LIGHTNING:
+                lightning = True
         before = self.pos[winner]
         if lightning or (self.coop and self.sun_reached):
             move_down(self.pos, winner)
