@@ -25,31 +25,15 @@ def _compiled_twister() -> Any:
 _Twister: Any = _compiled_twister()
 
 
-def _compiled_key() -> Any:
-    """The compiled build's blake2b of a key's text (`_twister.blake2b_key`), or None."""
-    try:
-        from meeple.core._twister import blake2b_key
-    except ImportError:
-        return None
-    return blake2b_key
-
-
-_blake2b_key: Any = _compiled_key()
-
-
 _blake2b: Final = hashlib.blake2b
 
 
 def _key(seed: int, salt: int, keys: tuple[object, ...]) -> int:
     """The 64-bit seed of ``(seed, salt, *keys)``'s RNG: the blake2b digest of their `str`
-    joined by ``:``. (Built by f-strings, not by a join over a generator, and hashed by the
-    compiled build's own blake2b where there is one: every deal pays for this.)"""
+    joined by ``:`` (built by f-strings, not by a join over a generator: every deal pays this)."""
     text = f"{seed}:{salt}"
     for k in keys:
         text = f"{text}:{k}"
-    if _blake2b_key is not None:  # the same number, without a hash object and its bytes
-        key: int = _blake2b_key(text.encode())
-        return key
     return int.from_bytes(_blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
