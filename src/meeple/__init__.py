@@ -42,24 +42,12 @@ def game_info(game_id: str) -> GameInfo:
     return games.get(game_id)
 
 
-# (game id, players) -> (the registry it was found in, the game's state factory, its validated
-# default options): `make` with no options, which a playout loop calls once a game, skips the
-# look-ups and the validation done the first time (a new options dict each time all the same).
-_MADE: dict[tuple[str, int], tuple[dict[str, GameInfo], Any, dict[str, Any]]] = {}
-
-
 def make(game_id: str, players: int, seed: int = 0, **options: Any) -> State:
     """A new game. Unknown game, player count or option value raise a `ValueError` subclass."""
-    if not options and type(seed) is int:
-        made = _MADE.get((game_id, players))
-        if made is not None and made[0] is games.registry():
-            return made[1](players, seed, dict(made[2]))
     info = game_info(game_id)
     if type(seed) is not int:
         raise BadOption(f"seed must be an int, not {seed!r}")
     resolved = info.resolve_options(players, options)
-    if not options:
-        _MADE[game_id, players] = (games.registry(), info.state_factory, dict(resolved))
     return info.state_factory(players, seed, resolved)
 
 
