@@ -17,6 +17,7 @@ from . import components as C
 RES: Final = ("fur", "silver", "gold")
 SLOT_NAMES: Final[tuple[str, ...]] = tuple(C.SLOTS)
 NO_RUNES: Final[tuple[tuple[int, ...], ...]] = ((),) * len(C.RUNE_SPOTS)  # one per rune spot
+NO_WARRIORS: Final[tuple[int, ...]] = (0,) * 12  # a count per warrior class
 SPECIAL_CODE: Final = 100  # a special rune stone on a rune spot is coded 100 + its id
 
 _V = TypeVar("_V")
@@ -82,7 +83,7 @@ class Player:
         # copies of a state share them all (see `KarviState._copy`).
         self.res: tuple[int, ...] = (0, 0, 0)  # fur, silver, gold
         self.provisions = 0
-        self.warriors_by_class: tuple[int, ...] = (0,) * 12  # counts per warrior class
+        self.warriors_by_class: tuple[int, ...] = NO_WARRIORS  # counts per warrior class
         self.points = 0
         self.hand: tuple[int, ...] = ()  # upgrade card indices 0..44
         self.played: tuple[int, ...] = ()
@@ -93,7 +94,7 @@ class Player:
         self.kinds = 0  # bitmask of the kinds of tile taken (Scouting: 1 of each kind)
         self.hidden_ut: tuple[int, ...] = ()  # upgrade tiles above the tableau
         self.hidden_runes: tuple[int, ...] = ()  # rune stones above the tableau (ids 0..11)
-        self.slots: Mapping[str, tuple[int, ...]] = {s: () for s in C.SLOTS}  # stacks, top effective
+        self.slots: Mapping[str, tuple[int, ...]] = {s: () for s in SLOT_NAMES}  # stacks, top effective
         self.rune_spots: tuple[tuple[int, ...], ...] = NO_RUNES  # stone ids, specials 100+
         self.tower_supply = 1
         self.post_supply = 1

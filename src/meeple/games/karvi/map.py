@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 # The parts of a locked action spot (More action variety): usable once unlocked.
 LOCKED: Final = [["action", "locked"]]
 
-# An action track: its spots, their beer costs, which are blocked (2 players) and which hold
-# locked parts only.
-Track = tuple[list[dict[str, Any]], list[int], list[bool], list[bool]]
+# An action track: its spots, their beer costs, which are blocked (2 players), which hold
+# locked parts only, and which are shut while locked actions are (blocked or locked only).
+Track = tuple[list[dict[str, Any]], list[int], list[bool], list[bool], list[bool]]
 
 
 class Layout:
@@ -56,16 +56,20 @@ class Layout:
 
     def track(self, order: list[str], sides: dict[str, str]) -> Track:
         """The action spots for these boards and sides: their beer costs, which are blocked (2
-        players) and which hold locked parts only."""
+        players), which hold locked parts only, and which are either (shut to a player who has
+        not unlocked locked actions)."""
         key = tuple(order) + tuple(sides[b] for b in order)
         found = self.tracks.get(key)
         if found is None:
             spots = C.track_spots(sides, order)
+            blocked = [bool(self.players == 2 and s.get("three_plus")) for s in spots]
+            locked_only = [all(p == LOCKED for p in s["parts"]) for s in spots]
             found = self.tracks[key] = (
                 spots,
                 [s["cost"] for s in spots],
-                [bool(self.players == 2 and s.get("three_plus")) for s in spots],
-                [all(p == LOCKED for p in s["parts"]) for s in spots],
+                blocked,
+                locked_only,
+                [b or lo for b, lo in zip(blocked, locked_only, strict=True)],
             )
         return found
 

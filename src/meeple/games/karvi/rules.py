@@ -110,15 +110,32 @@ _SAME_KIND: Final[list[list[int]]] = [_TILES_OF_KIND[C.TILE_KIND[x]] for x in ra
 # else NO_CARD): asked at every decision with cards in hand, so typed lists, not the data's dicts.
 _CARD_COST: Final[list[tuple[int, ...]]] = [tuple(c["cost"].get(r, 0) for r in RES) for c in C.UPGRADE_CARDS]
 _CARD_DIE_MOVE: Final[list[int]] = [DIE_MOVE_CARD.get(c["boxes"][0][0][0], NO_CARD) for c in C.UPGRADE_CARDS]
+
+
+def _cards_of(t: str, level: int) -> list[int]:
+    return [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == level]
+
+
 # Static lists the setup shuffles copies of (with `_TILES_OF_KIND` above): upgrade cards by type
-# and level, upgrade tiles by slot.
-_CARDS_OF: Final[dict[tuple[str, int], list[int]]] = {
-    (t, level): [i for i, c in enumerate(C.UPGRADE_CARDS) if c["type"] == t and c["level"] == level]
-    for t in C.CARD_TYPES for level in (1, 2)
-}
+# (in `C.CARD_TYPES`' order) as the level 1s and the level 2s, upgrade tiles by slot.
+_CARDS_OF: Final[list[tuple[list[int], list[int]]]] = [(_cards_of(t, 1), _cards_of(t, 2)) for t in C.CARD_TYPES]
 _UT_OF_SLOT: Final[dict[str, list[int]]] = {
     s: [i for i, t in enumerate(C.UPGRADE_TILES) if t["slot"] == s] for s in C.SLOTS
 }
+# The component tables the setup reads, as this module's constants: compiled, each `C.X` is a
+# look-up of ``C`` in the module's globals and then one of ``X`` on the module.
+_BOARD_ORDER: Final[list[str]] = C.BOARD_ORDER
+_STOP_TILES: Final[list[dict[str, Any]]] = C.STOP_TILES
+_ROUNDS: Final[dict[int, int]] = C.ROUNDS
+_DICE: Final[dict[int, int]] = C.DICE
+_START_POSITIONS: Final[dict[int, list[list[int]]]] = C.START_POSITIONS
+_START_CARDS: Final[list[dict[str, Any]]] = C.START_CARDS
+_START_CARD_OF_VALUE: Final[dict[int, dict[str, Any]]] = {c["value"]: c for c in C.START_CARDS}
+_CARD_TYPES: Final[tuple[str, ...]] = C.CARD_TYPES
+_SLOTS: Final[tuple[str, ...]] = C.SLOTS
+_NUM_TRADE_CARDS: Final[int] = len(C.TRADE_CARDS)
+_NUM_RUNES: Final[int] = len(C.RUNES)
+_NUM_START_CARDS: Final[int] = len(C.START_CARDS)
 
 
 def _stop_tile_key(tile: Any) -> str:
@@ -167,7 +184,7 @@ class KarviState(State):
         rng = derive(seed, 0, "setup") if options["chaos"] else None
         deal: Any = shuffler(seed, 0, "setup") if rng is None else rng
         # Action boards (Setup 3; More action variety and Chaos variants).
-        order = list(C.BOARD_ORDER)
+        order = list(_BOARD_ORDER)
         face = "B" if options["variety"] else "A"
         sides = {b: face for b in order}
         if rng is not None:  # Chaos
@@ -178,19 +195,18 @@ class KarviState(State):
             sides = {b: rng.choice("AB") for b in order}
         self.board_order = order
         self.board_sides = sides
-        self.spots, self.spot_cost, self.blocked, self.locked_only = lay.track(order, sides)
+        self.spots, self.spot_cost, self.blocked, self.locked_only, self.blocked_shut = lay.track(order, sides)
         self.track_size = len(self.spots)
-        self.blocked_shut = [b or lo for b, lo in zip(self.blocked, self.locked_only, strict=True)]
         tiles = lay.stop_tiles.copy()
         deal.shuffle(tiles)
-        faces = ["B" if options["variety"] else "A"] * len(tiles)
-        if rng is not None:  # Chaos: a mixture of sides
-            faces = [rng.choice("AB") for _ in tiles]
-        self.stop_stack = tuple(C.STOP_TILES[i][f] for i, f in zip(tiles, faces, strict=True))
+        if rng is None:
+            self.stop_stack = tuple([_STOP_TILES[i][face] for i in tiles])
+        else:  # Chaos: a mixture of sides, drawn tile by tile
+            self.stop_stack = tuple([_STOP_TILES[i][rng.choice("AB")] for i in tiles])
         self.round = 1
         # (typed: compiled, `d // self.dice_each` and the like are then machine arithmetic, not generic)
-        self.rounds: int = C.ROUNDS[n]
-        self.dice_each: int = C.DICE[n]
+        self.rounds: int = _ROUNDS[n]
+        self.dice_each: int = _DICE[n]
         nd = n * self.dice_each
         self.die_pos: tuple[int, ...] = (0,) * nd
         self.die_beer: tuple[int, ...] = (0,) * nd
@@ -204,14 +220,15 @@ class KarviState(State):
         for locs, pair_kinds in lay.location_pairs:
             kinds = pair_kinds.copy()
             deal.shuffle(kinds)
-            for loc, kind in zip(locs, kinds, strict=True):
-                pool = _TILES_OF_KIND[kind].copy()
+            # (by index: compiled, `zip(..., strict=True)` is a generic call with a keyword)
+            for k in range(len(locs)):
+                pool = _TILES_OF_KIND[kinds[k]].copy()
                 deal.shuffle(pool)
-                stacks[loc] = tuple(sorted(pool[:n]))
+                stacks[locs[k]] = tuple(sorted(pool[:n]))
         self.stacks: Mapping[int, tuple[int, ...]] = stacks
         self.stack_known: Mapping[int, int] = dict.fromkeys(stacks, 0)
         self.sites: Mapping[int, tuple[int, ...]] = {i: () for i in lay.sites}
-        specials = list(range(len(C.SPECIALS)))
+        specials = list(range(_NUM_SPECIALS))
         deal.shuffle(specials)
         special_stacks: dict[int, tuple[int, ...]] = {}
         for i in lay.special_spots:
@@ -221,31 +238,31 @@ class KarviState(State):
         self.special_known: Mapping[int, int] = dict.fromkeys(special_stacks, 0)
         self.discarded_specials: tuple[int, ...] = ()
         # Trade cards (Setup 6): 3 face up.
-        deck = list(range(len(C.TRADE_CARDS)))
+        deck = list(range(_NUM_TRADE_CARDS))
         deal.shuffle(deck)
         self.trade_deck = tuple(deck[3:])
         self.display = tuple(deck[:3])
         # Upgrade cards: one stack per type, the 1s on top of the 2s (top = index 0).
         decks: list[tuple[int, ...]] = []
-        for t in C.CARD_TYPES:
-            ones = _CARDS_OF[t, 1].copy()
-            twos = _CARDS_OF[t, 2].copy()
+        for level_ones, level_twos in _CARDS_OF:
+            ones = level_ones.copy()
+            twos = level_twos.copy()
             deal.shuffle(ones)
             deal.shuffle(twos)
             decks.append(tuple(ones + twos))
         self.decks: tuple[tuple[int, ...], ...] = tuple(decks)
         # Individual setup 2-3: 3 rune stones, 2 upgrade tiles of each type.
-        runes = list(range(len(C.RUNES)))
+        runes = list(range(_NUM_RUNES))
         deal.shuffle(runes)
-        by_slot = {s: _UT_OF_SLOT[s].copy() for s in C.SLOTS}
-        for s in C.SLOTS:
-            deal.shuffle(by_slot[s])
+        by_slot = [_UT_OF_SLOT[s].copy() for s in _SLOTS]
+        for tiles_of_slot in by_slot:
+            deal.shuffle(tiles_of_slot)
         self.piles: Mapping[str, tuple[int, ...]] = {}
         self.pile_holder: Mapping[str, int] = {}
         if not options["less_luck"]:
             for q, pl in enumerate(self.tableaus):
                 pl.hidden_runes = tuple(sorted(runes[3 * q : 3 * q + 3]))
-                pl.hidden_ut = tuple(sorted(x for s in C.SLOTS for x in by_slot[s][2 * q : 2 * q + 2]))
+                pl.hidden_ut = tuple(sorted([x for tiles_of_slot in by_slot for x in tiles_of_slot[2 * q : 2 * q + 2]]))
         # Turn state.
         self.cur_die = -1
         self.moved = False
@@ -263,10 +280,10 @@ class KarviState(State):
         self._legal: list[int] | None = None
         self._legal_task: tuple[Any, ...] | None = None
         if options["draft_start"]:
-            self.start_pool: tuple[int, ...] = tuple(range(len(C.START_CARDS)))
+            self.start_pool: tuple[int, ...] = tuple(range(_NUM_START_CARDS))
             self.tasks = [("draft", q) for q in reversed(range(n))]
         else:
-            cards = list(range(len(C.START_CARDS)))
+            cards = list(range(_NUM_START_CARDS))
             deal.shuffle(cards)
             self.start_pool = ()
             for q in range(n):
@@ -300,21 +317,24 @@ class KarviState(State):
     # ----- setup ------------------------------------------------------------------------------
     def _take_start(self, q: int, card: int) -> None:
         """Start cards: take the resources, warriors, upgrade cards and provisions shown."""
-        sc = C.START_CARDS[card]
+        sc = _START_CARDS[card]
         side = sc["4" if self.players == 4 else "2-3"]
         pl = self.tableaus[q]
         pl.start = sc["value"]
         self.undo_barrier()  # upgrade cards are dealt from the decks
+        res, war = list(pl.res), list(pl.warriors_by_class)  # (one new tuple each, not one a gain)
         for k, v in side["resources"].items():
-            pl.gain(RES.index(k), v)
+            res[RES.index(k)] += v
         for v in side["warriors"]:
-            pl.enlist(warrior_class(v, False), 1)
+            war[warrior_class(v, False)] += 1
+        pl.res, pl.warriors_by_class = tuple(res), tuple(war)
         if self.options["draw_two"]:  # "whenever you get an upgrade card" (ruling: start cards too)
-            self.tasks += [("start_draw", q, C.CARD_TYPES.index(t)) for t in reversed(side["upgrade_cards"])]
+            self.tasks += [("start_draw", q, _CARD_TYPES.index(t)) for t in reversed(side["upgrade_cards"])]
         else:
             for t in side["upgrade_cards"]:
-                if self.decks[C.CARD_TYPES.index(t)]:
-                    pl.hand += (self._draw_upgrade(C.CARD_TYPES.index(t)),)
+                deck = _CARD_TYPES.index(t)
+                if self.decks[deck]:
+                    pl.hand += (self._draw_upgrade(deck),)
         pl.provisions = min(_MAX_PROVISIONS, side["provisions"])
         self.log_event(("start_card", q, sc["value"]))
 
@@ -323,10 +343,11 @@ class KarviState(State):
         free first rune stone, chosen by each player."""
         order = sorted(range(self.players), key=lambda q: self.tableaus[q].start)
         die_pos, die_beer = list(self.die_pos), list(self.die_beer)
+        positions = _START_POSITIONS[self.players]
         for rank, q in enumerate(order):
-            side = C.START_CARDS[[c["value"] for c in C.START_CARDS].index(self.tableaus[q].start)]
+            side = _START_CARD_OF_VALUE[self.tableaus[q].start]
             beer = side["4" if self.players == 4 else "2-3"]["beer"]
-            for i, pos in enumerate(C.START_POSITIONS[self.players][rank]):
+            for i, pos in enumerate(positions[rank]):
                 d = q * self.dice_each + i
                 die_pos[d] = self.track_size + pos
                 die_beer[d] = beer[i]
