@@ -22,7 +22,7 @@ to K times between the last count that held and the first that did not.
 ``--kill-at-peak`` (two servers or more) goes back to the peak (the most tables that held, or
 ``--tables`` without ``--ramp``), measures it once more, and kills one server (``--kill-node``,
 the last by default) with SIGKILL, then plays on for ``--kill-seconds``. Its players reconnect
-as the page does (first after 0.5 s), to another living server chosen by a hash of the table
+as the page does (first after a random 0.1-0.3 s), to another living server chosen by a hash of the table
 (``--failover``), as a proxy hashing the table id sends them when the chosen upstream refuses
 connections; a move sent but
 not seen applied is sent again with the same move number (the server answers a repeat like
@@ -305,6 +305,7 @@ class SeatState:
 
     chosen: tuple[int, int] | None = None  # (move number, action) sent, not yet seen applied
     seen: int = -1  # the last move number it has seen applied
+    live: bool = False  # its last connection opened (the page's reconnect delay starts afresh)
 
 
 class Load:
@@ -415,11 +416,11 @@ class Load:
     async def seat(self, index: int, table: str, seat: int, secret: str, node: int,
                    sent: dict[int, tuple[float, int]], rng: random.Random) -> None:
         """One player: answers its turns until the game ends. A connection lost to the killed
-        server is opened again on the next one (after the page's first reconnect delay), and a
+        server is opened again on the next one (after the page's reconnect delay), and a
         move sent but not seen applied is sent again with the same move number and action (a
         retry the server answers like the first, never a second move)."""
         me = SeatState()  # kept across connections
-        retry = 0.5  # the page's reconnect delay, doubled up to 5 s while connections fail
+        retry = 0.5  # the page's delay after a failed connection, doubled up to 5 s
         while not self.stop.is_set():
             at = self.route(node, index)
             try:
@@ -432,8 +433,12 @@ class Load:
                     self.window.errors.append(f"{table}/{seat}: {exc!r}"[:200])
                     return
                 self.reconnects += 1
-                await asyncio.sleep(retry)
-                retry = min(retry * 2, 5.0)
+                if me.live:  # as the page: a live connection lost, again after 0.1-0.3 s
+                    me.live, retry = False, 0.5
+                    await asyncio.sleep(0.1 + 0.2 * rng.random())
+                else:
+                    await asyncio.sleep(retry)
+                    retry = min(retry * 2, 5.0)
 
     async def _play(self, index: int, table: str, seat: int, secret: str, at: int,
                     sent: dict[int, tuple[float, int]], rng: random.Random,
@@ -441,6 +446,7 @@ class Load:
         """One connection of a seat; True when the seat is done (game over, stopped, refused)."""
         url = f"ws://{self.nodes[at]}/ws/tables/{table}"
         async with connect(url, max_size=2**22, compression=None, open_timeout=30) as ws:
+            me.live = True
             await ws.send(json.dumps({"type": "hello", "seat": seat, "secret": secret}))
             while not self.stop.is_set():
                 try:
@@ -547,6 +553,20 @@ def fresh_database(url: str) -> tuple[str, callable]:
     return sa.engine.make_url(url).set(database=name).render_as_string(hide_password=False), drop
 
 
+# A server under cProfile timed by its event loop thread's CPU time: under a CPU budget, wall
+# time charges the kernel's holds to whatever call was running when they came.
+PROFILED = """import cProfile, runpy, sys, time
+out = sys.argv.pop(1)
+profile = cProfile.Profile(time.thread_time)
+profile.enable()
+try:
+    runpy.run_module("meeple.server", run_name="__main__", alter_sys=True)
+finally:
+    profile.disable()
+    profile.dump_stats(out)
+"""
+
+
 def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: str) -> list[subprocess.Popen]:
     procs = []
     args.budgets = []
@@ -569,9 +589,9 @@ def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: 
     env.pop("MEEPLE_REDIS_URL", None)
     for i in range(args.nodes):
         port = free_port()
-        prof = ["-m", "cProfile", "-o", os.path.join(args.profile, f"server{i}.prof")] \
-            if args.profile else []
-        cmd = [sys.executable, *prof, "-m", "meeple.server", "--host", "127.0.0.1", "--port", str(port),
+        prof = ["-c", PROFILED, os.path.join(args.profile, f"server{i}.prof")] \
+            if args.profile else ["-m", "meeple.server"]
+        cmd = [sys.executable, *prof, "--host", "127.0.0.1", "--port", str(port),
                "--database-url", db, "--bot-delay", "0"]
         if redis:
             cmd += ["--redis-url", redis]
@@ -630,7 +650,8 @@ def nearest_rank(values: list[float], p: float) -> float | None:
 
 def spread(values: list[float]) -> dict[str, float | None]:
     return {"max": round(max(values), 2) if values else None,
-            "p99": round(nearest_rank(values, 99), 2) if values else None}
+            "p99": round(nearest_rank(values, 99), 2) if values else None,
+            "p50": round(nearest_rank(values, 50), 2) if values else None}
 
 
 def lost_moves(acked: dict[tuple[str, int], int],
@@ -705,6 +726,7 @@ async def kill_phase(args: argparse.Namespace, load: Load, procs: list[subproces
     await asyncio.to_thread(watch.start)
     living = [p for i, p in enumerate(procs) if i != victim]
     m0 = [await asyncio.to_thread(scrape, p.port) for p in living]  # type: ignore[attr-defined]
+    cpu0 = [cpu_seconds(p.pid) for p in living]
     load.window = Window()
     load.kill_at = time.perf_counter()
     load.killed = victim
@@ -715,6 +737,7 @@ async def kill_phase(args: argparse.Namespace, load: Load, procs: list[subproces
     await asyncio.sleep(args.kill_seconds)
     await follow
     watch.close()
+    cpu1 = [cpu_seconds(p.pid) for p in living]
     m1 = [await asyncio.to_thread(scrape, p.port) for p in living]  # type: ignore[attr-defined]
     w = load.window
     moved = {i: t for i, t in load.acked_after_kill.items() if i in on_victim}
@@ -731,9 +754,10 @@ async def kill_phase(args: argparse.Namespace, load: Load, procs: list[subproces
            "p99_ms_after_kill": round(q(both, 99), 1) if len(both) > 1 else None}
     print(f"after the kill: p50={q(both, 50):.1f} p99={q(both, 99):.1f} ms over {len(both)} "
           f"deliveries, errors={len(w.errors)} lost_seats={w.lost_seats}"
-          + (f" kinds={collections.Counter(e.split(': ', 1)[-1][:40] for e in w.errors)}"
+          + (f" kinds={collections.Counter(e.split(': ', 1)[-1][:90] for e in w.errors)}"
              if w.errors else ""), flush=True)
-    print(f"after the kill, the living servers: moves={w.moves} "
+    cpu = [round((b or 0) - (a or 0), 1) for a, b in zip(cpu0, cpu1, strict=True)]
+    print(f"after the kill, the living servers: moves={w.moves} server_cpu_s={cpu} "
           f"stalls=[{'; '.join(stalls(a, b) for a, b in zip(m0, m1, strict=True))}]", flush=True)
     return out
 
@@ -817,7 +841,7 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
               f"load={os.getloadavg()[0]:.1f} host_idle={idle:.2f} "
               f"bus_msgs_per_move={bus_per_move} bus_bytes_per_move={bus_bytes_per_move} "
               f"stalls=[{'; '.join(stalls(a, b) for a, b in zip(m0, m1, strict=True))}]"
-              + (f" kinds={collections.Counter(e.split(': ', 1)[-1][:40] for e in w.errors)}"
+              + (f" kinds={collections.Counter(e.split(': ', 1)[-1][:90] for e in w.errors)}"
                  if w.errors else ""), flush=True)
         return w, {"cpu_s_per_1000_moves": per_k,
                    "server_cpu_s_per_1000_moves": [round(c * 1e3 / max(1, w.moves), 2) for c in cpu],

@@ -390,11 +390,26 @@ def _scrape(server: Server, name: str) -> float:
     return 0.0
 
 
-def test_a_hung_drivers_clock_does_not_fire_after_a_takeover(db):
+def _snapshots(server: Server) -> float:
+    """How many times a server has read a table from the database (its load or catch-up)."""
+    status, text = server.get("/metrics")
+    assert status == 200
+    for line in str(text).splitlines():
+        if line.startswith('meeple_db_call_seconds_count{call="snapshot"}'):
+            return float(line.split()[1])
+    return 0.0
+
+
+def test_a_hung_drivers_clock_does_not_fire_after_a_takeover(own_db):
     """The server driving a timed table hangs (SIGSTOP) past the seat's deadline; the other one
     takes the table over and credits the time nobody drove it. When the hung one wakes
     (SIGCONT) its own timer, set for the old deadline, must not hand the seat to a bot: the
-    stored deadline (moved on) and the lease (no longer its own) say no."""
+    stored deadline (moved on) and the lease (no longer its own) say no. The taker, which has
+    the table open for its player, shows the credited deadline without reading the table
+    again (its copy, one version behind the takeover's, takes the credit as the takeover
+    stored it; a copy left behind would be read again by the next resync). A database of its
+    own: no other test's table is there for B to take over and read."""
+    db = own_db
     env = {"MEEPLE_LEASE_SECONDS": "3"}
     a, b = Server(db, env=env), Server(db, env=env)
     try:
@@ -405,13 +420,18 @@ def test_a_hung_drivers_clock_does_not_fire_after_a_takeover(db):
         first = first if first["legal"] else recv_until(ws, lambda m: m.get("legal"))
         deadline = first["deadline"]
         time.sleep(0.3)
+        reads = _snapshots(b)
         os.kill(a.proc.pid, signal.SIGSTOP)
         try:
             wait_until(lambda: _holder(db, t["id"]) not in (None, held), 12)  # B took it
             store = Storage(db)
             moved_to = store.load_table(t["id"]).deadline
             assert moved_to > deadline + 2.0, (moved_to, deadline)  # the hang was credited
+            taken = time.monotonic()
+            recv_until(ws, lambda m: m.get("type") == "state" and m["deadline"] == moved_to, 5)
             time.sleep(max(0.0, deadline + 0.5 - time.time()))  # A's own deadline has passed
+            time.sleep(max(0.0, taken + 2.5 - time.monotonic()))  # and B resynced since
+            assert _snapshots(b) == reads  # neither the takeover nor a resync read the table
         finally:
             os.kill(a.proc.pid, signal.SIGCONT)
         end = min(moved_to - 0.5, time.time() + 2.0)

@@ -60,6 +60,7 @@ class Chat:
         self.accounts = accounts
         self.users: weakref.WeakKeyDictionary[Connection, dict[str, Any]] = weakref.WeakKeyDictionary()
         self.muted: weakref.WeakKeyDictionary[Connection, set[int]] = weakref.WeakKeyDictionary()
+        self._reads: dict[str, _Read] = {}  # per table, the history read not yet begun
 
     async def _db(self, fn: Any, *args: Any) -> Any:
         return fn(*args) if self.storage.inline else await asyncio.to_thread(fn, *args)
@@ -88,8 +89,30 @@ class Chat:
         if user is not None:
             self.users[conn] = user
             self.muted[conn] = await asyncio.to_thread(self.accounts.muted_ids, user["id"])
-        history = await self._db(self._load, t.rec.id)
+        history = await self._history(t.rec.id)
         self._push(t, history, only=conn, full=True)
+
+    async def _history(self, table_id: str) -> list[dict[str, Any]]:
+        """The table's chat, read after the caller's socket was attached: sockets of one table
+        arriving together (a dead server's players, reconnecting here) share one read, as long
+        as it has not begun when they ask (a read begun before a socket was attached could miss
+        a message said in between, which reached only the sockets attached then)."""
+        if self.storage.inline:
+            return self._load(table_id)
+        read = self._reads.get(table_id)
+        if read is None or read.begun:
+            read = self._reads[table_id] = _Read()
+
+            def load() -> list[dict[str, Any]]:
+                read.begun = True
+                return self._load(table_id)
+
+            read.task = asyncio.ensure_future(asyncio.to_thread(load))
+            read.task.add_done_callback(
+                lambda _t: self._reads.pop(table_id, None) if self._reads.get(table_id) is read
+                else None)
+        assert read.task is not None
+        return await asyncio.shield(read.task)
 
     def set_muted(self, user_id: int, muted: set[int]) -> None:
         """A mute changed: every socket of that account on this server follows at once."""
@@ -139,6 +162,14 @@ class Chat:
             mine = [_public(m) for m in msgs if m["_user"] is None or m["_user"] not in muted]
             if mine:
                 c.push({"type": "chat", "table": t.rec.id, "full": full, "messages": mine})
+
+
+class _Read:
+    """One read of a table's chat history, shared by the sockets that asked before it began."""
+
+    def __init__(self) -> None:
+        self.begun = False  # set by the reading thread as its first step
+        self.task: asyncio.Future[list[dict[str, Any]]] | None = None
 
 
 def _public(m: dict[str, Any]) -> dict[str, Any]:

@@ -133,6 +133,7 @@ class Services:
         try:
             out = await run(key)
         except TableError as exc:
+            storage.answered(key)
             status = ERROR_STATUS.get(exc.code, 400)
             if status < 500:
                 await db(
@@ -146,9 +147,11 @@ class Services:
                 await db(idempotency.forget, storage, key)
             raise
         except BaseException:
+            storage.answered(key)
             await db(idempotency.forget, storage, key)
             raise
-        await db(idempotency.finish, storage, key, 200, out)
+        if not storage.answered(key):  # else committed with the effect (a table, a seat)
+            await db(idempotency.finish, storage, key, 200, out)
         return out
 
 

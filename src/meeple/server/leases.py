@@ -51,6 +51,11 @@ class Leases:
     every: float = 1.0
     mine: set[str] = field(default_factory=set)
     holder: str = ""
+    # each table `take_over` took: (its version before the takeover's own change, after it,
+    # the deadline after it), so that a server with the table open already need not read it
+    # again (`Presence.drive`); the two versions differ when the takeover credited the table
+    # the time nobody drove it (the row, locked by that update, then moved by exactly one)
+    stored: dict[str, tuple[int, int, float | None]] = field(default_factory=dict)
     released: bool = False  # handed on by `release_all`: no round renews or takes any more
     _round_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -135,14 +140,19 @@ class Leases:
                 return []
             renewed = (select(leases_t.c.renewed_at).where(leases_t.c.table_id == tables_t.c.id)
                        .scalar_subquery())
-            conn.execute(
+            credited = set(conn.execute(
                 update(tables_t)
                 .where(tables_t.c.id.in_(rows), tables_t.c.deadline.is_not(None),
                        tables_t.c.deadline > renewed, renewed < now)
                 .values(deadline=tables_t.c.deadline + (now - renewed),
-                        version=tables_t.c.version + 1))
+                        version=tables_t.c.version + 1)
+                .returning(tables_t.c.id)).scalars())
             conn.execute(update(leases_t).where(leases_t.c.table_id.in_(rows)).values(
                 holder=self.holder, expires_at=now + self.ttl, renewed_at=now))
+            stored = conn.execute(select(tables_t.c.id, tables_t.c.version, tables_t.c.deadline)
+                                  .where(tables_t.c.id.in_(rows))).all()
+        self.stored.update({tid: (version - (tid in credited), version, deadline)
+                            for tid, version, deadline in stored})
         self.mine.update(rows)
         return list(rows)
 

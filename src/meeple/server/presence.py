@@ -201,15 +201,26 @@ class Presence:
             log.exception("could not take up table %s", table_id)
 
     async def drive(self, table_id: str) -> None:
-        """Drive a table whose lease this server just took."""
+        """Drive a table whose lease this server just took. A copy open here already is read
+        again only when the takeover cannot tell what changed: a copy at the version the
+        takeover left takes nothing, one just before the takeover's own change takes its new
+        deadline (a dead server's tables, whose players came here first, cost no read)."""
         manager = self.manager
+        stored = self.leases.stored.pop(table_id, None)
         t = manager.tables.get(table_id)
         if t is None:
             t = await manager.get(table_id)  # loaded fresh, deadline included; schedules itself
         else:
             async with t.lock:
-                await manager.catch_up(t)  # a takeover may have moved the deadline on
-                manager.changed(t, publish=False)
+                if stored is not None and t.rec.version >= stored[1]:
+                    manager.bots.schedule(t)  # as new as the takeover, or newer
+                elif stored is not None and t.rec.version == stored[0]:
+                    t.rec.version = stored[1]  # the takeover's credit is all that changed
+                    t.deadline = t.rec.deadline = stored[2]
+                    manager.changed(t, publish=False)
+                else:
+                    await manager.catch_up(t)  # a takeover may have moved the deadline on
+                    manager.changed(t, publish=False)
         if t.rec.status == "over":
             await manager.db(self.leases.release, table_id)
 

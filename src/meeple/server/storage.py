@@ -356,6 +356,17 @@ class Storage:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self.autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self.clock = Clock()
+        # idempotency keys whose answer was committed with their effect (`create_table`,
+        # `transact`): the request needs no second write of it (`Services.once`)
+        self._answered: set[str] = set()
+
+    def answered(self, key: str) -> bool:
+        """Whether ``key``'s answer was committed with its effect (asked once: forgotten then)."""
+        try:
+            self._answered.remove(key)
+        except KeyError:
+            return False
+        return True
 
     def own_engine(self) -> Engine:
         """An engine with a connection of its own, for work that must not queue behind the
@@ -414,6 +425,8 @@ class Storage:
             insert_table(conn, rec)
             if idem_key is not None:
                 store_answer(conn, idem_key, 200, answer)
+        if idem_key is not None and answer is not None:
+            self._answered.add(idem_key)
 
     def transact(self, table_id: str, decide: Callable[[TableRecord, Any], T],
                  idem_key: str | None = None) -> tuple[TableRecord, T]:
@@ -456,6 +469,8 @@ class Storage:
             )
             if idem_key is not None:
                 store_answer(conn, idem_key, 200, result)  # type: ignore[arg-type]
+        if idem_key is not None:
+            self._answered.add(idem_key)
         return rec, result
 
     def snapshot(self, table_id: str, since: int = 0) -> tuple[TableRecord | None, list[int]]:

@@ -17,7 +17,11 @@ let renderer = null;
 let last = null;        // the last state message
 let log = [];           // the log as this seat saw it
 let ws = null;
-let retry = 500;
+// The next reconnect's delay; 0 after a live connection: the first reconnect comes after a
+// random 0.1-0.3 s (a server that died closes all its sockets at once: their players arrive
+// at the next server spread out, not together), then 0.5 s doubling up to 5 s while
+// connections fail.
+let retry = 0;
 let sending = false;    // a move is in flight: ignore further clicks until the next state
 let seenUpTo = 0;       // log lines this seat had seen when it last had the turn ("new" after it)
 let myTurnBefore = false;
@@ -53,15 +57,15 @@ function connect() {
       : own || accountSeat !== null ? { type: "hello", seat: own ? own.seat : accountSeat } : { type: "hello" }));
     $("conn").textContent = "live";
     $("conn").className = "conn ok";
-    retry = 500;
+    retry = 0;
   };
   ws.onmessage = (e) => onMessage(JSON.parse(e.data));
   ws.onclose = () => {
     $("conn").textContent = "reconnecting…";
     $("conn").className = "conn bad";
     sending = false;
-    setTimeout(connect, retry);
-    retry = Math.min(retry * 2, 5000);
+    setTimeout(connect, retry || 100 + Math.random() * 200);
+    retry = retry ? Math.min(retry * 2, 5000) : 500;
   };
 }
 
