@@ -56,4 +56,67 @@ def test_a_server_hears_its_own_tables_and_the_shared_channel_only():
     assert sorted(got, key=str) == sorted([(mine, 1, None), (None, None, [7])], key=str)
     # after the table was let go, its next move did not reach this server at all
     assert [m.get("version") for m in heard["a"] if m.get("table") == mine] == [1]
-    assert heard["received"] == [2]
+    # its own announcement of the table (``hello``), then the two messages above
+    assert heard["received"] == [3]
+
+
+async def _sharing() -> dict[str, object]:
+    """Two buses, as two servers: what each publishes about a table as it opens and closes."""
+    seen: dict[str, list] = {"a": [], "b": []}
+    a, b = RedisBus(REDIS), RedisBus(REDIS)
+
+    async def on_a(message):
+        seen["a"].append(message)
+        if message.get("hello"):  # what TableManager.on_bus answers
+            a.send({"table": message["table"], "version": 5})
+
+    async def on_b(message):
+        seen["b"].append(message)
+
+    table = uuid.uuid4().hex
+    out: dict[str, object] = {}
+    await a.start(on_a)
+    await b.start(on_b)
+    try:
+        await a.watch(table)  # a's hello reaches nobody else
+        await asyncio.sleep(0.2)
+        await a.publish({"table": table, "version": 1})  # unknown yet: sent, heard by a alone
+        out["alone_after_first"] = table in a.shared
+        sent = a.published_messages
+        await a.publish({"table": table, "version": 2})
+        await a.publish({"table": table, "version": 3})
+        out["sent_alone"] = a.published_messages - sent  # nobody else has it open: nothing
+        await b.watch(table)  # b opens it: a hears the hello and answers with its version
+        await asyncio.sleep(0.3)
+        out["a_shares"] = table in a.shared
+        out["b_heard_version"] = [m.get("version") for m in seen["b"]]
+        await a.publish({"table": table, "version": 6})
+        await b.publish({"table": table, "version": 7})
+        await asyncio.sleep(0.3)
+        out["b_heard"] = [m.get("version") for m in seen["b"]]
+        out["a_heard"] = [m.get("version") for m in seen["a"] if not m.get("hello")]
+        b.unwatch(table)  # b lets it go: a's next publish reaches only a, then a stops
+        await asyncio.sleep(0.3)
+        await a.publish({"table": table, "version": 8})
+        sent = a.published_messages
+        await a.publish({"table": table, "version": 9})
+        out["sent_after_b_left"] = a.published_messages - sent
+        out["a_shares_after"] = table in a.shared
+    finally:
+        await a.stop()
+        await b.stop()
+    return out
+
+
+def test_a_table_open_on_one_server_costs_no_redis_traffic():
+    out = asyncio.run(_sharing())
+    assert out["alone_after_first"] is False
+    assert out["sent_alone"] == 0
+    # a second server opening the table is answered with the first one's version at once, so
+    # it reads the database again if a move it did not hear happened after its read
+    assert out["a_shares"] is True
+    assert out["b_heard_version"] == [5]
+    assert out["b_heard"] == [5, 6]
+    assert out["a_heard"] == [7]
+    assert out["sent_after_b_left"] == 0
+    assert out["a_shares_after"] is False

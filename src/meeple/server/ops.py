@@ -60,6 +60,9 @@ class Metrics:
         self.bus_received_bytes = Gauge(
             "meeple_bus_received_bytes", "Bytes of the pub/sub messages this server was sent",
             registry=r)
+        self.bus_published = Gauge(
+            "meeple_bus_published_messages", "Pub/sub messages this server sent (only those of "
+            "tables another server may have open)", registry=r)
         self.gc_seconds = Histogram(
             "meeple_gc_seconds", "Cyclic garbage collector pauses", ["generation"],
             buckets=_FAST, registry=r)
@@ -98,6 +101,7 @@ class Metrics:
         self.bot_queue.set(manager.bots.waiting)
         self.bus_received.set(getattr(manager.bus, "received_messages", 0))
         self.bus_received_bytes.set(getattr(manager.bus, "received_bytes", 0))
+        self.bus_published.set(getattr(manager.bus, "published_messages", 0))
         return _generate(self.registry), CONTENT_TYPE_LATEST
 
 

@@ -12,6 +12,13 @@ subscribes to the tables it has open (``watch``/``unwatch``), so it receives onl
 sockets and bots need: with N servers each hears about its own tables, not N times the moves.
 Messages about no table (the matchmaker's "seated", an account's sockets to close) go on one
 shared channel that every server hears.
+
+A table open on one server only (a load balancer hashing the table id puts all its sockets on
+one server) costs no Redis traffic at all: a server publishes a table's messages only while
+another server may have it open (`RedisBus.shared`). A server opening a table announces it
+(``hello``) on the table's channel; a server that has the table open answers with its version,
+so the newcomer reads the database again if it read before a move the other server did not yet
+publish; and a publish that Redis delivered to no other server ends the sharing.
 """
 
 from __future__ import annotations
@@ -68,7 +75,8 @@ class RedisBus:
     together, one Redis message per channel (``{"origin", "batch": [...]}``) in one pipelined
     round trip, so under load a server receives and parses one message per batch of a table
     rather than one per move; an idle server's message goes out at once, alone.
-    ``received_messages`` and ``received_bytes`` count what this server was sent (metrics).
+    ``received_messages`` and ``received_bytes`` count what this server was sent, and
+    ``published_messages`` what it sent (metrics).
     """
 
     def __init__(self, url: str) -> None:
@@ -85,6 +93,13 @@ class RedisBus:
         self._unwatching: set[asyncio.Task[None]] = set()
         self.received_messages = 0
         self.received_bytes = 0
+        self.published_messages = 0
+        # tables open here that another server may have open too: only their messages go out.
+        # A table is shared from its ``watch`` until a publish reaches no other subscriber, and
+        # again from any message another server sends on its channel (``hello`` included).
+        self.shared: set[str] = set()
+        self._heard: dict[str, int] = {}  # table -> serial of the last message another sent
+        self._serial = 0
 
     async def start(self, handler: Handler, wants: Callable[[dict[str, Any]], bool] | None = None,
                     ) -> None:
@@ -105,6 +120,11 @@ class RedisBus:
                 if data.get("origin") == self.origin:
                     continue
                 for item in data["batch"] if "batch" in data else (data,):
+                    table = item.get("table")
+                    if table is not None and str(table) in self.watched:
+                        self._serial += 1
+                        self._heard[str(table)] = self._serial
+                        self.shared.add(str(table))
                     if wants(item):
                         # one task per message, so a slow catch-up of one table delays no
                         # other; per table the order holds (each task goes straight to the
@@ -124,11 +144,16 @@ class RedisBus:
         if table_id not in self.watched:
             self.watched.add(table_id)
             await self.pubsub.subscribe(table_channel(table_id))
+            # another server may have it open: publish until a publish shows nobody else hears
+            self.shared.add(table_id)
+            self._queue({"table": table_id, "hello": True}, None)
 
     def unwatch(self, table_id: str) -> None:
         """Stop hearing a table this server no longer has open."""
         if table_id in self.watched:
             self.watched.discard(table_id)
+            self.shared.discard(table_id)
+            self._heard.pop(table_id, None)
             task = asyncio.get_running_loop().create_task(
                 self.pubsub.unsubscribe(table_channel(table_id)))
             self._unwatching.add(task)
@@ -149,13 +174,22 @@ class RedisBus:
         if self._sender is None or self._sender.done():
             self._sender = asyncio.get_running_loop().create_task(self._send_all())
 
+    def _wanted(self, message: dict[str, Any]) -> bool:
+        """Whether anyone but this server may need the message (see ``shared``)."""
+        table = message.get("table")
+        return table is None or str(table) not in self.watched or str(table) in self.shared
+
     async def _send_all(self) -> None:
         while self._outbox:
             batch, self._outbox = self._outbox, []
             by_channel: dict[str, list[dict[str, Any]]] = {}
             for message, _ in batch:
-                by_channel.setdefault(channel_of(message), []).append(message)
-            for attempt in range(3):  # a dropped connection is retried; the log stays the truth
+                if self._wanted(message):
+                    by_channel.setdefault(channel_of(message), []).append(message)
+            # a message another server sends after this serial may announce a table it opened
+            # after our publish reached Redis: such a table stays shared whatever Redis counts
+            serial = self._serial
+            for attempt in range(3 if by_channel else 0):  # a dropped connection is retried
                 try:
                     async with self.client.pipeline(transaction=False) as pipe:
                         for channel, messages in by_channel.items():
@@ -164,7 +198,9 @@ class RedisBus:
                             else:
                                 data = json.dumps({"origin": self.origin, "batch": messages})
                             pipe.publish(channel, data)
-                        await pipe.execute()
+                        heard_by = await pipe.execute()
+                    self.published_messages += len(by_channel)
+                    self._unshare(by_channel, heard_by, serial)
                     break
                 except Exception as exc:
                     if attempt == 2:
@@ -174,6 +210,19 @@ class RedisBus:
             for _, done in batch:
                 if done is not None and not done.done():
                     done.set_result(None)
+
+    def _unshare(self, by_channel: dict[str, list[dict[str, Any]]], heard_by: list[Any],
+                 serial: int) -> None:
+        """A table whose publish reached this server alone is open nowhere else: stop sending
+        its messages. Not on its ``hello``: Redis may not have our own subscription yet, so
+        one listener there can be another server."""
+        for messages, count in zip(by_channel.values(), heard_by, strict=True):
+            table = messages[0].get("table")
+            if (table is None or not isinstance(count, int) or count > 1
+                    or any(m.get("hello") for m in messages)):
+                continue
+            if self._heard.get(str(table), 0) <= serial:
+                self.shared.discard(str(table))
 
     async def ping(self) -> None:
         await self.client.ping()

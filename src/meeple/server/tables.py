@@ -452,6 +452,13 @@ class TableManager:
     async def on_bus(self, message: dict[str, Any]) -> None:
         """Another server changed a table. A move carries its action: applied straight away
         when it is the very next change; anything else is read from the database."""
+        if message.get("hello"):
+            # another server opened the table: our version tells it whether it read the
+            # database before a move of ours that we did not publish (nobody else had it open)
+            t = self.tables.get(str(message.get("table")))
+            if t is not None:
+                self.bus.send({"table": t.rec.id, "version": t.rec.version})
+            return
         for hook in self.hooks:
             await hook.on_message(message)
         if message.get("chat") is not None:
