@@ -828,6 +828,9 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
                for a, b in zip(m0, m1, strict=True)]
         bus_per_move = [round(n / max(1, w.moves), 3) for n, _ in bus]
         bus_bytes_per_move = [round(nb / max(1, w.moves), 1) for _, nb in bus]
+        sent_per_move = [round((b.get("meeple_bus_published_messages", 0)
+                                - a.get("meeple_bus_published_messages", 0)) / max(1, w.moves), 3)
+                         for a, b in zip(m0, m1, strict=True)]
         print(f"{label}tables={tables} moves/s={w.moves / args.step_seconds:.0f} "
               f"deliveries={len(both)} "
               f"p50={q(both, 50):.1f} p99={q(both, 99):.1f} ms (same server p99={q(w.local, 99):.1f}, "
@@ -840,13 +843,14 @@ async def run(args: argparse.Namespace, nodes: list[str], procs: list[subprocess
               f"client_gc2={len(w.gc_pauses)}/{sum(w.gc_pauses) * 1e3:.0f}ms "
               f"load={os.getloadavg()[0]:.1f} host_idle={idle:.2f} "
               f"bus_msgs_per_move={bus_per_move} bus_bytes_per_move={bus_bytes_per_move} "
+              f"bus_sent_per_move={sent_per_move} "
               f"stalls=[{'; '.join(stalls(a, b) for a, b in zip(m0, m1, strict=True))}]"
               + (f" kinds={collections.Counter(e.split(': ', 1)[-1][:90] for e in w.errors)}"
                  if w.errors else ""), flush=True)
         return w, {"cpu_s_per_1000_moves": per_k,
                    "server_cpu_s_per_1000_moves": [round(c * 1e3 / max(1, w.moves), 2) for c in cpu],
                    "host_idle": round(idle, 3), "bus_msgs_per_move": bus_per_move,
-                   "bus_bytes_per_move": bus_bytes_per_move}
+                   "bus_bytes_per_move": bus_bytes_per_move, "bus_sent_per_move": sent_per_move}
 
     async def settle(tables: int) -> None:
         """After a resize: wait until every table slot is seated (at most 60 s), then
