@@ -59,3 +59,17 @@ def join(c: TestClient, table_id: str, seat: int, name: str, secret: str | None 
     if secret is not None:
         body["secret"] = secret
     return c.post(f"/api/tables/{table_id}/join", json=body)
+
+
+def downgrade(store: Any, revision: str) -> None:
+    """Take ``store``'s schema down to an older Alembic revision (a migration's way back)."""
+    from importlib import resources
+
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(resources.files("meeple.server").joinpath("migrations")))
+    with store.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, revision)

@@ -12,7 +12,7 @@ import meeple
 from meeple.bots.analysis import METHOD_VERSION
 from meeple.server import analysis as server_analysis
 from meeple.server.storage import Storage
-from server_util import client, create, wait_for
+from server_util import client, create, downgrade, wait_for
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -165,11 +165,6 @@ def test_one_server_takes_over_an_outdated_analysis(c, url):
 def test_the_migration_marks_analyses_stored_before_it_outdated(tmp_path):
     """``0013_s4_anver``: an analysis stored before versions were kept is of unknown method, so
     it is outdated; the migration also goes down and up again."""
-    from importlib import resources
-
-    from alembic import command
-    from alembic.config import Config
-
     url = f"sqlite:///{tmp_path / 'old.db'}"
     store = Storage(url)
     store.migrate("0012_botapi")
@@ -184,11 +179,7 @@ def test_the_migration_marks_analyses_stored_before_it_outdated(tmp_path):
     store.migrate()
     row = server_analysis.read(store, "abc", 0, "quick")
     assert row["status"] == "done" and row["method"] is None and row["outdated"] is True
-    cfg = Config()
-    cfg.set_main_option("script_location", str(resources.files("meeple.server").joinpath("migrations")))
-    with store.engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.downgrade(cfg, "0012_botapi")
+    downgrade(store, "0012_botapi")
     with store.engine.connect() as conn:
         assert "method" not in {col["name"] for col in sa.inspect(conn).get_columns("meeple_analyses")}
     store.migrate()

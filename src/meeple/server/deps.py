@@ -29,7 +29,7 @@ from .middleware import client_token
 from .notify import Notifier
 from .ratelimit import RateLimits
 from .ratings import Ratings
-from .storage import Storage
+from .storage import ClaimLost, Storage
 from .tables import LiveTable, TableError, TableManager
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ class Services:
         )
 
     async def once(self, request: Request, body: BaseModel, run: Any) -> Any:
-        """Run ``run(key)`` at most once per ``Idempotency-Key`` (see idempotency.py)."""
+        """Run ``run(claim)`` at most once per ``Idempotency-Key`` (see idempotency.py)."""
         raw = request.headers.get("idempotency-key")
         if raw is None:
             return await run(None)
@@ -127,32 +127,36 @@ class Services:
         )
         digest = hashlib.sha256(body.model_dump_json().encode()).hexdigest()
         db, storage = self.manager.db, self.storage
-        stored = await db(idempotency.claim, storage, key, digest)
-        if stored is not None:
-            return JSONResponse(stored.answer, stored.status)
+        claim = await db(idempotency.claim, storage, key, digest)
+        if isinstance(claim, idempotency.Stored):
+            return JSONResponse(claim.answer, claim.status)
         try:
-            out = await run(key)
+            out = await run(claim)
+        except ClaimLost:  # a retry took the claim over: nothing of ours committed
+            return await self._repeat(key)
         except TableError as exc:
-            storage.answered(key)
+            storage.answered(claim)
             status = ERROR_STATUS.get(exc.code, 400)
-            if status < 500:
-                await db(
-                    idempotency.finish,
-                    storage,
-                    key,
-                    status,
-                    {"error": exc.code, "detail": str(exc)},
-                )
-            else:
-                await db(idempotency.forget, storage, key)
+            if status >= 500:
+                await db(idempotency.forget, storage, claim)
+            elif not await db(idempotency.finish, storage, claim, status,
+                              {"error": exc.code, "detail": str(exc)}):
+                return await self._repeat(key)
             raise
         except BaseException:
-            storage.answered(key)
-            await db(idempotency.forget, storage, key)
+            storage.answered(claim)
+            await db(idempotency.forget, storage, claim)
             raise
-        if not storage.answered(key):  # else committed with the effect (a table, a seat)
-            await db(idempotency.finish, storage, key, 200, out)
-        return out
+        # the answer was committed with the effect (a table, a seat), or is stored now
+        if storage.answered(claim) or await db(idempotency.finish, storage, claim, 200, out):
+            return out
+        return await self._repeat(key)
+
+    async def _repeat(self, key: str) -> JSONResponse:
+        """A request whose claim a retry took over answers as a retry would (never touching
+        the retry's claim): the stored answer, else 409 ``in_progress``."""
+        again = await self.manager.db(idempotency.repeat, self.storage, key)
+        return JSONResponse(again.answer, again.status)
 
 
 def services(conn: HTTPConnection) -> Services:

@@ -143,6 +143,8 @@ idempotency_t = Table(
     Column("status", Integer, nullable=True),  # None: the first request is still running
     Column("answer", JSON, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # 0014: the claim's own random token (a retry that takes the claim over gets a new one)
+    Column("token", String(32), nullable=True),
 )
 
 
@@ -296,6 +298,19 @@ def _logged(row: Any, table_id: str, n: int) -> int:
     return int(row[0])
 
 
+@dataclass(frozen=True)
+class Claim:
+    """An idempotency key as one request holds it: ``token`` tells this request's claim from a
+    retry's that took the key over (see idempotency.py)."""
+
+    key: str
+    token: str
+
+
+class ClaimLost(Exception):
+    """A retry took this request's claim over: its effect must not commit (the retry's does)."""
+
+
 @dataclass
 class SeatRecord:
     seat: int
@@ -356,14 +371,14 @@ class Storage:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self.autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self.clock = Clock()
-        # idempotency keys whose answer was committed with their effect (`create_table`,
+        # idempotency claims whose answer was committed with their effect (`create_table`,
         # `transact`): the request needs no second write of it (`Services.once`)
-        self._answered: set[str] = set()
+        self._answered: set[Claim] = set()
 
-    def answered(self, key: str) -> bool:
-        """Whether ``key``'s answer was committed with its effect (asked once: forgotten then)."""
+    def answered(self, claim: Claim) -> bool:
+        """Whether ``claim``'s answer was committed with its effect (asked once: forgotten then)."""
         try:
-            self._answered.remove(key)
+            self._answered.remove(claim)
         except KeyError:
             return False
         return True
@@ -418,25 +433,27 @@ class Storage:
             conn.exec_driver_sql("SELECT 1")
 
     # ----- tables and seats -------------------------------------------------------------------
-    def create_table(self, rec: TableRecord, idem_key: str | None = None,
+    def create_table(self, rec: TableRecord, claim: Claim | None = None,
                      answer: dict[str, Any] | None = None) -> None:
-        """Store a new table; with ``idem_key``, its answer in the same transaction."""
+        """Store a new table; with ``claim``, its answer in the same transaction (`ClaimLost`:
+        neither)."""
         with self.engine.begin() as conn:
             insert_table(conn, rec)
-            if idem_key is not None:
-                store_answer(conn, idem_key, 200, answer)
-        if idem_key is not None and answer is not None:
-            self._answered.add(idem_key)
+            if claim is not None:
+                store_answer(conn, claim, 200, answer)
+        if claim is not None and answer is not None:
+            self._answered.add(claim)
 
     def transact(self, table_id: str, decide: Callable[[TableRecord, Any], T],
-                 idem_key: str | None = None) -> tuple[TableRecord, T]:
+                 claim: Claim | None = None) -> tuple[TableRecord, T]:
         """Decide a change of a table in the database, in one transaction.
 
         The table row is locked (``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite takes its
         write lock first), ``decide(rec, conn)`` sees the stored truth, changes ``rec`` in place
         (seats, status, deadline, rematch) or raises, and what changed is written with the
-        version bumped. With ``idem_key`` the result (a JSON dict) is stored as that key's
-        answer in the same transaction. Returns the new record and ``decide``'s result.
+        version bumped. With ``claim`` the result (a JSON dict) is stored as that claim's
+        answer in the same transaction (`ClaimLost`: nothing is). Returns the new record and
+        ``decide``'s result.
         """
         with self.engine.begin() as conn:
             if self.inline:
@@ -467,10 +484,10 @@ class Storage:
                     version=rec.version, updated_at=rec.updated_at, undos=rec.undos,
                     undone_to=rec.undone_to, clocks=rec.clocks)
             )
-            if idem_key is not None:
-                store_answer(conn, idem_key, 200, result)  # type: ignore[arg-type]
-        if idem_key is not None:
-            self._answered.add(idem_key)
+            if claim is not None:
+                store_answer(conn, claim, 200, result)  # type: ignore[arg-type]
+        if claim is not None:
+            self._answered.add(claim)
         return rec, result
 
     def snapshot(self, table_id: str, since: int = 0) -> tuple[TableRecord | None, list[int]]:
@@ -670,10 +687,19 @@ def insert_table(conn: Any, rec: TableRecord) -> None:
     conn.execute(insert(seats_t), [{"table_id": rec.id, **s.__dict__} for s in rec.seats])
 
 
-def store_answer(conn: Any, key: str, status: int, answer: dict[str, Any] | None) -> None:
-    """Record an idempotency key's answer (its row was claimed before the request ran)."""
-    conn.execute(update(idempotency_t).where(idempotency_t.c.key == key)
-                 .values(status=status, answer=answer))
+def store_answer(conn: Any, claim: Claim, status: int, answer: dict[str, Any] | None) -> None:
+    """Record an idempotency key's answer, inside the effect's transaction. Only the claim
+    still held stores one; else `ClaimLost`, so that the effect rolls back."""
+    stored = conn.execute(update(idempotency_t).where(*held(claim))
+                          .values(status=status, answer=answer))
+    if stored.rowcount != 1:
+        raise ClaimLost(claim.key)
+
+
+def held(claim: Claim) -> tuple[Any, ...]:
+    """Where ``claim``'s row is still that request's and has no answer yet."""
+    return (idempotency_t.c.key == claim.key, idempotency_t.c.token == claim.token,
+            idempotency_t.c.status.is_(None))
 
 
 def delete_actions(conn: Any, table_id: str, since: int) -> None:

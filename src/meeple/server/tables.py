@@ -40,6 +40,7 @@ from .ops import Metrics
 from .presence import Presence
 from .pubsub import LocalBus, OpenTables, RedisBus
 from .storage import (
+    Claim,
     DuplicateMove,
     MoveWriter,
     NotDriver,
@@ -502,7 +503,7 @@ class TableManager:
         rematch_of: str | None = None,
         seed: int | None = None,
         client: str | None = None,
-        idem_key: str | None = None,
+        claim: Claim | None = None,
         user: int | None = None,
         speed: dict[str, Any] | None = None,
     ) -> tuple[LiveTable, str, dict[int, str]]:
@@ -512,10 +513,10 @@ class TableManager:
             raise TableError("draining", "this server is restarting; try again")
         t, host, taken = self._new_table(game, players, options, seats, name, time_limit,
                                          rematch_of, seed, client, user, speed)
-        answer = self.create_answer(t, host, taken) if idem_key else None
+        answer = self.create_answer(t, host, taken) if claim else None
         await self.bus.watch(t.rec.id)
         try:
-            await self.db(self.storage.create_table, t.rec, idem_key, answer)
+            await self.db(self.storage.create_table, t.rec, claim, answer)
         except BaseException:
             self.bus.unwatch(t.rec.id)
             raise
@@ -572,13 +573,13 @@ class TableManager:
         t.gone_since = {n: self.storage.clock.now() for n in taken}
         return t, host, taken
 
-    async def change(self, t: LiveTable, decide: Any, idem_key: str | None = None) -> Any:
+    async def change(self, t: LiveTable, decide: Any, claim: Claim | None = None) -> Any:
         """Decide a change in the database (one transaction on the stored table), then take
         the stored result as this server's copy, tell everyone, and drive it if it started."""
         async with t.lock:
             before = t.rec
             try:
-                rec, out = await self.db(self.storage.transact, t.rec.id, decide, idem_key)
+                rec, out = await self.db(self.storage.transact, t.rec.id, decide, claim)
             except LookupError:
                 raise TableError("no_table", "no such table") from None
             except TableError:
@@ -594,7 +595,7 @@ class TableManager:
         return out
 
     async def join(self, t: LiveTable, seat: int, name: str, secret: str | None,
-                   client: str | None = None, idem_key: str | None = None,
+                   client: str | None = None, claim: Claim | None = None,
                    user: int | None = None, bot: bool = False) -> str:
         """Take an open seat (or an invited one, with its secret); returns the seat secret.
 
@@ -622,7 +623,7 @@ class TableManager:
             _start_if_full(rec, self.storage.clock.now())
             return {"id": rec.id, "seat": seat, "secret": fresh}
 
-        return (await self.change(t, decide, idem_key))["secret"]
+        return (await self.change(t, decide, claim))["secret"]
 
     async def host_seat(self, t: LiveTable, host: str, seat: int, kind: str, level: str | None) -> str | None:
         """The host fills an open seat with a bot, or reserves it for an invite link."""
@@ -716,7 +717,7 @@ class TableManager:
         return True
 
     async def rematch(self, t: LiveTable, seat: int | None, secret: str | None,
-                      client: str | None = None, idem_key: str | None = None,
+                      client: str | None = None, claim: Claim | None = None,
                       user: int | None = None) -> dict[str, Any]:
         """A new table with the same game, options and bots; the asker keeps their seat.
 
@@ -756,13 +757,13 @@ class TableManager:
 
         for _attempt in range(2):
             try:
-                out = await self.change(t, decide, idem_key)
+                out = await self.change(t, decide, claim)
             except _Existing as exc:
                 existing = await self.get(exc.table_id)
                 out = {"id": existing.rec.id}
                 if seat is not None and existing.seat(seat).kind == "open":
                     out.update(seat=seat, secret=await self.join(
-                        existing, seat, t.seat(seat).name or "?", None, client, idem_key, user))
+                        existing, seat, t.seat(seat).name or "?", None, client, claim, user))
                 return out
             except IntegrityError:  # the unique rematch_of index: someone else was first
                 await self.refresh(t)

@@ -17,7 +17,7 @@ from .. import botapi
 from ..deps import CurrentUser, OptionalUser, Services, Svc, services
 from ..middleware import client_token
 from ..models import Created, CreateTable, Lobby, MyTables
-from ..storage import TableRecord
+from ..storage import Claim, TableRecord
 from ..tables import TableError
 
 log = logging.getLogger("meeple.server")
@@ -120,7 +120,7 @@ async def api_create(body: CreateTable, request: Request, svc: Svc, user: Option
     botapi.people_only(user)
     if user is None:
         await svc.guest_name(body.name)
-    return await svc.once(request, body, lambda key: new_table(svc, request, user, body, key))
+    return await svc.once(request, body, lambda claim: new_table(svc, request, user, body, claim))
 
 
 async def new_table(
@@ -128,7 +128,7 @@ async def new_table(
     request: Request,
     user: dict[str, Any] | None,
     body: CreateTable,
-    key: str | None = None,
+    claim: Claim | None = None,
 ) -> dict[str, Any]:
     """A table as `POST /api/tables` makes it, within the visitor's caps."""
     manager, settings = svc.manager, svc.settings
@@ -144,7 +144,7 @@ async def new_table(
         user["username"] if user else body.name,
         body.time_limit,
         client=client_token(request),
-        idem_key=key,
+        claim=claim,
         user=user["id"] if user else None,
         speed=body.speed.model_dump() if body.speed else None,
     )

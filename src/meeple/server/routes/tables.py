@@ -36,6 +36,7 @@ from ..models import (
     Undo,
     Vote,
 )
+from ..storage import Claim
 from ..tables import Connection, LiveTable, TableError, TableManager, secret_ok
 
 log = logging.getLogger("meeple.server")
@@ -65,14 +66,14 @@ async def api_join(
     if user is None:
         await svc.guest_name(body.name)
 
-    async def run(key: str | None) -> dict[str, Any]:
+    async def run(claim: Claim | None) -> dict[str, Any]:
         secret = await svc.manager.join(
             t,
             body.seat,
             user["username"] if user else body.name,
             body.secret,
             client_token(request),
-            key,
+            claim,
             user["id"] if user else None,
         )
         return {"id": t.rec.id, "seat": body.seat, "secret": secret}
@@ -127,8 +128,8 @@ async def api_rematch(
     return await svc.once(
         request,
         body,
-        lambda key: svc.manager.rematch(
-            t, body.seat, body.secret, client_token(request), key, user["id"] if user else None
+        lambda claim: svc.manager.rematch(
+            t, body.seat, body.secret, client_token(request), claim, user["id"] if user else None
         ),
     )
 
