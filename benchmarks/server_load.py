@@ -363,8 +363,12 @@ class Load:
         return False
 
     async def post(self, index: int, node: int, path: str, body: dict, cookie: str) -> dict:
+        """As the page's ``api()``: the same key again after a lost answer (on the next living
+        server once this one is found dead), and after 409 ``in_progress`` five times over
+        4.5 s (a claim of the killed server's, taken over after 3 s)."""
         key = uuid.uuid4().hex  # a retry after a lost answer is the same request
-        for attempt in range(5):
+        busy = 0
+        for attempt in range(10):
             at = self.route(node, index)
             try:
                 status, answer = await asyncio.wait_for(self.http.post(
@@ -372,6 +376,10 @@ class Load:
                                                  "idempotency-key": key}), 30)
                 if status == 200:
                     return json.loads(answer)
+                if status == 409 and b"in_progress" in answer and busy < 5:
+                    busy += 1
+                    await asyncio.sleep(0.3 * busy)
+                    continue
                 raise RuntimeError(f"{path}: {status} {answer[:100]!r}")
             except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError, IndexError):
                 if self.lost_to_kill(at):
