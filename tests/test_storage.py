@@ -165,3 +165,31 @@ def test_move_writer_logs_from_the_event_loop(synchronous):
     assert store.load_table(tid).deadline == 123.5
     assert setting == ("on" if synchronous else "off")
     store.dispose()
+
+
+def test_a_table_just_started_is_left_to_its_starter_to_lease(url):
+    """Leases: a running table that needs a driver and has no lease row is an orphan only once
+    it has been still for a lease's time; just started, its own server is about to lease it,
+    and another server's lease round taking it first would drive it from afar."""
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from meeple.server.leases import Leases
+    from meeple.server.storage import tables_t
+
+    store = Storage(url)
+    store.migrate()
+    tid = uuid.uuid4().hex[:12]
+    rec = _table(tid)
+    rec.status = "running"  # a bot seat: it needs a driver
+    store.create_table(rec)
+    other = Leases(store, "other")
+    _lost, taken = other.round()
+    assert tid not in taken and tid not in other.mine
+    with store.engine.begin() as conn:  # nobody leased it for longer than a lease lasts
+        conn.execute(update(tables_t).where(tables_t.c.id == tid)
+                     .values(updated_at=rec.updated_at - timedelta(seconds=other.ttl + 1)))
+    _lost, taken = other.round()
+    assert tid in taken and tid in other.mine
+    store.dispose()

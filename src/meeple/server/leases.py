@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import uuid
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine, and_, delete, exists, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -159,16 +160,22 @@ class Leases:
     def orphans(self, limit: int = 200, engine: Engine | None = None,
                 unleased: bool = False) -> list[str]:
         """Running tables nobody living drives (no lease, an expired one, or ours from before a
-        restart of this server); ``unleased``: only those without a lease row."""
+        restart of this server); ``unleased``: only those without a lease row, unchanged for
+        ``ttl`` seconds. A table that has just started has no lease row until the server that
+        started it takes one (`Presence.claim`, a moment after the start commits): taking it
+        then would leave the table to a server none of its sockets is on, costing every move a
+        publish, so its starter gets as long as a lease would."""
         now = self.storage.clock.now()
         lapsed = or_(leases_t.c.table_id.is_(None), leases_t.c.expires_at < now,
                      leases_t.c.holder.like(self.node + ":%"))
+        # rows are stamped with each server's own clock (`storage._now`)
+        quiet = tables_t.c.updated_at < datetime.now(UTC) - timedelta(seconds=self.ttl)
         with (engine or self.storage.engine).connect() as conn:
             rows = conn.execute(
                 select(tables_t.c.id)
                 .select_from(tables_t.outerjoin(leases_t, leases_t.c.table_id == tables_t.c.id))
                 .where(tables_t.c.status == "running", _NEEDS_DRIVER,
-                       leases_t.c.table_id.is_(None) if unleased else lapsed)
+                       and_(leases_t.c.table_id.is_(None), quiet) if unleased else lapsed)
                 .limit(limit + len(self.mine))
             ).scalars().all()
         return [r for r in rows if r not in self.mine][:limit]
