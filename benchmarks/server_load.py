@@ -388,13 +388,17 @@ class Load:
         raise RuntimeError(f"{path}: unreachable")
 
     async def table_loop(self, index: int) -> None:
-        """Play one table after another until told to stop."""
+        """Play one table after another until told to stop; with ``--pause``, the players wait
+        a random time up to that long before each game, as people do, so the tables a ramp
+        step started together do not end their games (and set up the next) together."""
         rng = random.Random(self.rng.random())
         create = {"game": self.args.game, "players": self.args.players,
                   "seats": [{"kind": "me"}], "name": "P0"}
         if self.args.time_limit:
             create["time_limit"] = self.args.time_limit
         while not self.stop.is_set():
+            if self.args.pause:
+                await asyncio.sleep(rng.uniform(0, self.args.pause))
             try:
                 t = await self.post(index, self.node_of(index, 0), "/api/tables", create,
                                     uuid.uuid4().hex)
@@ -974,6 +978,8 @@ def main() -> None:
     p.add_argument("--game", default="trickarus")
     p.add_argument("--players", type=int, default=3)
     p.add_argument("--think", type=float, default=1.0, help="mean seconds a player waits before moving")
+    p.add_argument("--pause", type=float, default=0.0, metavar="S",
+                   help="players wait a random 0-S seconds before each game (0: back to back)")
     p.add_argument("--database-url", default=os.environ.get("MEEPLE_TEST_POSTGRES_URL"))
     p.add_argument("--redis-url", default=os.environ.get("MEEPLE_TEST_REDIS_URL"))
     p.add_argument("--placement", choices=["ring", "table"], default="table",
@@ -1053,7 +1059,7 @@ def main() -> None:
     print(f"db={db.split(':')[0]} nodes={args.nodes} server_cpus={args.server_cpus} "
           f"placement={args.placement} "
           f"sync_commit={'off' if args.async_commit else 'on'} "
-          f"think={args.think}s game={args.game} "
+          f"think={args.think}s pause={args.pause}s game={args.game} "
           f"players={args.players} ran {time.monotonic() - started:.0f}s; server logs in {tmp}")
     print(json.dumps(result))
     if args.kill_at_peak and "kill" not in result:
