@@ -26,8 +26,9 @@ as the page does (first after a random 0.1-0.3 s), to another living server chos
 (``--failover``), as a proxy hashing the table id sends them when the chosen upstream refuses
 connections; a move sent but
 not seen applied is sent again with the same move number (the server answers a repeat like
-the first). Measured per table of the killed server: seconds from the kill to its first state
-and to its first acknowledged move from another server; with ``--time-limit`` (each table then
+the first). Measured per table of the killed server: seconds from the kill (for a table whose
+players were in a ``--pause`` between games, from the end of that pause: it asked the servers
+nothing before) to its first state and to its first acknowledged move from another server; with ``--time-limit`` (each table then
 has a lease), seconds until each of the killed server's leases passed to another. Then every
 move a player saw applied, (table, move number, action), is looked up in the database. The JSON
 gains ``kill``; the run fails (exit status 1) when a table or lease took longer than
@@ -331,6 +332,12 @@ class Load:
         # from a surviving server
         self.served_after_kill: dict[int, float] = {}
         self.acked_after_kill: dict[int, float] = {}
+        # per table slot, when its players last came back from ``--pause`` (asked the servers
+        # for a new game); slots pausing now. A table paused at the kill asked nothing of the
+        # servers until its pause ended, so its takeover is timed from then, not from the kill.
+        self.resumed_at: dict[int, float] = {}
+        self.pausing: set[int] = set()
+        self.pausing_at_kill: set[int] = set()
 
     def node_of(self, index: int, seat: int) -> int:
         """``ring``: each seat on the next server (every move crosses servers); ``table``: all
@@ -398,7 +405,10 @@ class Load:
             create["time_limit"] = self.args.time_limit
         while not self.stop.is_set():
             if self.args.pause:
+                self.pausing.add(index)
                 await asyncio.sleep(rng.uniform(0, self.args.pause))
+                self.pausing.discard(index)
+                self.resumed_at[index] = time.perf_counter()
             try:
                 t = await self.post(index, self.node_of(index, 0), "/api/tables", create,
                                     uuid.uuid4().hex)
@@ -420,10 +430,15 @@ class Load:
                 for seat, secret in secrets.items()])
             self.games += 1
 
+    def since_kill(self, index: int, now: float) -> float:
+        """Seconds the table slot waited on the servers since the kill: from the kill, or
+        from the end of a pause it was in at the kill (it asked the servers nothing before)."""
+        return now - max(self.kill_at, self.resumed_at.get(index, 0.0))
+
     def _acked(self, index: int, table: str, chosen: tuple[int, int], at: int) -> None:
         self.acked[(table, chosen[0])] = chosen[1]
         if self.killed is not None and at != self.killed and index not in self.acked_after_kill:
-            self.acked_after_kill[index] = time.perf_counter() - self.kill_at
+            self.acked_after_kill[index] = self.since_kill(index, time.perf_counter())
 
     async def seat(self, index: int, table: str, seat: int, secret: str, node: int,
                    sent: dict[int, tuple[float, int]], rng: random.Random) -> None:
@@ -480,7 +495,7 @@ class Load:
                 move = msg["move"]
                 if self.killed is not None and at != self.killed \
                         and index not in self.served_after_kill:
-                    self.served_after_kill[index] = now - self.kill_at
+                    self.served_after_kill[index] = self.since_kill(index, now)
                 if me.chosen is not None and move > me.chosen[0]:
                     self._acked(index, table, me.chosen, at)
                     me.chosen = None
@@ -742,6 +757,7 @@ async def kill_phase(args: argparse.Namespace, load: Load, procs: list[subproces
     load.window = Window()
     load.kill_at = time.perf_counter()
     load.killed = victim
+    load.pausing_at_kill = set(load.pausing)
     procs[victim].send_signal(signal.SIGKILL)
     print(f"killed server {victim} (kill -9) with {tables} tables, {len(on_victim)} of them on "
           f"it and {len(watch.held)} leases held by it", flush=True)
@@ -755,8 +771,11 @@ async def kill_phase(args: argparse.Namespace, load: Load, procs: list[subproces
     moved = {i: t for i, t in load.acked_after_kill.items() if i in on_victim}
     others = [t for i, t in load.acked_after_kill.items() if i not in on_victim]
     both = w.local + w.cross
+    playing = {i: t for i, t in moved.items() if i not in load.pausing_at_kill}
     out = {"killed_server": victim, "tables": tables, "tables_on_killed": len(on_victim),
+           "pausing_at_kill": len(on_victim & load.pausing_at_kill),
            "tables_moved": len(moved), "takeover_s": spread(list(moved.values())),
+           "takeover_s_playing_at_kill": spread(list(playing.values())),
            "served_s": spread([t for i, t in load.served_after_kill.items() if i in on_victim]),
            "others_next_move_s": spread(others),
            "leases_held": len(watch.held), "leases_moved": len(watch.moved),

@@ -569,3 +569,57 @@ def test_a_seat_connected_on_another_server_shows_connected(own_db):
     finally:
         a.stop()
         b.stop()
+
+
+def test_a_table_just_started_stays_with_the_server_that_started_it(own_db):
+    """A leases the tables it starts a moment after the start commits. A is paused (SIGSTOP)
+    again and again, for less than a lease's time but more than B's lease round, while
+    tables start on it: a table caught between its start and its lease must still end up
+    leased by A, not taken by B's round (B would drive it from a server none of its sockets
+    is on, every move then costing a publish)."""
+    # bots that never move in the test's time: the tables stay running and need a driver. A's
+    # leases last 3 s (renewed every 1 s), so its own survive its pauses; B's round runs
+    # every 0.5 s, so it looks during each pause
+    a = Server(own_db, bot_delay=60, env={"MEEPLE_NODE_ID": "starter", "MEEPLE_LEASE_SECONDS": "3"})
+    b = Server(own_db, bot_delay=60, env={"MEEPLE_NODE_ID": "other"})
+    started: list[str] = []
+    errors: list[str] = []
+    stop = threading.Event()
+
+    def start_tables() -> None:
+        while not stop.is_set():
+            status, t = a.post("/api/tables", {"game": "trickarus", "players": 3,
+                                               "seats": [{"kind": "bot", "level": "random"}] * 3},
+                               browser=browser())
+            if status == 200:
+                started.append(t["id"])
+            else:
+                errors.append(f"{status} {t}"[:200])
+            time.sleep(0.05)  # A keeps up with its leases' renewals (else they lapse, rightly)
+
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            for _ in range(8):
+                pool.submit(start_tables)
+            for _ in range(12):
+                time.sleep(0.7)  # a table sees one pause at most between its start and lease
+                a.proc.send_signal(signal.SIGSTOP)
+                time.sleep(0.8)  # > B's round (0.5 s), < B's lease time (1.5 s)
+                a.proc.send_signal(signal.SIGCONT)
+            stop.set()
+        time.sleep(2.0)  # A's claims after its last pause, and B's rounds after them
+        import sqlalchemy as sa
+
+        engine = sa.create_engine(own_db)
+        with engine.connect() as conn:
+            holders = dict(conn.execute(sa.text("SELECT table_id, holder FROM meeple_leases")).all())
+        engine.dispose()
+    finally:
+        stop.set()
+        a.proc.send_signal(signal.SIGCONT)
+        a.stop()
+        b.stop()
+    assert errors == [] and len(started) > 40
+    taken = [t for t in started if not (holders.get(t) or "").startswith("starter:")]
+    assert taken == [], (f"{len(taken)} of {len(started)} tables not leased by their starter: "
+                         f"{[holders.get(t) for t in taken][:5]}")
