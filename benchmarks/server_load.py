@@ -307,6 +307,7 @@ class SeatState:
     chosen: tuple[int, int] | None = None  # (move number, action) sent, not yet seen applied
     seen: int = -1  # the last move number it has seen applied
     live: bool = False  # its last connection opened (the page's reconnect delay starts afresh)
+    thinking: tuple[int, float] | None = None  # (move number, when its player will have decided)
 
 
 class Load:
@@ -511,7 +512,18 @@ class Load:
                 if me.chosen is not None and me.chosen[0] == move:  # sent on a connection lost
                     await ws.send(json.dumps({"type": "move", "action": me.chosen[1], "move": move}))
                 elif move not in sent:  # (a state may come twice)
-                    await asyncio.sleep(self.args.think * (0.5 + rng.random()))
+                    if me.thinking is None or me.thinking[0] != move:
+                        me.thinking = (move, now + self.args.think * (0.5 + rng.random()))
+                    # the page sees its socket close at once, while its player thinks (and
+                    # reconnects; the player, still thinking, moves when they have decided)
+                    wait = me.thinking[1] - time.perf_counter()
+                    if wait > 0:
+                        try:
+                            await asyncio.wait_for(ws.wait_closed(), wait)
+                        except TimeoutError:
+                            pass
+                        else:
+                            await ws.recv()  # closed: raises, and the seat reconnects
                     if self.stop.is_set():
                         return True
                     choice = rng.choice(msg["legal"])["id"]
