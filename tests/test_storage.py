@@ -167,15 +167,18 @@ def test_move_writer_logs_from_the_event_loop(synchronous):
     store.dispose()
 
 
-def test_a_table_just_started_is_left_to_its_starter_to_lease(url):
+def test_a_table_just_started_is_left_to_its_starter_to_lease(url, monkeypatch):
     """Leases: a running table that needs a driver and has no lease row is an orphan only once
-    it has been still for a lease's time; just started, its own server is about to lease it,
-    and another server's lease round taking it first would drive it from afar."""
+    this server's rounds have seen it so for a lease's time; just started, its own server is
+    about to lease it, and another server's lease round taking it first would drive it from
+    afar. The time is this server's own: a row stamped a minute ago by a starter whose clock
+    runs late is no orphan yet."""
     from datetime import timedelta
+    from types import SimpleNamespace
 
     from sqlalchemy import update
 
-    from meeple.server.leases import Leases
+    from meeple.server import leases
     from meeple.server.storage import tables_t
 
     store = Storage(url)
@@ -184,12 +187,17 @@ def test_a_table_just_started_is_left_to_its_starter_to_lease(url):
     rec = _table(tid)
     rec.status = "running"  # a bot seat: it needs a driver
     store.create_table(rec)
-    other = Leases(store, "other")
-    _lost, taken = other.round()
-    assert tid not in taken and tid not in other.mine
-    with store.engine.begin() as conn:  # nobody leased it for longer than a lease lasts
+    with store.engine.begin() as conn:
         conn.execute(update(tables_t).where(tables_t.c.id == tid)
-                     .values(updated_at=rec.updated_at - timedelta(seconds=other.ttl + 1)))
+                     .values(updated_at=rec.updated_at - timedelta(seconds=60)))
+    clock = SimpleNamespace(monotonic=lambda: 1000.0)
+    monkeypatch.setattr(leases, "time", clock, raising=False)
+    other = leases.Leases(store, "other")
+    for at in (1000.0, 1000.0 + other.ttl - 0.1):
+        clock.monotonic = lambda at=at: at
+        _lost, taken = other.round()
+        assert tid not in taken and tid not in other.mine
+    clock.monotonic = lambda: 1000.0 + other.ttl  # nobody leased it for as long as a lease lasts
     _lost, taken = other.round()
     assert tid in taken and tid in other.mine
     store.dispose()

@@ -14,9 +14,9 @@ clocks disagree still agree on who holds what.
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine, and_, delete, exists, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -58,6 +58,9 @@ class Leases:
     # the time nobody drove it (the row, locked by that update, then moved by exactly one)
     stored: dict[str, tuple[int, int, float | None]] = field(default_factory=dict)
     released: bool = False  # handed on by `release_all`: no round renews or takes any more
+    # running tables needing a driver that had no lease row, and when this server's rounds
+    # first saw each so (its own monotonic clock: no other server's clock is compared)
+    unleased_since: dict[str, float] = field(default_factory=dict)
     _round_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -160,29 +163,30 @@ class Leases:
     def orphans(self, limit: int = 200, engine: Engine | None = None,
                 unleased: bool = False) -> list[str]:
         """Running tables nobody living drives (no lease, an expired one, or ours from before a
-        restart of this server); ``unleased``: only those without a lease row, unchanged for
-        ``ttl`` seconds. A table that has just started has no lease row until the server that
-        started it takes one (`Presence.claim`, a moment after the start commits): taking it
-        then would leave the table to a server none of its sockets is on, costing every move a
-        publish, so its starter gets as long as a lease would."""
+        restart of this server); ``unleased``: only those without a lease row."""
         now = self.storage.clock.now()
         lapsed = or_(leases_t.c.table_id.is_(None), leases_t.c.expires_at < now,
                      leases_t.c.holder.like(self.node + ":%"))
-        # rows are stamped with each server's own clock (`storage._now`)
-        quiet = tables_t.c.updated_at < datetime.now(UTC) - timedelta(seconds=self.ttl)
         with (engine or self.storage.engine).connect() as conn:
             rows = conn.execute(
                 select(tables_t.c.id)
                 .select_from(tables_t.outerjoin(leases_t, leases_t.c.table_id == tables_t.c.id))
                 .where(tables_t.c.status == "running", _NEEDS_DRIVER,
-                       and_(leases_t.c.table_id.is_(None), quiet) if unleased else lapsed)
+                       leases_t.c.table_id.is_(None) if unleased else lapsed)
+                .order_by(tables_t.c.updated_at)
                 .limit(limit + len(self.mine))
             ).scalars().all()
         return [r for r in rows if r not in self.mine][:limit]
 
     def round(self, engine: Engine | None = None) -> tuple[set[str], list[str]]:
         """One lease round: renew ours, take over the lapsed ones in one transaction, then take
-        up, one by one, the rare running table that needs a driver and has no lease row at all.
+        up, one by one, the rare running table that needs a driver and has had no lease row
+        for ``ttl`` seconds of this server's rounds. A table that has just started has no
+        lease row until the server that started it takes one (`Presence.claim`, a moment after
+        the start commits): taking it then would leave the table to a server none of its
+        sockets is on, costing every move a publish, so its starter gets as long as a lease
+        would. That time is counted on this server's own clock from its first sight of the
+        table, not from the row's timestamp, which another server's clock wrote.
         Returns (the tables lost, the tables taken); nothing once `release_all` ran (a round
         in another thread must not take back what a stopping server just handed on)."""
         with self._round_lock:
@@ -190,9 +194,13 @@ class Leases:
                 return set(), []
             lost = self.renew(engine)
             taken = self.take_over(engine)
-            for tid in self.orphans(engine=engine, unleased=True):
-                if self.acquire(tid, engine):
+            seen_at = time.monotonic()
+            self.unleased_since = {tid: self.unleased_since.get(tid, seen_at)
+                                   for tid in self.orphans(engine=engine, unleased=True)}
+            for tid, since in list(self.unleased_since.items()):
+                if seen_at - since >= self.ttl and self.acquire(tid, engine):
                     taken.append(tid)
+                    del self.unleased_since[tid]
             return lost, taken
 
     def release(self, table_id: str) -> None:
