@@ -35,7 +35,7 @@ import websockets
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from server_load import fresh_database  # noqa: E402
+from server_load import cpu_seconds, free_port, fresh_database  # noqa: E402
 
 # the server under cProfile, on from SIGUSR1 to SIGUSR2 (then written to the file)
 PROFILED = """import cProfile, runpy, signal, sys
@@ -48,19 +48,6 @@ def dump(*_):
 signal.signal(signal.SIGUSR2, dump)
 runpy.run_module("meeple.server", run_name="__main__", alter_sys=True)
 """
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start(db: str, port: int, profile: str | None = None) -> subprocess.Popen:
