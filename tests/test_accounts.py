@@ -48,6 +48,8 @@ def c(url):
 
 
 def name(prefix: str = "u") -> str:
+    # a prefix the hex can complete into a label is refused by the server ("bo" + "70..." reads
+    # "bot 0"), so prefixes here are whole names
     return f"{prefix}{uuid.uuid4().hex[:10]}"
 
 
@@ -161,7 +163,7 @@ def test_a_guest_keeps_their_seats_when_they_register(c):
     c.cookies.clear()
     c.get("/api/games")
     t = create(c, players=2, seats=[{"kind": "me"}, {"kind": "bot"}], name="Guest")
-    who = register_keeping_client(c, name("bo"))
+    who = register_keeping_client(c, name("ben"))
     prof = c.get(f"/api/players/{who}").json()
     assert [p["table"] for p in prof["playing"]] == [t["id"]]
     mine = c.get("/api/my/tables").json()["tables"]
