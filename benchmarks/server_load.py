@@ -635,7 +635,7 @@ def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: 
         if redis:
             cmd += ["--redis-url", redis]
         log = open(os.path.join(logdir, f"server{i}.log"), "wb")
-        env["MEEPLE_NODE_ID"] = args.node_ids[i] if args.nodes > 1 else "local"
+        env["MEEPLE_NODE_ID"] = args.node_ids[i] if args.nodes > 1 or redis else "local"
         p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log,
                              preexec_fn=args.budgets[i].enter if args.budgets else None)
         p.port = port  # type: ignore[attr-defined]
@@ -1013,6 +1013,9 @@ def main() -> None:
                    help="players wait a random 0-S seconds before each game (0: back to back)")
     p.add_argument("--database-url", default=os.environ.get("MEEPLE_TEST_POSTGRES_URL"))
     p.add_argument("--redis-url", default=os.environ.get("MEEPLE_TEST_REDIS_URL"))
+    p.add_argument("--redis-for-one", action="store_true",
+                   help="a lone server runs with Redis and a node name too, as one of several "
+                        "would (by default it runs as a single deployment does: no Redis, 'local')")
     p.add_argument("--placement", choices=["ring", "table"], default="table",
                    help="table: all of a table's seats on one server, as the shipped proxy "
                         "configs route them; ring: a table's seats on different servers")
@@ -1065,8 +1068,8 @@ def main() -> None:
         db = args.database_url or f"sqlite:///{os.path.join(tmp, 'load.db')}"
     else:
         sys.exit("several servers need PostgreSQL (--database-url or MEEPLE_TEST_POSTGRES_URL)")
-    redis = args.redis_url if args.nodes > 1 else None
-    if args.nodes > 1 and not redis:
+    redis = args.redis_url if args.nodes > 1 or args.redis_for_one else None
+    if (args.nodes > 1 or args.redis_for_one) and not redis:
         sys.exit("several servers need Redis (--redis-url or MEEPLE_TEST_REDIS_URL)")
     args.db, args.redis = db, redis
     started = time.monotonic()
