@@ -12,6 +12,9 @@ socket had its first state. ``--repeat R`` does the burst R times, a fresh resta
 
     python benchmarks/reconnect_burst.py --tables 40 --repeat 3
 
+``--server-cpus Q`` runs the server in a CPU budget of Q cores (as ``server_load.py``
+does; root), so the burst is timed as a budgeted server serves it.
+
 ``--profile FILE`` runs the server under cProfile, switched on for the burst only, and prints
 the calls that took the most time (cumulative).
 """
@@ -35,6 +38,7 @@ import websockets
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from cpu_budget import BudgetError, CpuBudget  # noqa: E402
 from server_load import cpu_seconds, free_port, fresh_database  # noqa: E402
 
 # the server under cProfile, on from SIGUSR1 to SIGUSR2 (then written to the file)
@@ -50,7 +54,8 @@ runpy.run_module("meeple.server", run_name="__main__", alter_sys=True)
 """
 
 
-def start(db: str, port: int, profile: str | None = None) -> subprocess.Popen:
+def start(db: str, port: int, profile: str | None = None,
+          budget: CpuBudget | None = None) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""),
            "MEEPLE_RATE_LIMITS": "off", "MEEPLE_MAX_SOCKETS_PER_CLIENT": "100000",
            "MEEPLE_LOG_FORMAT": "text", "MEEPLE_NODE_ID": "local"}
@@ -58,7 +63,8 @@ def start(db: str, port: int, profile: str | None = None) -> subprocess.Popen:
     run = ["-c", PROFILED, profile] if profile else ["-m", "meeple.server"]
     proc = subprocess.Popen([sys.executable, *run, "--host", "127.0.0.1", "--port", str(port),
                              "--database-url", db, "--no-bot-processes"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=budget.enter if budget else None)
     for _ in range(600):
         try:
             if httpx.get(f"http://127.0.0.1:{port}/api/games", timeout=2).status_code == 200:
@@ -113,6 +119,13 @@ async def first_state(port: int, table: str, seat: int, secret: str) -> websocke
 async def main(args: argparse.Namespace) -> None:
     db, drop = fresh_database(args.database_url)
     port = free_port()
+    budget = None
+    if args.server_cpus:
+        try:
+            budget = CpuBudget(f"meeple-burst-{uuid.uuid4().hex[:8]}", args.server_cpus)
+        except BudgetError as exc:
+            drop()
+            sys.exit(f"--server-cpus: {exc}")
     proc = start(db, port)
     try:
         tables = await set_up(port, args.tables)
@@ -122,7 +135,7 @@ async def main(args: argparse.Namespace) -> None:
         for r in range(args.repeat):
             proc.kill()
             proc.wait()
-            proc = start(db, port, args.profile)
+            proc = start(db, port, args.profile, budget)
             await asyncio.sleep(3)  # its start-up work done
             if args.profile:
                 proc.send_signal(signal.SIGUSR1)
@@ -146,6 +159,8 @@ async def main(args: argparse.Namespace) -> None:
         proc.send_signal(signal.SIGINT)
         proc.wait(20)
         drop()
+        if budget is not None:
+            budget.remove()
     if args.profile:
         import pstats
 
@@ -159,6 +174,8 @@ if __name__ == "__main__":
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--database-url", default=os.environ.get("MEEPLE_TEST_POSTGRES_URL"))
+    p.add_argument("--server-cpus", type=float, metavar="Q",
+                   help="the restarted server's CPU budget in cores (root)")
     p.add_argument("--profile", metavar="FILE")
     args = p.parse_args()
     if not args.database_url or args.database_url.startswith("sqlite"):
