@@ -126,7 +126,13 @@ async def main(args: argparse.Namespace) -> None:
         except BudgetError as exc:
             drop()
             sys.exit(f"--server-cpus: {exc}")
-    proc = start(db, port)
+    try:
+        proc = start(db, port)
+    except BaseException:  # the server did not start: leave no database or cgroup behind
+        drop()
+        if budget is not None:
+            budget.remove()
+        raise
     try:
         tables = await set_up(port, args.tables)
         rng = random.Random(args.seed)

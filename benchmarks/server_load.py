@@ -635,7 +635,7 @@ def start_servers(args: argparse.Namespace, db: str, redis: str | None, logdir: 
         if redis:
             cmd += ["--redis-url", redis]
         log = open(os.path.join(logdir, f"server{i}.log"), "wb")
-        env["MEEPLE_NODE_ID"] = args.node_ids[i] if args.nodes > 1 or redis else "local"
+        env["MEEPLE_NODE_ID"] = args.node_ids[i] if redis else "local"
         p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log,
                              preexec_fn=args.budgets[i].enter if args.budgets else None)
         p.port = port  # type: ignore[attr-defined]
@@ -1070,7 +1070,7 @@ def main() -> None:
         sys.exit("several servers need PostgreSQL (--database-url or MEEPLE_TEST_POSTGRES_URL)")
     redis = args.redis_url if args.nodes > 1 or args.redis_for_one else None
     if (args.nodes > 1 or args.redis_for_one) and not redis:
-        sys.exit("several servers need Redis (--redis-url or MEEPLE_TEST_REDIS_URL)")
+        sys.exit("several servers (and --redis-for-one) need Redis (--redis-url or MEEPLE_TEST_REDIS_URL)")
     args.db, args.redis = db, redis
     started = time.monotonic()
     procs: list[subprocess.Popen] = []
